@@ -1,0 +1,65 @@
+# Tablée — the two set-up commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8000
+HOST   ?= 127.0.0.1
+STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+
+.PHONY: run test install install-test migrate demo backup bench lint e2e extract clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	@touch $@
+
+$(TEST_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	@touch $@ $(STAMP)
+
+COMPILE_CATALOGUES = $(VENV)/bin/pybabel compile --use-fuzzy -d app/translations -D messages
+
+install: $(STAMP)
+	@$(COMPILE_CATALOGUES) >/dev/null
+
+install-test: $(TEST_STAMP)
+	@$(COMPILE_CATALOGUES) >/dev/null
+
+migrate: install
+	$(PY) -m app migrate
+
+demo: migrate
+	$(PY) -m app demo
+
+## Create .venv, install, migrate, seed the demo once, serve on http://$(HOST):$(PORT)
+run: demo
+	$(PY) -m app serve --host $(HOST) --port $(PORT)
+
+## Install the test extras and run the whole suite (browser tests skip without Chromium)
+test: install-test
+	$(PY) -m pytest -q
+
+e2e: install-test
+	$(PY) -m pytest -q -m e2e tests/e2e
+
+bench: install-test
+	$(PY) -m bench
+
+backup: install
+	$(PY) -m app backup
+
+lint: install-test
+	$(VENV)/bin/ruff check app tests bench
+
+## Re-extract the messages after changing user-facing text, then translate the .po files
+extract: install-test
+	$(VENV)/bin/pybabel extract -F babel.cfg -k _l -k N_ --no-location --sort-output \
+	  -o app/translations/messages.pot .
+	$(VENV)/bin/pybabel update -i app/translations/messages.pot -d app/translations -D messages --no-fuzzy-matching
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,55 @@
+"""Settings, read once from the environment (prefix ``TABLEE_``)."""
+
+from __future__ import annotations
+
+import secrets
+from functools import cached_property
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TABLEE_", extra="ignore")
+
+    data_dir: Path = Path("var")
+    database_url: str = ""
+    redis_url: str | None = None
+    # Left empty, a key is generated once and kept in ``data_dir/secret_key``.
+    secret_key: str = ""
+    # Behind HTTPS: Secure + ``__Host-`` cookies and HSTS.
+    https: bool = False
+    session_idle_minutes: int = 60 * 24 * 3
+    session_absolute_hours: int = 24 * 30
+    login_failures_per_minute: int = 10
+    max_portrait_bytes: int = 2 * 1024 * 1024
+    max_import_bytes: int = 20 * 1024 * 1024
+    default_locale: str = "fr"
+    # Argon2 cost; tests lower it so thousands of logins stay fast.
+    argon2_time_cost: int | None = None
+    argon2_memory_cost: int | None = None
+
+    @cached_property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'tablee.db').resolve()}"
+
+    @cached_property
+    def resolved_secret_key(self) -> str:
+        if self.secret_key:
+            return self.secret_key
+        key_file = self.data_dir / "secret_key"
+        if not key_file.exists():
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            key_file.write_text(secrets.token_urlsafe(48))
+            key_file.chmod(0o600)
+        return key_file.read_text().strip()
+
+    @property
+    def session_cookie_name(self) -> str:
+        return "__Host-tablee_session" if self.https else "tablee_session"
+
+    @property
+    def anon_cookie_name(self) -> str:
+        return "__Host-tablee_anon" if self.https else "tablee_anon"

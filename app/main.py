@@ -1,0 +1,86 @@
+"""``create_app(settings)``: the one place where Tablée is wired together."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from app.config import Settings
+from app.db import make_engine, make_sessionmaker
+from app.errors import AppError
+from app.i18n import gettext as _
+from app.web.middleware import WebMiddleware
+from app.web.templating import STATIC_DIR, render
+
+API_PREFIX = "/api/v1"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    app = FastAPI(
+        title="Tablée",
+        version="0.1.0",
+        summary="A self-hosted virtual tabletop for five French tabletop games.",
+        docs_url=None,  # served by app.web.docs with our CSP-friendly page
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.resolved_database_url)
+    app.state.sessionmaker = make_sessionmaker(app.state.engine)
+    app.add_middleware(WebMiddleware, settings=settings)
+    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    _include_routers(app)
+    _install_error_handlers(app)
+    return app
+
+
+def _include_routers(app: FastAPI) -> None:
+    from app.api import routers as api_routers
+    from app.web import routers as web_routers
+
+    for router in web_routers():
+        app.include_router(router)
+    for router in api_routers():
+        app.include_router(router, prefix=API_PREFIX)
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith(API_PREFIX)
+
+
+def _error_response(request: Request, error: AppError) -> Response:
+    if _is_api(request):
+        return JSONResponse(error.to_dict(), status_code=error.status)
+    return render(request, "error.html", {"error": error}, status_code=error.status)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def app_error(request: Request, error: AppError) -> Response:
+        return _error_response(request, error)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, error: RequestValidationError) -> Response:
+        first = error.errors()[0] if error.errors() else {}
+        location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query",
+                                                                                "path", "form")]
+        field = ".".join(location) or None
+        message = _("Invalid value: %(detail)s", detail=first.get("msg", "?"))
+        return _error_response(request, AppError(message, field=field, code="invalid_input")
+                               .with_status(422))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        messages = {404: _("Not found."), 405: _("Method not allowed.")}
+        message = messages.get(error.status_code, str(error.detail))
+        app_error = AppError(message, code={404: "not_found", 405: "method_not_allowed"}
+                             .get(error.status_code, "http_error")).with_status(error.status_code)
+        response = _error_response(request, app_error)
+        for key, value in (error.headers or {}).items():
+            response.headers[key] = value
+        return response

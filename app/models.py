@@ -1,0 +1,238 @@
+"""The database schema (SQLAlchemy 2 typed ORM). Every change here needs an Alembic migration."""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Enum,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC timestamps on every backend (SQLite stores no zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSON()}
+
+
+class Role(enum.StrEnum):
+    GM = "gm"
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+
+
+ROLE_ENUM = Enum(Role, name="member_role", values_callable=lambda e: [m.value for m in e],
+                 native_enum=False, length=16)
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(40))
+    # Lower-cased username: "Alice" and "alice" are one account.
+    username_key: Mapped[str] = mapped_column(String(40), unique=True)
+    display_name: Mapped[str] = mapped_column(String(80))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    locale: Mapped[str | None] = mapped_column(String(8))
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    disabled_at: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class UserSession(Base):
+    """A server-side login session; the cookie holds the token, the table its hash."""
+
+    __tablename__ = "user_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    user: Mapped[User] = relationship(lazy="joined")
+
+
+class LoginFailure(Base):
+    """One failed login, keyed by account and by address, for the rate limit."""
+
+    __tablename__ = "login_failures"
+    __table_args__ = (Index("ix_login_failures_key_at", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(120))
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Campaign(Base):
+    __tablename__ = "campaigns"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    description: Mapped[str] = mapped_column(Text, default="")
+    system: Mapped[str] = mapped_column(String(32))
+    archived_at: Mapped[datetime | None]
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    memberships: Mapped[list[Membership]] = relationship(
+        back_populates="campaign", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+
+    @property
+    def archived(self) -> bool:
+        return self.archived_at is not None
+
+
+class Membership(Base):
+    __tablename__ = "memberships"
+    __table_args__ = (UniqueConstraint("campaign_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"),
+                                             index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    role: Mapped[Role] = mapped_column(ROLE_ENUM)
+    joined_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    campaign: Mapped[Campaign] = relationship(back_populates="memberships")
+    user: Mapped[User] = relationship(lazy="joined")
+
+
+class Invite(Base):
+    __tablename__ = "invites"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"),
+                                             index=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    role: Mapped[Role] = mapped_column(ROLE_ENUM)
+    expires_at: Mapped[datetime]
+    # None: any number of uses.
+    max_uses: Mapped[int | None]
+    uses: Mapped[int] = mapped_column(Integer, default=0)
+    revoked_at: Mapped[datetime | None]
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Image(Base):
+    """An uploaded picture (portraits), kept in the database so one backup holds everything."""
+
+    __tablename__ = "images"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    content_type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    width: Mapped[int]
+    height: Mapped[int]
+    sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Character(Base):
+    __tablename__ = "characters"
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"),
+                                             index=True)
+    # None: a non-player character, run by whoever is the campaign's GM.
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"),
+                                                 index=True)
+    name: Mapped[str] = mapped_column(String(120))
+    notes: Mapped[str] = mapped_column(Text, default="")
+    sheet: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    portrait_id: Mapped[int | None] = mapped_column(ForeignKey("images.id", ondelete="SET NULL"))
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    owner: Mapped[User | None] = relationship(lazy="joined")
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class Match(Base):
+    """A match: its snapshot (``state`` at ``seq``) caches the fold of its event log."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"),
+                                             index=True)
+    system: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(120))
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    state: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    seq: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class MatchEvent(Base):
+    """One event of a match log. The log is the truth; ``Match.state`` is its cache."""
+
+    __tablename__ = "match_events"
+    __table_args__ = (UniqueConstraint("match_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    seq: Mapped[int]
+    kind: Mapped[str] = mapped_column(String(48))
+    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # public · gm · self (the actor and the GM)
+    visibility: Mapped[str] = mapped_column(String(16), default="public")
+    reverted: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,286 @@
+"""Where dice come from, and what a roll leaves behind.
+
+A rule never draws randomness itself: it takes a ``Dice``. ``SystemDice`` is fair and
+unpredictable (the table), ``SeededDice`` repeats itself (simulations), ``ScriptedDice`` hands
+out the faces a test wrote down and fails loudly when the rules ask for something else.
+
+Every roll ends as a ``RollRecord`` that keeps every face and why it counted or not, so a log
+line explains itself and can be replayed without rolling again.
+"""
+
+from __future__ import annotations
+
+import random  # the only module of app.rules allowed to: everything else takes a Dice
+import secrets
+from array import array
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+from app.rules.errors import DiceError, ScriptedDiceError
+
+MAX_SIDES = 1000
+MAX_COUNT = 1000
+
+_SPAN = 1 << 32  # each face is drawn from 32 random bits
+_WORD = "I" if array("I").itemsize == 4 else "L"
+
+
+@runtime_checkable
+class Dice(Protocol):
+    """A source of die faces: ``count`` faces of a die with ``sides`` sides, each in 1..sides."""
+
+    def roll(self, sides: int, *, count: int = 1) -> list[int]: ...
+
+
+def _check_request(sides: int, count: int) -> None:
+    if not 1 <= sides <= MAX_SIDES or not 0 <= count <= MAX_COUNT:
+        raise DiceError(sides=sides, count=count)
+
+
+class _RandomDice:
+    """Faces from a ``random.Random``-like generator, unbiased, one draw per call.
+
+    Each face takes 32 random bits; a draw at or above the largest multiple of ``sides`` is
+    rejected (probability < sides / 2**32) so every face is exactly equally likely. Drawing
+    all the bytes at once matters for ``SystemDice``: one system call per group, not per die.
+    """
+
+    __slots__ = ("_randbytes",)
+
+    def __init__(self, generator: random.Random) -> None:
+        self._randbytes = generator.randbytes
+
+    def roll(self, sides: int, *, count: int = 1) -> list[int]:
+        _check_request(sides, count)
+        limit = _SPAN - _SPAN % sides
+        words = array(_WORD, self._randbytes(4 * count))
+        faces = [word % sides + 1 for word in words if word < limit]
+        while len(faces) < count:
+            faces += self.roll(sides, count=count - len(faces))
+        return faces
+
+
+class SystemDice(_RandomDice):
+    """Fair, unpredictable dice from the operating system (``secrets.SystemRandom``)."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(secrets.SystemRandom())
+
+
+class SeededDice(_RandomDice):
+    """Repeatable dice for simulations: the same seed gives the same faces."""
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int | str | bytes) -> None:
+        super().__init__(random.Random(seed))  # noqa: S311 — reproducible on purpose
+        self.seed = seed
+
+
+ScriptEntry = int | tuple[int, int]
+"""A scripted face: ``4`` (any die that can show a 4) or ``(10, 4)`` (a d10 showing 4)."""
+
+
+class ScriptedDice:
+    """Hands out the faces a test wrote down, in order, and fails loudly on any surprise.
+
+    An entry is a face (``4``) or a die and its face (``(10, 4)``: "a d10 showing 4"). It
+    fails when a face cannot come from the die the rules roll, when a ``(sides, face)`` entry
+    meets a die of another size, and when the rules ask for more dice than scripted.
+    """
+
+    def __init__(self, faces: Iterable[ScriptEntry]) -> None:
+        self._script: list[ScriptEntry] = list(faces)
+        self._next = 0
+
+    @property
+    def remaining(self) -> tuple[ScriptEntry, ...]:
+        """The entries not rolled yet."""
+        return tuple(self._script[self._next :])
+
+    def roll(self, sides: int, *, count: int = 1) -> list[int]:
+        _check_request(sides, count)
+        return [self._take(sides) for _ in range(count)]
+
+    def assert_exhausted(self) -> None:
+        """Fail when the rules rolled fewer dice than the test scripted."""
+        if self.remaining:
+            left = self.remaining
+            raise ScriptedDiceError("script_not_exhausted", remaining=len(left), faces=list(left))
+
+    def _take(self, sides: int) -> int:
+        if self._next >= len(self._script):
+            raise ScriptedDiceError("script_exhausted", sides=sides, size=len(self._script))
+        entry, index = self._script[self._next], self._next + 1
+        face = entry
+        if isinstance(entry, tuple):
+            scripted_sides, face = entry
+            if scripted_sides != sides:
+                raise ScriptedDiceError(
+                    "script_wrong_die", index=index, scripted_sides=scripted_sides, sides=sides
+                )
+        if not isinstance(face, int) or not 1 <= face <= sides:
+            raise ScriptedDiceError("script_mismatch", index=index, face=face, sides=sides)
+        self._next += 1
+        return face
+
+
+class Die(NamedTuple):
+    """One face in a roll and what happened to it.
+
+    ``group`` is the index of the dice group in its expression and ``sign`` whether that
+    group adds (1) or subtracts (-1). ``success`` is ``None`` unless the group counts
+    successes. ``added`` says why a die joined after the first throw: ``"explosion"`` (its
+    neighbour showed the highest face) or ``"critical"`` (a Tiamat critical d6).
+    """
+
+    sides: int
+    value: int
+    kept: bool = True
+    exploded: bool = False
+    critical: bool = False
+    success: bool | None = None
+    added: str | None = None
+    group: int = 0
+    sign: int = 1
+
+    @property
+    def dropped(self) -> bool:
+        return not self.kept
+
+
+class Modifier(NamedTuple):
+    """A fixed number added to a roll, with what it stands for when a rule names it."""
+
+    value: int
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RollRecord:
+    """Everything one roll did: why, what was rolled, every face, the total, the verdict."""
+
+    purpose: str | None
+    expression: str
+    dice: tuple[Die, ...]
+    modifiers: tuple[Modifier, ...]
+    total: int
+    target: int | None = None
+    outcome: str | None = None
+
+    @property
+    def kept(self) -> tuple[Die, ...]:
+        return tuple(die for die in self.dice if die.kept)
+
+    @property
+    def dropped(self) -> tuple[Die, ...]:
+        return tuple(die for die in self.dice if not die.kept)
+
+    def with_modifiers(self, *modifiers: Modifier) -> RollRecord:
+        """The same roll with more fixed bonuses or maluses (e.g. a skill) in its total."""
+        extra = sum(modifier.value for modifier in modifiers)
+        return replace(self, modifiers=self.modifiers + modifiers, total=self.total + extra)
+
+    def with_target(self, target: int | None, outcome: str | None = None) -> RollRecord:
+        return replace(self, target=target, outcome=outcome)
+
+    def describe(self) -> str:
+        """One log line, e.g. ``2d10kh1: 1, 6 → 6 + 2 = 8`` (see docs/dice.md)."""
+        return describe(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "purpose": self.purpose,
+            "expression": self.expression,
+            "dice": [die._asdict() for die in self.dice],
+            "modifiers": [modifier._asdict() for modifier in self.modifiers],
+            "total": self.total,
+            "target": self.target,
+            "outcome": self.outcome,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RollRecord:
+        return cls(
+            purpose=data.get("purpose"),
+            expression=data["expression"],
+            dice=tuple(Die(**die) for die in data["dice"]),
+            modifiers=tuple(Modifier(**modifier) for modifier in data.get("modifiers", ())),
+            total=data["total"],
+            target=data.get("target"),
+            outcome=data.get("outcome"),
+        )
+
+
+def group_value(dice: Iterable[Die]) -> int:
+    """What one group of dice adds to a total: its kept faces, or its successes."""
+    dice = list(dice)
+    if any(die.success is not None for die in dice):
+        value = sum(1 for die in dice if die.kept and die.success)
+    else:
+        value = sum(die.value for die in dice if die.kept)
+    return dice[0].sign * value if dice else 0
+
+
+def describe(record: RollRecord) -> str:
+    """``expression: faces → parts = total`` then the target and the outcome when known.
+
+    Faces are listed group by group (``;`` between groups); ``!`` marks a die that exploded
+    and ``*`` a Tiamat critical 10. The parts show each group's value (a Tiamat group as
+    ``best + d6 …``) and each modifier; the arrow is left out when there is nothing to add up.
+    """
+    groups: dict[int, list[Die]] = {}
+    for die in record.dice:
+        groups.setdefault(die.group, []).append(die)
+    faces = "; ".join(
+        ", ".join(_face_text(die) for die in group if die.added != "critical")
+        for group in groups.values()
+    )
+    parts = [_group_text(group) for group in groups.values()]
+    parts += [_signed(m.value, f"{m.label} {abs(m.value)}" if m.label else None)
+              for m in record.modifiers]
+    sum_text = _join_parts(parts)
+    line = f"{record.expression}: {faces}" if faces else record.expression
+    if sum_text != str(record.total):
+        line += f" → {sum_text}"
+    line += f" = {record.total}"
+    if record.target is not None:
+        line += f" {_compare(record.total, record.target)} {record.target}"
+    if record.outcome:
+        line += f", {record.outcome}"
+    return line
+
+
+def _face_text(die: Die) -> str:
+    return f"{die.value}{'!' if die.exploded else ''}{'*' if die.critical else ''}"
+
+
+def _group_text(group: list[Die]) -> tuple[int, str]:
+    bonus = [die.value for die in group if die.added == "critical"]
+    value = group_value(group)
+    if not bonus:
+        return _signed(value)
+    best = max(die.value for die in group if die.kept and die.added != "critical")
+    text = " + ".join(str(face) for face in (best, *bonus))
+    return (group[0].sign, text if group[0].sign > 0 else f"({text})")
+
+
+def _signed(value: int, text: str | None = None) -> tuple[int, str]:
+    return (-1 if value < 0 else 1, text or str(abs(value)))
+
+
+def _join_parts(parts: list[tuple[int, str]]) -> str:
+    text = ""
+    for sign, part in parts:
+        if not text:
+            text = part if sign > 0 else f"-{part}"
+        else:
+            text += f" {'+' if sign > 0 else '-'} {part}"
+    return text
+
+
+def _compare(total: int, target: int) -> str:
+    return "<" if total < target else "=" if total == target else ">"

@@ -1,0 +1,178 @@
+"""One error tree for the rules package.
+
+Every error carries a stable ``code`` and the structured fields its message is built from
+(``position``, ``expected``, ``limit`` …), so the web layer can show it in either language:
+``str(error)`` / ``error.message`` is English, ``error.message_fr()`` is French, and
+``error.to_dict()`` is the JSON-safe form.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class RulesError(Exception):
+    """Base of every error the rules raise: a code, fields, and a message in two languages."""
+
+    code: str = "rules_error"
+    templates_en: ClassVar[dict[str, str]] = {"rules_error": "the rules refused this"}
+    templates_fr: ClassVar[dict[str, str]] = {"rules_error": "les règles refusent ceci"}
+
+    def __init__(self, code: str | None = None, **fields: Any) -> None:
+        if code is not None:
+            self.code = code
+        self.fields: dict[str, Any] = fields
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        return self._render(self.templates_en, "en")
+
+    def message_fr(self) -> str:
+        return self._render(self.templates_fr, "fr")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.fields}
+
+    def _render(self, templates: dict[str, str], lang: str) -> str:
+        template = templates.get(self.code) or templates[type(self).code]
+        return template.format(**self._format_fields(lang))
+
+    def _format_fields(self, lang: str) -> dict[str, Any]:
+        """Fields as the templates want them; subclasses translate their own vocabulary."""
+        return dict(self.fields)
+
+
+class DiceError(RulesError):
+    """A dice source was asked for something it cannot give."""
+
+    code = "dice_error"
+    templates_en: ClassVar[dict[str, str]] = {
+        "dice_error": "cannot roll {count} d{sides}",
+    }
+    templates_fr: ClassVar[dict[str, str]] = {
+        "dice_error": "impossible de lancer {count} d{sides}",
+    }
+
+
+class ScriptedDiceError(DiceError, AssertionError):
+    """A test's script and the rules disagree.
+
+    Also an ``AssertionError``: a wrong script is a failing test, and must not be mistaken
+    for a game refusal by code that catches ``RulesError``.
+    """
+
+    code = "script_mismatch"
+    templates_en: ClassVar[dict[str, str]] = {
+        "script_mismatch": "scripted face #{index} is {face}, which a d{sides} cannot show",
+        "script_wrong_die": "scripted face #{index} was meant for a d{scripted_sides}, "
+        "but the rules rolled a d{sides}",
+        "script_exhausted": "the rules asked for a d{sides} but the script's {size} faces "
+        "are all used",
+        "script_not_exhausted": "{remaining} scripted face(s) were never rolled: {faces}",
+    }
+    templates_fr: ClassVar[dict[str, str]] = {
+        "script_mismatch": "la face scriptée n°{index} vaut {face}, impossible sur un d{sides}",
+        "script_wrong_die": "la face scriptée n°{index} était prévue pour un d{scripted_sides}, "
+        "mais les règles ont lancé un d{sides}",
+        "script_exhausted": "les règles demandent un d{sides} mais les {size} faces du script "
+        "sont épuisées",
+        "script_not_exhausted": "{remaining} face(s) scriptée(s) jamais lancée(s) : {faces}",
+    }
+
+
+# What a parser can expect next, in both languages. NotationError.expected holds these keys.
+EXPECTED_EN: dict[str, str] = {
+    "number": "a number",
+    "term": "a number or 'd'",
+    "d": "'d'",
+    "sides": "a number of sides or '%'",
+    "h_or_l": "'h' or 'l'",
+    "operator": "'+', '-', '#' or the end",
+    "modifier": "a modifier ('kh', 'kl', 'dh', 'dl', '!', 't', '>=', '>', '<=', '<', '=')",
+    "end": "the end of the expression",
+}
+EXPECTED_FR: dict[str, str] = {
+    "number": "un nombre",
+    "term": "un nombre ou « d »",
+    "d": "« d »",
+    "sides": "un nombre de faces ou « % »",
+    "h_or_l": "« h » ou « l »",
+    "operator": "« + », « - », « # » ou la fin",
+    "modifier": "un modificateur (« kh », « kl », « dh », « dl », « ! », « t », « >= », « > », "
+    "« <= », « < », « = »)",
+    "end": "la fin de l'expression",
+}
+
+
+class NotationError(RulesError):
+    """A dice expression that cannot be rolled: where (0-based ``position``) and what would do.
+
+    ``expected`` is a tuple of keys of ``EXPECTED_EN`` for syntax errors; range and limit
+    errors carry ``low``/``high``/``limit``/``value`` instead.
+    """
+
+    code = "notation_syntax"
+    templates_en: ClassVar[dict[str, str]] = {
+        "notation_syntax": "expected {expected} at position {position}, found {found}",
+        "notation_range": "expected {what} from {low} to {high} at position {position}, "
+        "found {value}",
+        "too_many_dice": "an expression may roll at most {limit} dice, this one asks for "
+        "{value} (at position {position})",
+        "too_long": "an expression may be at most {limit} characters long, this one has {value}",
+        "modifier_conflict": "{found} cannot be combined with '{other}' (at position "
+        "{position})",
+        "modifier_repeated": "a dice group takes one {found} at most (at position {position})",
+        "tiamat_needs_d10": "the Tiamat critical 't' applies to d10 pools only, not d{sides} "
+        "(at position {position})",
+    }
+    templates_fr: ClassVar[dict[str, str]] = {
+        "notation_syntax": "attendu {expected} à la position {position}, trouvé {found}",
+        "notation_range": "attendu {what} de {low} à {high} à la position {position}, "
+        "trouvé {value}",
+        "too_many_dice": "une expression peut lancer au plus {limit} dés, celle-ci en demande "
+        "{value} (à la position {position})",
+        "too_long": "une expression fait au plus {limit} caractères, celle-ci en a {value}",
+        "modifier_conflict": "{found} ne se combine pas avec « {other} » (à la position "
+        "{position})",
+        "modifier_repeated": "un groupe de dés prend au plus un {found} (à la position "
+        "{position})",
+        "tiamat_needs_d10": "le critique Tiamat « t » ne s'applique qu'aux réserves de d10, "
+        "pas aux d{sides} (à la position {position})",
+    }
+    _what: ClassVar[dict[str, tuple[str, str]]] = {
+        "count": ("a number of dice", "un nombre de dés"),
+        "sides": ("a number of sides", "un nombre de faces"),
+        "keep": ("a number of dice to keep", "un nombre de dés à garder"),
+        "drop": ("a number of dice to drop", "un nombre de dés à écarter"),
+        "number": ("a number", "un nombre"),
+    }
+
+    def __init__(
+        self,
+        position: int,
+        expected: tuple[str, ...] = (),
+        found: str | None = None,
+        *,
+        code: str | None = None,
+        **fields: Any,
+    ) -> None:
+        self.position = position
+        self.expected = expected
+        self.found = found
+        super().__init__(code, position=position, expected=list(expected), found=found, **fields)
+
+    def _format_fields(self, lang: str) -> dict[str, Any]:
+        fr = lang == "fr"
+        names = EXPECTED_FR if fr else EXPECTED_EN
+        words = [names.get(key, key) for key in self.expected]
+        joiner = " ou " if fr else " or "
+        fields = dict(self.fields)
+        fields["expected"] = joiner.join(words)
+        if self.found is None:
+            fields["found"] = "la fin" if fr else "the end"
+        else:
+            fields["found"] = f"« {self.found} »" if fr else repr(self.found)
+        if "what" in fields:
+            fields["what"] = self._what[fields["what"]][1 if fr else 0]
+        return fields

@@ -1,0 +1,16 @@
+"""System key → GameSystem. A game registers itself by being listed here."""
+
+from __future__ import annotations
+
+from app.rules.libre import LIBRE
+from app.rules.system import GameSystem
+
+SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (LIBRE,)}
+
+
+def get_system(key: str) -> GameSystem | None:
+    return SYSTEMS.get(key)
+
+
+def all_systems() -> list[GameSystem]:
+    return list(SYSTEMS.values())

@@ -1,0 +1,5 @@
+"""Pages: campaigns."""
+
+from app.web.deps import protected_router
+
+router = protected_router()

@@ -1,0 +1,175 @@
+"""Request dependencies shared by the HTML pages and the JSON API.
+
+``Annotated`` aliases keep the route signatures short: ``db: DbSession``, ``viewer: ViewerDep``,
+``access: MemberAccess``… Every route that touches a campaign goes through
+``campaign_access``: outsiders get 404 (no hint that the campaign exists), members
+without the right role get 403.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+
+from app import auth
+from app.config import Settings
+from app.errors import CampaignArchived, CsrfFailed, Forbidden, NotAuthenticated, NotFound
+from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
+from app.models import Campaign, Membership, Role, User
+
+UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+CSRF_HEADER = "X-CSRF-Token"
+CSRF_FIELD = "csrf_token"
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_db(request: Request) -> Iterator[Session]:
+    session = request.app.state.sessionmaker()
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+DbSession = Annotated[Session, Depends(get_db)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+@dataclass
+class Viewer:
+    """Who is asking: a user (or nobody), and how they proved it."""
+
+    user: User | None
+    session_token: str | None = None
+    via_bearer: bool = False
+    anon_id: str | None = None
+
+    @property
+    def csrf_binding(self) -> str | None:
+        return self.session_token if self.user and not self.via_bearer else self.anon_id
+
+
+def _presented_token(request: Request, settings: Settings) -> tuple[str | None, bool]:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip() or None, True
+    return request.cookies.get(settings.session_cookie_name), False
+
+
+async def current_viewer(request: Request, db: DbSession, settings: SettingsDep) -> Viewer:
+    """Load the session (off the event loop) and set the request's language."""
+    if (cached := getattr(request.state, "viewer", None)) is not None:
+        return cached
+    token, via_bearer = _presented_token(request, settings)
+    record = await run_in_threadpool(auth.find_session, db, token, settings) if token else None
+    viewer = Viewer(user=record.user if record else None,
+                    session_token=token if record else None,
+                    via_bearer=via_bearer and record is not None,
+                    anon_id=getattr(request.state, "anon_id", None))
+    set_locale(choose_locale(viewer.user.locale if viewer.user else None,
+                             request.cookies.get(LOCALE_COOKIE),
+                             request.headers.get("accept-language")))
+    request.state.viewer = viewer
+    return viewer
+
+
+ViewerDep = Annotated[Viewer, Depends(current_viewer)]
+
+
+async def verify_csrf(request: Request, viewer: ViewerDep, settings: SettingsDep) -> None:
+    """Every unsafe request proves it came from our own page (forms, htmx, fetch).
+
+    Exempt: bearer-token API clients (browsers never attach that header on their own) and
+    API calls that carry no session cookie at all — with no ambient authority there is
+    nothing to forge, and the API's login answers with a token, never a cookie.
+    """
+    if request.method not in UNSAFE_METHODS or viewer.via_bearer:
+        return
+    if request.url.path.startswith("/api/") and viewer.user is None:
+        return
+    presented = request.headers.get(CSRF_HEADER)
+    if presented is None and request.headers.get("content-type", "").startswith(
+            ("application/x-www-form-urlencoded", "multipart/form-data")):
+        form = await request.form()
+        value = form.get(CSRF_FIELD)
+        presented = value if isinstance(value, str) else None
+    if not auth.csrf_valid(settings.resolved_secret_key, viewer.csrf_binding, presented):
+        raise CsrfFailed()
+
+
+def csrf_token_for(request: Request) -> str:
+    viewer: Viewer | None = getattr(request.state, "viewer", None)
+    binding = viewer.csrf_binding if viewer else getattr(request.state, "anon_id", None)
+    return auth.csrf_token(request.app.state.settings.resolved_secret_key, binding or "")
+
+
+def require_user(viewer: ViewerDep) -> User:
+    if viewer.user is None:
+        raise NotAuthenticated()
+    return viewer.user
+
+
+CurrentUser = Annotated[User, Depends(require_user)]
+
+
+@dataclass
+class CampaignAccess:
+    campaign: Campaign
+    membership: Membership
+    user: User
+
+    @property
+    def role(self) -> Role:
+        return self.membership.role
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role is Role.GM
+
+    def require_gm(self) -> CampaignAccess:
+        if not self.is_gm:
+            raise Forbidden()
+        return self
+
+    def require_player_or_gm(self) -> CampaignAccess:
+        if self.role is Role.SPECTATOR:
+            raise Forbidden()
+        return self
+
+    def require_writable(self) -> CampaignAccess:
+        if self.campaign.archived:
+            raise CampaignArchived()
+        return self
+
+
+def load_campaign_access(db: Session, user: User, campaign_id: int) -> CampaignAccess:
+    """The campaign as ``user`` may see it; 404 for anyone who is not a member."""
+    row = db.execute(
+        select(Campaign, Membership)
+        .join(Membership, Membership.campaign_id == Campaign.id)
+        .where(Campaign.id == campaign_id, Membership.user_id == user.id)
+    ).first()
+    if row is None:
+        raise NotFound()
+    return CampaignAccess(campaign=row[0], membership=row[1], user=user)
+
+
+def campaign_access(campaign_id: int, db: DbSession, user: CurrentUser) -> CampaignAccess:
+    return load_campaign_access(db, user, campaign_id)
+
+
+MemberAccess = Annotated[CampaignAccess, Depends(campaign_access)]
+
+
+def protected_router(**kwargs) -> APIRouter:
+    """A router whose unsafe requests all pass the CSRF check."""
+    return APIRouter(dependencies=[Depends(verify_csrf)], **kwargs)

@@ -1,0 +1,47 @@
+"""Pages: home, language switch, API docs, health."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Form, Request
+from starlette.responses import JSONResponse, Response
+
+from app.i18n import SUPPORTED_LOCALES
+from app.services import accounts
+from app.web.cookies import set_locale_cookie
+from app.web.deps import DbSession, SettingsDep, ViewerDep, protected_router
+from app.web.forms import safe_next, see_other
+from app.web.templating import render
+
+router = protected_router()
+
+
+@router.get("/")
+def home(request: Request, viewer: ViewerDep) -> Response:
+    if viewer.user:
+        return see_other("/campaigns")
+    return render(request, "home.html")
+
+
+@router.post("/language")
+def switch_language(db: DbSession, settings: SettingsDep, viewer: ViewerDep,
+                    locale: Annotated[str, Form()] = "fr",
+                    next: Annotated[str, Form()] = "/") -> Response:
+    """Switch the interface language; remembered on the account and in a cookie."""
+    chosen = locale if locale in SUPPORTED_LOCALES else "fr"
+    if viewer.user:
+        accounts.update_preferences(db=db, user=viewer.user, locale=chosen)
+    response = see_other(safe_next(next))
+    set_locale_cookie(response, settings, chosen)
+    return response
+
+
+@router.get("/docs", include_in_schema=False)
+def api_docs(request: Request, viewer: ViewerDep) -> Response:
+    return render(request, "api_docs.html")
+
+
+@router.get("/healthz", include_in_schema=False)
+def health() -> Response:
+    return JSONResponse({"status": "ok"})

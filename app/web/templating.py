@@ -1,0 +1,69 @@
+"""Jinja2 set-up and the one ``render`` helper every page uses.
+
+A page renders whole, or only its component when htmx asks for it (``HX-Request`` with
+``partial``): one template, included by the page and returned alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import HTMLResponse
+
+from app import i18n
+from app.i18n import SUPPORTED_LOCALES, get_locale, language_name
+from app.rules.registry import all_systems, get_system
+from app.web.deps import CSRF_FIELD, CSRF_HEADER, csrf_token_for
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+STATIC_DIR = ROOT / "static"
+
+templates = Jinja2Templates(env=jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(ROOT / "templates")),
+    autoescape=True, extensions=["jinja2.ext.i18n"]))
+templates.env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)
+
+
+def _system_name(key: str) -> str:
+    system = get_system(key)
+    if system is None:
+        return key
+    return system.name_fr if get_locale() == "fr" else system.name_en
+
+
+def _static_url(path: str) -> str:
+    target = STATIC_DIR / path
+    stamp = int(target.stat().st_mtime) if target.exists() else 0
+    return f"/static/{path}?v={stamp}"
+
+
+templates.env.globals.update(
+    static_url=_static_url,
+    system_name=_system_name,
+    all_systems=all_systems,
+    supported_locales=SUPPORTED_LOCALES,
+    language_name=language_name,
+    current_locale=get_locale,
+    CSRF_FIELD=CSRF_FIELD,
+    CSRF_HEADER=CSRF_HEADER,
+)
+
+
+def render(request: Request, name: str, context: dict[str, Any] | None = None, *,
+           status_code: int = 200, partial: str | None = None) -> HTMLResponse:
+    """Render ``name`` (or only ``partial`` for an htmx request) with the common context."""
+    if partial and request.headers.get("hx-request") == "true" \
+            and not request.headers.get("hx-boosted"):
+        name = partial
+    viewer = getattr(request.state, "viewer", None)
+    full_context = {
+        "viewer": viewer,
+        "user": viewer.user if viewer else None,
+        "csrf_token": csrf_token_for(request),
+        **(context or {}),
+    }
+    return templates.TemplateResponse(request, name, full_context, status_code=status_code)

@@ -1,0 +1,127 @@
+"""Shared fixtures: a fresh database per test, an app, and clients that act like people.
+
+SQLite (default): the migrations run once into a template file that each test copies.
+PostgreSQL: set ``TABLEE_TEST_DATABASE_URL``; the migrations run once and each test starts
+from emptied tables.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+
+from app.config import Settings
+from app.main import create_app
+from app.migrate import upgrade
+from app.models import Base
+from tests.helpers import ApiUser, WebUser
+
+POSTGRES_URL = os.environ.get("TABLEE_TEST_DATABASE_URL", "")
+TEST_PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="session")
+def database_template(tmp_path_factory) -> str:
+    """A migrated database: a file to copy (SQLite) or the PostgreSQL URL itself."""
+    if POSTGRES_URL:
+        engine = create_engine(POSTGRES_URL)
+        with engine.begin() as connection:
+            connection.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        engine.dispose()
+        upgrade(POSTGRES_URL)
+        return POSTGRES_URL
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    upgrade(f"sqlite:///{path}")
+    return str(path)
+
+
+def _empty_postgres(url: str) -> None:
+    engine = create_engine(url)
+    tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
+    with engine.begin() as connection:
+        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture
+def database_url(database_template: str, tmp_path: Path) -> str:
+    if POSTGRES_URL:
+        _empty_postgres(POSTGRES_URL)
+        return POSTGRES_URL
+    target = tmp_path / "tablee.db"
+    shutil.copy(database_template, target)
+    return f"sqlite:///{target}"
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "var", database_url=database_url,
+                    secret_key="test-secret-key-" + "x" * 32,
+                    argon2_time_cost=1, argon2_memory_cost=64,
+                    redis_url=os.environ.get("TABLEE_TEST_REDIS_URL") or None)
+
+
+@pytest.fixture
+def app(settings: Settings):
+    application = create_app(settings)
+    yield application
+    application.state.engine.dispose()
+
+
+@pytest.fixture
+def client(app) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def db(app):
+    session = app.state.sessionmaker()
+    yield session
+    session.close()
+
+
+@pytest.fixture
+def new_client(app):
+    """Make more independent browsers (each with its own cookies)."""
+    clients: list[TestClient] = []
+
+    def make() -> TestClient:
+        test_client = TestClient(app)
+        test_client.__enter__()
+        clients.append(test_client)
+        return test_client
+
+    yield make
+    for test_client in clients:
+        test_client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def web(new_client):
+    """``web("alice")``: a logged-in browser for a new account named alice."""
+
+    def make(username: str, *, display_name: str = "") -> WebUser:
+        user = WebUser(new_client(), username)
+        user.register(TEST_PASSWORD, display_name=display_name)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def api(new_client):
+    """``api("alice")``: an API client holding a bearer token for a new account."""
+
+    def make(username: str) -> ApiUser:
+        user = ApiUser(new_client(), username)
+        user.register_and_login(TEST_PASSWORD)
+        return user
+
+    return make

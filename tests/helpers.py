@@ -1,0 +1,90 @@
+"""People at the keyboard: a browser user (forms + CSRF) and an API user (bearer token)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+
+def soup(response) -> BeautifulSoup:
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def csrf_from(response) -> str:
+    field = soup(response).select_one('input[name="csrf_token"]')
+    assert field is not None, "the page has no CSRF field"
+    return field["value"]
+
+
+class WebUser:
+    """A browser: reads the CSRF token from the page, like a form would."""
+
+    def __init__(self, client: TestClient, username: str) -> None:
+        self.client = client
+        self.username = username
+
+    def csrf(self, path: str = "/account") -> str:
+        return csrf_from(self.client.get(path))
+
+    def register(self, password: str, *, display_name: str = ""):
+        token = csrf_from(self.client.get("/register"))
+        response = self.client.post("/register", data={
+            "username": self.username, "password": password,
+            "display_name": display_name or self.username.capitalize(), "csrf_token": token,
+        }, follow_redirects=False)
+        assert response.status_code == 303, response.text
+        return response
+
+    def get(self, path: str, **kwargs):
+        return self.client.get(path, **kwargs)
+
+    def page(self, path: str) -> BeautifulSoup:
+        response = self.client.get(path)
+        assert response.status_code == 200, (path, response.status_code)
+        return soup(response)
+
+    def post(self, path: str, data: dict[str, Any] | None = None, *, files=None,
+             csrf_path: str = "/account", follow_redirects: bool = False, **kwargs):
+        payload = {"csrf_token": self.csrf(csrf_path), **(data or {})}
+        return self.client.post(path, data=payload, files=files,
+                                follow_redirects=follow_redirects, **kwargs)
+
+
+class ApiUser:
+    """A script using the JSON API with a bearer token."""
+
+    def __init__(self, client: TestClient, username: str) -> None:
+        self.client = client
+        self.username = username
+        self.headers: dict[str, str] = {}
+        self.id: int | None = None
+
+    def register_and_login(self, password: str) -> None:
+        response = self.client.post("/api/v1/auth/register", json={
+            "username": self.username, "password": password})
+        assert response.status_code == 201, response.text
+        self.id = response.json()["id"]
+        response = self.client.post("/api/v1/auth/login", json={
+            "username": self.username, "password": password})
+        assert response.status_code == 200, response.text
+        self.headers = {"Authorization": f"Bearer {response.json()['token']}"}
+
+    def request(self, method: str, path: str, **kwargs):
+        return self.client.request(method, f"/api/v1{path}", headers=self.headers, **kwargs)
+
+    def get(self, path: str, **kwargs):
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs):
+        return self.request("POST", path, **kwargs)
+
+    def patch(self, path: str, **kwargs):
+        return self.request("PATCH", path, **kwargs)
+
+    def put(self, path: str, **kwargs):
+        return self.request("PUT", path, **kwargs)
+
+    def delete(self, path: str, **kwargs):
+        return self.request("DELETE", path, **kwargs)
