@@ -39,9 +39,11 @@ demo: migrate
 run: demo
 	$(PY) -m app serve --host $(HOST) --port $(PORT)
 
-## Install the test extras and run the whole suite (browser tests skip without Chromium)
+## Install the test extras and run the whole suite: unit, service and web tests, then the
+## browser tests in Debian's Chromium (skipped, saying so, when it is not installed)
 test: install-test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not e2e"
+	$(PY) -m pytest -q -m e2e tests/e2e
 
 e2e: install-test
 	$(PY) -m pytest -q -m e2e tests/e2e

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
-from app.errors import AppError
+from app.errors import AppError, NotAuthenticated
 from app.i18n import gettext as _
 from app.web.middleware import WebMiddleware
 from app.web.templating import STATIC_DIR, render
@@ -56,6 +58,10 @@ def _is_api(request: Request) -> bool:
 def _error_response(request: Request, error: AppError) -> Response:
     if _is_api(request):
         return JSONResponse(error.to_dict(), status_code=error.status)
+    if isinstance(error, NotAuthenticated) and request.method == "GET":
+        # A page that needs an account sends the visitor to log in, then back here.
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
     return render(request, "error.html", {"error": error}, status_code=error.status)
 
 

@@ -236,3 +236,45 @@ class MatchEvent(Base):
     visibility: Mapped[str] = mapped_column(String(16), default="public")
     reverted: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Roll(Base):
+    """One entry of a campaign's roll log: a signed ``RollRecord`` with its context.
+
+    A GM's correction is its own entry (``corrects_id``), never an edit of the original.
+    """
+
+    __tablename__ = "rolls"
+    __table_args__ = (Index("ix_rolls_campaign_id_id", "campaign_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    character_id: Mapped[int | None] = mapped_column(
+        ForeignKey("characters.id", ondelete="SET NULL"))
+    # public · gm (hidden from players) · self (the roller and the GM)
+    visibility: Mapped[str] = mapped_column(String(16), default="public")
+    purpose: Mapped[str] = mapped_column(String(200), default="")
+    expression: Mapped[str] = mapped_column(String(200))
+    record: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    signature: Mapped[str] = mapped_column(String(64))
+    corrects_id: Mapped[int | None] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    user: Mapped[User | None] = relationship(lazy="joined")
+
+
+class ActionRequest(Base):
+    """An ``Idempotency-Key`` seen on a match action, with the answer it got."""
+
+    __tablename__ = "action_requests"
+    __table_args__ = (UniqueConstraint("match_id", "user_id", "key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(100))
+    payload_hash: Mapped[str] = mapped_column(String(64))
+    response: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -3,10 +3,17 @@
 from alembic import context
 from app.config import Settings
 from app.db import make_engine
-from app.models import Base
+from app.models import Base, UTCDateTime
 
 config = context.config
 target_metadata = Base.metadata
+
+
+def render_item(type_, obj, autogen_context):
+    """Write our UTCDateTime as the plain ``sa.DateTime(timezone=True)`` it stores."""
+    if type_ == "type" and isinstance(obj, UTCDateTime):
+        return "sa.DateTime(timezone=True)"
+    return False
 
 
 def database_url() -> str:
@@ -35,7 +42,7 @@ def run_migrations_online() -> None:
 def _run(connection) -> None:
     context.configure(connection=connection, target_metadata=target_metadata,
                       render_as_batch=connection.dialect.name == "sqlite",
-                      compare_type=True)
+                      compare_type=True, render_item=render_item)
     with context.begin_transaction():
         context.run_migrations()
 

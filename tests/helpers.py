@@ -88,3 +88,26 @@ class ApiUser:
 
     def delete(self, path: str, **kwargs):
         return self.request("DELETE", path, **kwargs)
+
+
+def app_routes():
+    """(method, path, route) for every page and API route, from Tablée's own router lists."""
+    from fastapi.routing import APIRoute
+
+    from app.api import routers as api_routers
+    from app.main import API_PREFIX
+    from app.web import routers as web_routers
+
+    for prefix, routers in (("", web_routers()), (API_PREFIX, api_routers())):
+        for router in routers:
+            for route in router.routes:
+                if isinstance(route, APIRoute):
+                    for method in sorted(route.methods - {"HEAD"}):
+                        yield method, prefix + route.path, route
+
+
+def fill_path(path: str, value: str = "1") -> str:
+    """``/campaigns/{campaign_id}`` → ``/campaigns/1``."""
+    import re
+
+    return re.sub(r"\{[^}]+\}", value, path)

@@ -32,7 +32,7 @@ def test_login_gives_a_new_session_token_and_logout_ends_it(web, new_client, set
     assert before and after and before != after
     response = other.post("/logout", data={"csrf_token": csrf_from(other.get("/account"))})
     assert response.status_code == 200
-    assert other.get("/account", follow_redirects=False).status_code == 401
+    assert other.get("/account", follow_redirects=False).status_code == 303
     # the first browser's session is untouched
     assert alice.get("/account").status_code == 200
 
@@ -42,7 +42,7 @@ def test_logout_ends_the_session_on_the_server(web, settings):
     stolen = alice.client.cookies.get(settings.session_cookie_name)
     alice.post("/logout")
     alice.client.cookies.set(settings.session_cookie_name, stolen)
-    assert alice.get("/account").status_code == 401
+    assert alice.get("/api/v1/me").status_code == 401
 
 
 def test_session_cookie_flags(new_client, settings):
@@ -116,7 +116,7 @@ def test_idle_session_expires(web, db, settings):
     for record in db.scalars(select(UserSession)):
         record.last_seen_at -= timedelta(minutes=settings.session_idle_minutes + 1)
     db.commit()
-    assert alice.get("/account").status_code == 401
+    assert alice.get("/api/v1/me").status_code == 401
 
 
 def test_disabling_an_account_ends_its_sessions(web, db):
@@ -125,7 +125,7 @@ def test_disabling_an_account_ends_its_sessions(web, db):
     alice = web("alice")
     user = db.scalar(select(User).where(User.username == "alice"))
     set_disabled(db=db, user_id=user.id, disabled=True)
-    assert alice.get("/account").status_code == 401
+    assert alice.get("/api/v1/me").status_code == 401
 
 
 def test_password_is_rehashed_when_parameters_change(api, db, app):
@@ -138,3 +138,22 @@ def test_password_is_rehashed_when_parameters_change(api, db, app):
     db.commit()  # end the read snapshot
     new_hash = db.scalar(select(User.password_hash).where(User.username == "alice"))
     assert new_hash != old_hash and "t=2" in new_hash and new_hash.startswith("$argon2id$")
+
+
+def test_a_page_that_needs_an_account_sends_to_login_and_back(new_client):
+    client = new_client()
+    response = client.get("/account?tab=1", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/login?next=/account%3Ftab%3D1"
+    page = soup(client.get(response.headers["location"]))
+    assert page.select_one('main input[name="next"]')["value"] == "/account?tab=1"
+
+
+def test_next_never_leaves_the_site(new_client, web):
+    web("alice")
+    client = new_client()
+    token = csrf_from(client.get("/login"))
+    response = client.post("/login", data={"username": "alice", "password": TEST_PASSWORD,
+                                           "next": "//evil.example/x", "csrf_token": token},
+                           follow_redirects=False)
+    assert response.headers["location"] == "/campaigns"
