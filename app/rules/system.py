@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from app.rules.dice import Dice
+from app.rules.match import ActionForm, Actor, Event, MatchSetup, State
+
 Sheet = dict[str, Any]
 
 
@@ -60,3 +63,24 @@ class GameSystem(Protocol):
 
     def demo_characters(self) -> list[DemoCharacter]:
         """Ready characters for the demo campaign."""
+
+    # — the table (docs/game-system.md) —
+
+    def start(self, setup: MatchSetup, dice: Dice) -> list[Event]:
+        """The events that open a match (participants placed, anything rolled at set-up)."""
+
+    def legal_actions(self, state: State, actor: Actor) -> list[ActionForm]:
+        """What ``actor`` may do now; the page offers only these forms."""
+
+    def decide(self, state: State, action: Mapping[str, Any], actor: Actor,
+               dice: Dice) -> list[Event]:
+        """Judge an action: the events it causes, or ``IllegalAction`` with the reason.
+
+        The only place dice are rolled; every outcome goes into the events.
+        """
+
+    def evolve(self, state: State, event: Event) -> State:
+        """Fold one event into the state: pure, no dice (may update ``state`` in place)."""
+
+    def view(self, state: State, viewer: Actor) -> State:
+        """What ``viewer`` may see of the state (hidden hands, secret positions…)."""

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app import auth
 from app.config import Settings
-from app.errors import CampaignArchived, CsrfFailed, Forbidden, NotAuthenticated, NotFound
+from app.errors import CsrfFailed, NotAuthenticated
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
-from app.models import Campaign, Membership, Role, User
+from app.models import User
+from app.services.access import CampaignAccess, load_campaign_access
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 CSRF_HEADER = "X-CSRF-Token"
@@ -119,48 +119,6 @@ def require_user(viewer: ViewerDep) -> User:
 
 
 CurrentUser = Annotated[User, Depends(require_user)]
-
-
-@dataclass
-class CampaignAccess:
-    campaign: Campaign
-    membership: Membership
-    user: User
-
-    @property
-    def role(self) -> Role:
-        return self.membership.role
-
-    @property
-    def is_gm(self) -> bool:
-        return self.role is Role.GM
-
-    def require_gm(self) -> CampaignAccess:
-        if not self.is_gm:
-            raise Forbidden()
-        return self
-
-    def require_player_or_gm(self) -> CampaignAccess:
-        if self.role is Role.SPECTATOR:
-            raise Forbidden()
-        return self
-
-    def require_writable(self) -> CampaignAccess:
-        if self.campaign.archived:
-            raise CampaignArchived()
-        return self
-
-
-def load_campaign_access(db: Session, user: User, campaign_id: int) -> CampaignAccess:
-    """The campaign as ``user`` may see it; 404 for anyone who is not a member."""
-    row = db.execute(
-        select(Campaign, Membership)
-        .join(Membership, Membership.campaign_id == Campaign.id)
-        .where(Campaign.id == campaign_id, Membership.user_id == user.id)
-    ).first()
-    if row is None:
-        raise NotFound()
-    return CampaignAccess(campaign=row[0], membership=row[1], user=user)
 
 
 def campaign_access(campaign_id: int, db: DbSession, user: CurrentUser) -> CampaignAccess:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.rules.libre import match
 from app.rules.system import N_, DemoCharacter, Problem, Sheet
 
 MAX_COUNTERS = 30
@@ -102,6 +103,13 @@ class LibreSystem:
             value = _int(form.get(key, ""))
             sheet[key] = value if value is not None else form.get(key, "")
         return sheet
+
+    # The table: see app/rules/libre/match.py.
+    start = staticmethod(match.start)
+    decide = staticmethod(match.decide)
+    evolve = staticmethod(match.evolve)
+    legal_actions = staticmethod(match.legal_actions)
+    view = staticmethod(match.view)
 
     def demo_characters(self) -> list[DemoCharacter]:
         return [

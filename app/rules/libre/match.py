@@ -1,0 +1,435 @@
+"""Free play at the table: tokens, hit points, statuses, initiative, board moves, rolls.
+
+House rules (no seed): this is the toolbox a GM uses to run any game Tablée does not
+automate. Nothing here judges the fiction; it keeps the numbers straight and shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.rules import notation
+from app.rules.dice import Dice
+from app.rules.errors import NotationError
+from app.rules.match import (
+    VISIBILITIES,
+    ActionForm,
+    Actor,
+    Event,
+    IllegalAction,
+    MatchSetup,
+    State,
+)
+
+BOARD_LIMIT = 10_000  # in the board's unit
+HP_LIMIT = 1_000_000
+NAME_MAX = 80
+TEXT_MAX = 500
+DEFAULT_INITIATIVE = "1d20"
+
+
+def _refuse(code: str, **fields: Any) -> IllegalAction:
+    return IllegalAction(code, **fields)
+
+
+def _int(action: Mapping[str, Any], field: str, low: int, high: int,
+         default: int | None = None) -> int:
+    value = action.get(field, default)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise _refuse("bad_field", field=field, reason=f"{low}…{high}")
+    return value
+
+
+def _text(action: Mapping[str, Any], field: str, max_length: int, *, required: bool = True) -> str:
+    value = action.get(field, "")
+    if not isinstance(value, str) or len(value.strip()) > max_length or (
+            required and not value.strip()):
+        raise _refuse("bad_field", field=field, reason=f"1…{max_length}")
+    return value.strip()
+
+
+# — set-up ————————————————————————————————————————————————————————————————
+
+def start(setup: MatchSetup, dice: Dice) -> list[Event]:
+    options = setup.options
+    board = {"unit": options.get("unit", "cm"), "width": int(options.get("width", 120)),
+             "height": int(options.get("height", 80)), "terrain": []}
+    events = [Event("match_started", {"name": setup.name, "board": board})]
+    for index, participant in enumerate(setup.participants):
+        sheet = participant.sheet or {}
+        hp_max = int(sheet.get("hp_max", 10))
+        token = {"id": f"t{index + 1}", "name": participant.name,
+                 "character_id": participant.character_id, "owner_id": participant.owner_id,
+                 "hp": int(sheet.get("hp", hp_max)), "hp_max": hp_max,
+                 "statuses": str(sheet.get("statuses", "")),
+                 "x": 10 + 10 * index, "y": 10, "initiative": None}
+        events.append(Event("token_added", {"token": token}))
+    return events
+
+
+# — the fold (pure, no dice) ————————————————————————————————————————————————
+
+def evolve(state: State, event: Event) -> State:
+    handler = _EVOLVE.get(event.kind)
+    if handler is not None:
+        handler(state, event.payload)
+    return state
+
+
+def _started(state: State, payload: dict) -> None:
+    state.update(name=payload["name"], board=payload["board"], tokens={}, order=[], turn=None,
+                 round=0, next_token=1, status="running", notes=0, rolls=0)
+
+
+def _token_added(state: State, payload: dict) -> None:
+    token = dict(payload["token"])
+    state["tokens"][token["id"]] = token
+    state["next_token"] = max(state["next_token"], int(token["id"][1:]) + 1)
+    state["order"] = _initiative_order(state["tokens"])
+
+
+def _token_removed(state: State, payload: dict) -> None:
+    state["tokens"].pop(payload["token"], None)
+    state["order"] = _initiative_order(state["tokens"])
+    if state["turn"] == payload["token"]:
+        state["turn"] = payload.get("next_turn")
+
+
+def _set_field(field: str) -> Callable[[State, dict], None]:
+    def handler(state: State, payload: dict) -> None:
+        state["tokens"][payload["token"]][field] = payload["after"]
+        if field == "initiative":
+            state["order"] = _initiative_order(state["tokens"])
+    return handler
+
+
+def _moved(state: State, payload: dict) -> None:
+    token = state["tokens"][payload["token"]]
+    token["x"], token["y"] = payload["to"]
+
+
+def _turn(state: State, payload: dict) -> None:
+    state["turn"], state["round"] = payload["to"], payload["round"]
+
+
+def _delayed(state: State, payload: dict) -> None:
+    state["order"], state["turn"] = payload["order"], payload["to"]
+    state["tokens"][payload["token"]]["initiative"] = payload["initiative"]
+
+
+def _counter(key: str) -> Callable[[State, dict], None]:
+    def handler(state: State, _payload: dict) -> None:
+        state[key] += 1
+    return handler
+
+
+def _board(state: State, payload: dict) -> None:
+    state["board"].update(payload["board"])
+
+
+def _terrain_added(state: State, payload: dict) -> None:
+    state["board"]["terrain"].append(payload["terrain"])
+
+
+def _terrain_removed(state: State, payload: dict) -> None:
+    state["board"]["terrain"] = [shape for shape in state["board"]["terrain"]
+                                 if shape["id"] != payload["terrain"]]
+
+
+def _ended(state: State, _payload: dict) -> None:
+    state["status"] = "finished"
+
+
+_EVOLVE: dict[str, Callable[[State, dict], None]] = {
+    "match_started": _started,
+    "token_added": _token_added,
+    "token_removed": _token_removed,
+    "hp_changed": _set_field("hp"),
+    "statuses_set": _set_field("statuses"),
+    "initiative_set": _set_field("initiative"),
+    "initiative_rolled": _set_field("initiative"),
+    "token_moved": _moved,
+    "turn_advanced": _turn,
+    "turn_delayed": _delayed,
+    "note_added": _counter("notes"),
+    "rolled": _counter("rolls"),
+    "board_set": _board,
+    "terrain_added": _terrain_added,
+    "terrain_removed": _terrain_removed,
+    "match_ended": _ended,
+}
+
+
+def _initiative_order(tokens: Mapping[str, dict]) -> list[str]:
+    """Highest initiative first; ties by name then id; tokens without one at the end."""
+    def key(token: dict) -> tuple:
+        value = token.get("initiative")
+        return (value is None, -(value or 0), token["name"].casefold(), int(token["id"][1:]))
+    return [token["id"] for token in sorted(tokens.values(), key=key)]
+
+
+# — deciding (dice are rolled here only) ————————————————————————————————————
+
+def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    kind = action.get("kind")
+    handler = _DECIDE.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        raise _refuse("unknown_action", kind=str(kind)[:40])
+    if actor.is_spectator:
+        raise _refuse("spectator")
+    if state.get("status") == "finished":
+        raise _refuse("match_over")
+    return handler(state, action, actor, dice)
+
+
+def _token(state: State, action: Mapping[str, Any]) -> dict:
+    token_id = action.get("token")
+    token = state["tokens"].get(token_id) if isinstance(token_id, str) else None
+    if token is None:
+        raise _refuse("unknown_participant", participant=str(token_id)[:40])
+    return token
+
+
+def _controlled_token(state: State, action: Mapping[str, Any], actor: Actor) -> dict:
+    token = _token(state, action)
+    if not actor.controls(token):
+        raise _refuse("not_allowed")
+    return token
+
+
+def _gm(actor: Actor) -> None:
+    if not actor.is_gm:
+        raise _refuse("gm_only")
+
+
+def _decide_add_token(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _gm(actor)
+    hp_max = _int(action, "hp_max", 0, HP_LIMIT, default=10)
+    token = {"id": f"t{state['next_token']}", "name": _text(action, "name", NAME_MAX),
+             "character_id": None, "owner_id": None,
+             "hp": _int(action, "hp", 0, hp_max, default=hp_max), "hp_max": hp_max,
+             "statuses": "", "initiative": None,
+             "x": _int(action, "x", 0, state["board"]["width"], default=0),
+             "y": _int(action, "y", 0, state["board"]["height"], default=0)}
+    return [Event("token_added", {"token": token})]
+
+
+def _decide_remove_token(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _gm(actor)
+    token = _token(state, action)
+    payload: dict[str, Any] = {"token": token["id"], "name": token["name"]}
+    if state["turn"] == token["id"]:
+        order = [tid for tid in state["order"] if tid != token["id"]]
+        payload["next_turn"] = _following(state["order"], token["id"], order)
+    return [Event("token_removed", payload)]
+
+
+def _following(order: list[str], current: str, remaining: list[str]) -> str | None:
+    if not remaining:
+        return None
+    index = order.index(current)
+    for candidate in order[index + 1:] + order[:index]:
+        if candidate in remaining:
+            return candidate
+    return None
+
+
+def _decide_adjust_hp(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    token = _controlled_token(state, action, actor)
+    delta = _int(action, "delta", -HP_LIMIT, HP_LIMIT)
+    after = min(max(token["hp"] + delta, 0), token["hp_max"])
+    return [Event("hp_changed", {"token": token["id"], "name": token["name"],
+                                 "before": token["hp"], "after": after, "delta": delta})]
+
+
+def _decide_statuses(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    token = _controlled_token(state, action, actor)
+    statuses = _text(action, "statuses", TEXT_MAX, required=False)
+    return [Event("statuses_set", {"token": token["id"], "name": token["name"],
+                                   "before": token["statuses"], "after": statuses})]
+
+
+def _roll(expression: str, dice: Dice, purpose: str | None) -> dict:
+    try:
+        return notation.roll(expression, dice, purpose=purpose or None).to_dict()
+    except NotationError as error:
+        raise _refuse("bad_field", field="expression", reason=error.message) from error
+
+
+def _decide_roll(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    visibility = action.get("visibility", "public")
+    if visibility not in VISIBILITIES:
+        raise _refuse("bad_field", field="visibility", reason=", ".join(VISIBILITIES))
+    expression = _text(action, "expression", 200)
+    purpose = _text(action, "purpose", 200, required=False)
+    record = _roll(expression, dice, purpose)
+    return [Event("rolled", {"rolls": [record], "by": actor.user_id}, visibility=visibility)]
+
+
+def _decide_roll_initiative(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    expression = _text({"e": action.get("expression") or DEFAULT_INITIATIVE}, "e", 200)
+    if action.get("token"):
+        tokens = [_controlled_token(state, action, actor)]
+    else:
+        _gm(actor)
+        tokens = [state["tokens"][tid] for tid in state["order"]]
+    events = []
+    for token in tokens:
+        record = _roll(expression, dice, f"initiative — {token['name']}")
+        events.append(Event("initiative_rolled", {
+            "token": token["id"], "name": token["name"], "before": token["initiative"],
+            "after": record["total"], "rolls": [record]}))
+    return events
+
+
+def _decide_set_initiative(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _gm(actor)
+    token = _token(state, action)
+    value = _int(action, "value", -1000, 1000)
+    return [Event("initiative_set", {"token": token["id"], "name": token["name"],
+                                     "before": token["initiative"], "after": value})]
+
+
+def _may_end_turn(state: State, actor: Actor) -> None:
+    current = state["tokens"].get(state["turn"]) if state["turn"] else None
+    if not actor.is_gm and (current is None or not actor.controls(current)):
+        raise _refuse("not_your_turn")
+
+
+def _decide_next_turn(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _may_end_turn(state, actor)
+    order = state["order"]
+    if not order:
+        raise _refuse("illegal_action")
+    current = state["turn"]
+    if current is None or current not in order:
+        target, round_number = order[0], max(state["round"], 0) + 1
+    else:
+        index = order.index(current) + 1
+        wraps = index >= len(order)
+        target = order[0] if wraps else order[index]
+        round_number = state["round"] + (1 if wraps else 0)
+    return [Event("turn_advanced", {"from": current, "to": target, "round": round_number,
+                                    "name": state["tokens"][target]["name"]})]
+
+
+def _decide_delay(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """The current token waits: it acts after the next one, this round and after."""
+    _may_end_turn(state, actor)
+    order, current = list(state["order"]), state["turn"]
+    if current is None or len(order) < 2:
+        raise _refuse("illegal_action")
+    index = order.index(current)
+    if index + 1 >= len(order):
+        raise _refuse("illegal_action")
+    following = order[index + 1]
+    order[index], order[index + 1] = following, current
+    # Its initiative drops just under the one it let pass, so the order stays sorted.
+    new_initiative = (state["tokens"][following]["initiative"] or 0) - 1
+    return [Event("turn_delayed", {"token": current, "name": state["tokens"][current]["name"],
+                                   "order": order, "to": following,
+                                   "initiative": new_initiative})]
+
+
+def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    token = _controlled_token(state, action, actor)
+    board = state["board"]
+    x = _int(action, "x", 0, board["width"])
+    y = _int(action, "y", 0, board["height"])
+    return [Event("token_moved", {"token": token["id"], "name": token["name"],
+                                  "from": [token["x"], token["y"]], "to": [x, y]})]
+
+
+def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    visibility = "gm" if action.get("gm_only") and actor.is_gm else "public"
+    return [Event("note_added", {"text": _text(action, "text", TEXT_MAX), "by": actor.user_id},
+                  visibility=visibility)]
+
+
+def _decide_board(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _gm(actor)
+    unit = action.get("unit", state["board"]["unit"])
+    if unit not in ("cm", "in", "sq"):
+        raise _refuse("bad_field", field="unit", reason="cm, in, sq")
+    board = {"unit": unit, "width": _int(action, "width", 10, BOARD_LIMIT),
+             "height": _int(action, "height", 10, BOARD_LIMIT)}
+    return [Event("board_set", {"board": board})]
+
+
+def _decide_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _gm(actor)
+    board = state["board"]
+    shape = {"id": f"z{len(board['terrain']) + 1}-{state['notes'] + state['rolls']}",
+             "label": _text(action, "label", NAME_MAX, required=False),
+             "x": _int(action, "x", 0, board["width"]), "y": _int(action, "y", 0, board["height"]),
+             "w": _int(action, "w", 1, board["width"]), "h": _int(action, "h", 1, board["height"])}
+    existing = {terrain["id"] for terrain in board["terrain"]}
+    while shape["id"] in existing:
+        shape["id"] += "'"
+    return [Event("terrain_added", {"terrain": shape})]
+
+
+def _decide_remove_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _gm(actor)
+    terrain_id = action.get("terrain")
+    if terrain_id not in {shape["id"] for shape in state["board"]["terrain"]}:
+        raise _refuse("bad_field", field="terrain", reason="?")
+    return [Event("terrain_removed", {"terrain": terrain_id})]
+
+
+def _decide_end(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _gm(actor)
+    return [Event("match_ended", {})]
+
+
+_DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]] = {
+    "add_token": _decide_add_token,
+    "remove_token": _decide_remove_token,
+    "adjust_hp": _decide_adjust_hp,
+    "set_statuses": _decide_statuses,
+    "roll": _decide_roll,
+    "roll_initiative": _decide_roll_initiative,
+    "set_initiative": _decide_set_initiative,
+    "next_turn": _decide_next_turn,
+    "delay": _decide_delay,
+    "move": _decide_move,
+    "note": _decide_note,
+    "set_board": _decide_board,
+    "add_terrain": _decide_terrain,
+    "remove_terrain": _decide_remove_terrain,
+    "end_match": _decide_end,
+}
+
+
+def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
+    """The forms this actor may use now (the page shows only these)."""
+    if actor.is_spectator or state.get("status") == "finished":
+        return []
+    mine = [tid for tid in state["order"] if actor.controls(state["tokens"][tid])]
+    forms = [ActionForm("roll", "Roll dice", "libre/_roll.html",
+                        {"visibilities": list(VISIBILITIES)}),
+             ActionForm("note", "Add a note", "libre/_note.html")]
+    if mine:
+        forms += [ActionForm("adjust_hp", "Hit points", "libre/_hp.html", {"tokens": mine}),
+                  ActionForm("roll_initiative", "Roll initiative", "libre/_initiative.html",
+                             {"tokens": mine}),
+                  ActionForm("move", "Move", "libre/_move.html", {"tokens": mine})]
+    current = state["tokens"].get(state["turn"]) if state["turn"] else None
+    if actor.is_gm or (current and actor.controls(current)):
+        forms += [ActionForm("next_turn", "Next turn", "libre/_next_turn.html"),
+                  ActionForm("delay", "Delay", "libre/_delay.html")]
+    if actor.is_gm:
+        forms += [ActionForm("add_token", "Add a token", "libre/_add_token.html"),
+                  ActionForm("set_initiative", "Set initiative", "libre/_set_initiative.html",
+                             {"tokens": list(state["order"])}),
+                  ActionForm("set_board", "Board", "libre/_board.html"),
+                  ActionForm("end_match", "End the match", "libre/_end.html")]
+    return forms
+
+
+def view(state: State, viewer: Actor) -> State:
+    """Free play hides nothing in its state; secret rolls are hidden as events."""
+    return state

@@ -1,0 +1,129 @@
+"""What a match is to the rules: participants, actors, events, and the fold.
+
+A system turns an action into events (``decide``, the only place dice are rolled) and folds
+events into state (``evolve``, pure and dice-free). Because events carry outcomes — every
+face, every number — folding a match's log from the start rebuilds its snapshot exactly:
+that gives replay, undo, audit and the fold(log) == snapshot test every game runs.
+(DESIGN.md § The one flow.)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from app.rules.errors import RulesError
+
+State = dict[str, Any]
+Visibility = Literal["public", "gm", "self"]
+VISIBILITIES: tuple[Visibility, ...] = ("public", "gm", "self")
+
+# Events the table engine writes itself; systems never see them in ``evolve``.
+CONTROL_KINDS = frozenset({"rewind", "redo", "gm_correction_note"})
+
+
+class IllegalAction(RulesError):
+    """The rules refuse an action at the table; each game adds its own reasons."""
+
+    code = "illegal_action"
+    templates_en: ClassVar[dict[str, str]] = {
+        "illegal_action": "this action is not allowed now",
+        "unknown_action": "unknown action '{kind}'",
+        "not_your_turn": "it is not your turn",
+        "not_allowed": "only the GM or the participant's player may do this",
+        "gm_only": "only the GM may do this",
+        "spectator": "spectators watch; they do not act",
+        "bad_field": "invalid value for '{field}': {reason}",
+        "unknown_participant": "no participant '{participant}' in this match",
+        "match_over": "the match is over",
+    }
+    templates_fr: ClassVar[dict[str, str]] = {
+        "illegal_action": "cette action n'est pas permise maintenant",
+        "unknown_action": "action inconnue « {kind} »",
+        "not_your_turn": "ce n'est pas votre tour",
+        "not_allowed": "seuls le MJ ou le joueur de ce participant peuvent faire ceci",
+        "gm_only": "seul le MJ peut faire ceci",
+        "spectator": "les spectateurs regardent ; ils n'agissent pas",
+        "bad_field": "valeur invalide pour « {field} » : {reason}",
+        "unknown_participant": "aucun participant « {participant} » dans ce match",
+        "match_over": "le match est terminé",
+    }
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts or looks: a campaign member, with what they control."""
+
+    user_id: int | None
+    is_gm: bool = False
+    is_spectator: bool = False
+    character_ids: frozenset[int] = frozenset()
+
+    def controls(self, participant: Mapping[str, Any]) -> bool:
+        """The GM controls everyone; a player their own characters."""
+        if self.is_gm:
+            return True
+        character_id = participant.get("character_id")
+        return (not self.is_spectator and character_id is not None
+                and character_id in self.character_ids)
+
+
+@dataclass(frozen=True)
+class Event:
+    """A fact that happened. ``visibility``: everyone, the GM only, or the actor + GM."""
+
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    visibility: Visibility = "public"
+
+
+@dataclass(frozen=True)
+class ParticipantSetup:
+    """A roster character (or an unnamed extra) entering a match."""
+
+    name: str
+    character_id: int | None = None
+    owner_id: int | None = None
+    sheet: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    name: str
+    participants: tuple[ParticipantSetup, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ActionForm:
+    """One thing an actor may do now: its kind, a label, and the choices its form offers."""
+
+    kind: str
+    label: str
+    template: str | None = None
+    choices: Mapping[str, Any] = field(default_factory=dict)
+
+
+def fold(system, events: Iterable[Event | Mapping[str, Any]], state: State | None = None) -> State:
+    """Fold events into state with ``system.evolve`` (control events skipped).
+
+    ``state`` is never modified: each game's ``evolve`` may work in place on its copy.
+    """
+    current: State = copy.deepcopy(state) if state is not None else {}
+    for event in events:
+        if isinstance(event, Mapping):
+            event = Event(event["kind"], dict(event.get("payload") or {}),
+                          event.get("visibility", "public"))
+        if event.kind in CONTROL_KINDS:
+            continue
+        current = system.evolve(current, event)
+    return current
+
+
+def apply(system, state: State, action: Mapping[str, Any], actor: Actor, dice) -> tuple[
+        list[Event], State]:
+    """``system.decide`` then fold: the events an action produced and the state after them."""
+    events = system.decide(state, action, actor, dice)
+    return events, fold(system, events, state)

@@ -1,0 +1,53 @@
+"""Who may touch a campaign: membership, role, and the archived flag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.errors import CampaignArchived, Forbidden, NotFound
+from app.models import Campaign, Membership, Role, User
+
+
+@dataclass
+class CampaignAccess:
+    campaign: Campaign
+    membership: Membership
+    user: User
+
+    @property
+    def role(self) -> Role:
+        return self.membership.role
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role is Role.GM
+
+    def require_gm(self) -> CampaignAccess:
+        if not self.is_gm:
+            raise Forbidden()
+        return self
+
+    def require_player_or_gm(self) -> CampaignAccess:
+        if self.role is Role.SPECTATOR:
+            raise Forbidden()
+        return self
+
+    def require_writable(self) -> CampaignAccess:
+        if self.campaign.archived:
+            raise CampaignArchived()
+        return self
+
+
+def load_campaign_access(db: Session, user: User, campaign_id: int) -> CampaignAccess:
+    """The campaign as ``user`` may see it; 404 for anyone who is not a member."""
+    row = db.execute(
+        select(Campaign, Membership)
+        .join(Membership, Membership.campaign_id == Campaign.id)
+        .where(Campaign.id == campaign_id, Membership.user_id == user.id)
+    ).first()
+    if row is None:
+        raise NotFound()
+    return CampaignAccess(campaign=row[0], membership=row[1], user=user)

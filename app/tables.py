@@ -1,0 +1,341 @@
+"""The table service: one action, one transaction (DESIGN.md § The one flow).
+
+``apply_action`` loads the match snapshot under the write lock, refuses a stale ``seq`` with
+409 and the fresh state, lets the system judge the action (``decide``, the only place dice
+are rolled), appends the events with consecutive ``seq`` numbers, stores the new snapshot,
+records the rolls in the campaign's signed roll log, and commits. Publishing to live viewers
+happens after the commit, by the caller.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.db import write_transaction
+from app.errors import Conflict, NotFound, ValidationFailed
+from app.i18n import get_locale
+from app.i18n import lazy_gettext as _l
+from app.models import ActionRequest, Character, Match, MatchEvent, Role
+from app.rules.dice import Dice
+from app.rules.match import (
+    CONTROL_KINDS,
+    Actor,
+    Event,
+    IllegalAction,
+    MatchSetup,
+    ParticipantSetup,
+    State,
+    fold,
+)
+from app.rules.registry import get_system
+from app.rules.system import GameSystem
+from app.services import rolls
+from app.services.access import CampaignAccess
+
+LOG_PAGE = 100
+
+
+def actor_for(db: Session, access: CampaignAccess) -> Actor:
+    """The rules' view of a member: GM, spectator, and the characters they own."""
+    owned = db.scalars(select(Character.id).where(
+        Character.campaign_id == access.campaign.id, Character.owner_id == access.user.id)).all()
+    return Actor(user_id=access.user.id, is_gm=access.is_gm,
+                 is_spectator=access.role is Role.SPECTATOR, character_ids=frozenset(owned))
+
+
+def system_of(match: Match) -> GameSystem:
+    system = get_system(match.system)
+    if system is None:
+        raise NotFound()
+    return system
+
+
+def get_match(db: Session, access: CampaignAccess, match_id: int, *,
+              for_update: bool = False) -> Match:
+    query = select(Match).where(Match.id == match_id, Match.campaign_id == access.campaign.id)
+    if for_update:
+        query = query.with_for_update()
+    match = db.scalar(query)
+    if match is None:
+        raise NotFound()
+    return match
+
+
+def list_matches(db: Session, access: CampaignAccess) -> list[Match]:
+    return list(db.scalars(select(Match).where(Match.campaign_id == access.campaign.id)
+                           .order_by(Match.created_at.desc())))
+
+
+# — creating a match —————————————————————————————————————————————————————————
+
+def create_match(*, db: Session, secret: str, access: CampaignAccess, name: object,
+                 character_ids: Sequence[int] = (), options: Mapping[str, Any] | None = None,
+                 dice: Dice) -> Match:
+    """The GM opens a match of the campaign's system with roster characters."""
+    access.require_gm().require_writable()
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 120:
+        raise ValidationFailed(_l("Give the match a name (120 characters at most)."),
+                               field="name")
+    system = get_system(access.campaign.system)
+    with write_transaction(db):
+        characters = _roster(db, access.campaign.id, character_ids)
+        setup = MatchSetup(name=name.strip(), options=dict(options or {}), participants=tuple(
+            ParticipantSetup(name=c.name, character_id=c.id, owner_id=c.owner_id,
+                             sheet=c.sheet) for c in characters))
+        events = _judge(lambda: system.start(setup, dice))
+        match = Match(campaign_id=access.campaign.id, system=system.key, name=setup.name,
+                      state={}, seq=0, status="running")
+        db.add(match)
+        db.flush()
+        _append(db, secret, match, system, events, actor=access.user.id)
+    return match
+
+
+def _roster(db: Session, campaign_id: int, character_ids: Sequence[int]) -> list[Character]:
+    wanted = list(dict.fromkeys(character_ids))
+    if not wanted:
+        return []
+    found = {c.id: c for c in db.scalars(select(Character).where(
+        Character.campaign_id == campaign_id, Character.id.in_(wanted)))}
+    if len(found) != len(wanted):
+        raise ValidationFailed(_l("A chosen character is not in this campaign."),
+                               field="character_ids")
+    return [found[cid] for cid in wanted]
+
+
+# — acting ——————————————————————————————————————————————————————————————————
+
+@dataclass(frozen=True)
+class ActionOutcome:
+    match_id: int
+    seq: int
+    events: list[dict[str, Any]]
+    replayed: bool = False
+
+
+class StaleSeq(Conflict):
+    code = "stale_seq"
+
+    def __init__(self, seq: int, state: State) -> None:
+        super().__init__(_l("The table moved on while you were choosing; here is the "
+                            "current state. Try again."), details={"seq": seq, "state": state})
+
+
+def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: int,
+                 action: Mapping[str, Any], expected_seq: int | None, dice: Dice,
+                 idempotency_key: str | None = None) -> ActionOutcome:
+    """Judge and record one action in one transaction; see the module docstring."""
+    if not isinstance(action, Mapping) or not isinstance(action.get("kind"), str):
+        raise ValidationFailed(_l("An action needs a kind."), field="kind")
+    access.require_writable()
+    actor = actor_for(db, access)
+    fingerprint = _fingerprint(action, expected_seq)
+    try:
+        with write_transaction(db):
+            match = get_match(db, access, match_id, for_update=True)
+            if idempotency_key:
+                previous = _previous_answer(db, match.id, access.user.id, idempotency_key,
+                                            fingerprint)
+                if previous is not None:
+                    return previous
+            if expected_seq is not None and expected_seq != match.seq:
+                system = system_of(match)
+                raise StaleSeq(match.seq, system.view(match.state, actor))
+            system = system_of(match)
+            state = copy.deepcopy(match.state)
+            events = _judge(lambda: system.decide(state, action, actor, dice))
+            rows = _append(db, secret, match, system, events, actor=access.user.id)
+            outcome = ActionOutcome(match.id, match.seq, [event_dict(row) for row in rows])
+            if idempotency_key:
+                db.add(ActionRequest(match_id=match.id, user_id=access.user.id,
+                                     key=idempotency_key[:100], payload_hash=fingerprint,
+                                     response={"seq": outcome.seq, "events": outcome.events}))
+    except IntegrityError:
+        # A concurrent request with the same key committed first: answer as it did.
+        if idempotency_key:
+            previous = _previous_answer(db, match_id, access.user.id, idempotency_key,
+                                        fingerprint)
+            if previous is not None:
+                return previous
+        raise
+    return outcome
+
+
+def _fingerprint(action: Mapping[str, Any], expected_seq: int | None) -> str:
+    canonical = json.dumps({"action": action, "seq": expected_seq}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _previous_answer(db: Session, match_id: int, user_id: int, key: str,
+                     fingerprint: str) -> ActionOutcome | None:
+    seen = db.scalar(select(ActionRequest).where(
+        ActionRequest.match_id == match_id, ActionRequest.user_id == user_id,
+        ActionRequest.key == key[:100]))
+    if seen is None:
+        return None
+    if seen.payload_hash != fingerprint:
+        raise ValidationFailed(_l("This Idempotency-Key was already used for another action."),
+                               field="Idempotency-Key", code="idempotency_key_reused")
+    return ActionOutcome(match_id, seen.response["seq"], seen.response["events"], replayed=True)
+
+
+def _judge(decide):
+    """Run the rules; a refusal becomes a 422 in the user's language."""
+    try:
+        return decide()
+    except IllegalAction as refusal:
+        message = refusal.message_fr() if get_locale() == "fr" else refusal.message
+        raise ValidationFailed(message, code=refusal.code,
+                               field=refusal.fields.get("field")) from refusal
+
+
+def _append(db: Session, secret: str, match: Match, system: GameSystem, events: list[Event],
+            *, actor: int | None) -> list[MatchEvent]:
+    """Append ``events`` after ``match.seq``, fold them into the snapshot, sign their rolls."""
+    state = fold(system, events, match.state)
+    rows = []
+    for event in events:
+        payload = copy.deepcopy(event.payload)
+        if payload.get("rolls"):
+            signed = rolls.record_rolls(
+                db=db, secret=secret, campaign_id=match.campaign_id, match_id=match.id,
+                user_id=actor, records=payload["rolls"], visibility=event.visibility)
+            payload["roll_ids"] = [roll.id for roll in signed]
+        match.seq += 1
+        row = MatchEvent(match_id=match.id, seq=match.seq, kind=event.kind, payload=payload,
+                         actor_id=actor, visibility=event.visibility)
+        db.add(row)
+        rows.append(row)
+    match.state = state
+    match.status = state.get("status", match.status)
+    db.flush()
+    return rows
+
+
+def event_dict(row: MatchEvent) -> dict[str, Any]:
+    return {"seq": row.seq, "kind": row.kind, "payload": row.payload, "actor_id": row.actor_id,
+            "visibility": row.visibility, "reverted": row.reverted,
+            "created_at": row.created_at.isoformat() if row.created_at else None}
+
+
+# — undo, redo, replay ————————————————————————————————————————————————————————
+
+def rewind(*, db: Session, access: CampaignAccess, match_id: int, to_seq: int,
+           expected_seq: int | None = None) -> ActionOutcome:
+    """The GM takes the table back to just after event ``to_seq``.
+
+    Later events stay in the log, marked reverted; a ``rewind`` event records what was undone.
+    """
+    access.require_gm().require_writable()
+    with write_transaction(db):
+        match = get_match(db, access, match_id, for_update=True)
+        _check_seq(match, expected_seq, access, db)
+        undone = db.scalars(select(MatchEvent.seq).where(
+            MatchEvent.match_id == match.id, MatchEvent.seq > to_seq,
+            MatchEvent.reverted.is_(False), MatchEvent.kind.not_in(CONTROL_KINDS))).all()
+        if to_seq < 1 or to_seq >= match.seq or not undone:
+            raise ValidationFailed(_l("Nothing to undo after that event."), field="to_seq")
+        _set_reverted(db, match.id, undone, True)
+        row = _append_control(db, match, "rewind", {"to": to_seq, "seqs": list(undone)},
+                              access.user.id)
+        _refold(db, match)
+        return ActionOutcome(match.id, match.seq, [event_dict(row)])
+
+
+def redo(*, db: Session, access: CampaignAccess, match_id: int,
+         expected_seq: int | None = None) -> ActionOutcome:
+    """Restore what the last rewind undid, if nothing was played since."""
+    access.require_gm().require_writable()
+    with write_transaction(db):
+        match = get_match(db, access, match_id, for_update=True)
+        _check_seq(match, expected_seq, access, db)
+        last = db.scalar(select(MatchEvent).where(MatchEvent.match_id == match.id)
+                         .order_by(MatchEvent.seq.desc()).limit(1))
+        if last is None or last.kind != "rewind":
+            raise ValidationFailed(_l("Redo only follows an undo, before anything else "
+                                      "happens."), field="redo", code="nothing_to_redo")
+        seqs = list(last.payload["seqs"])
+        _set_reverted(db, match.id, seqs, False)
+        row = _append_control(db, match, "redo", {"seqs": seqs, "rewind": last.seq},
+                              access.user.id)
+        _refold(db, match)
+        return ActionOutcome(match.id, match.seq, [event_dict(row)])
+
+
+def _check_seq(match: Match, expected_seq: int | None, access: CampaignAccess,
+               db: Session) -> None:
+    if expected_seq is not None and expected_seq != match.seq:
+        raise StaleSeq(match.seq, system_of(match).view(match.state, actor_for(db, access)))
+
+
+def _set_reverted(db: Session, match_id: int, seqs: Sequence[int], value: bool) -> None:
+    db.execute(update(MatchEvent).where(MatchEvent.match_id == match_id,
+                                        MatchEvent.seq.in_(list(seqs))).values(reverted=value))
+
+
+def _append_control(db: Session, match: Match, kind: str, payload: dict,
+                    actor: int | None) -> MatchEvent:
+    match.seq += 1
+    row = MatchEvent(match_id=match.id, seq=match.seq, kind=kind, payload=payload,
+                     actor_id=actor, visibility="public")
+    db.add(row)
+    db.flush()
+    return row
+
+
+def _refold(db: Session, match: Match) -> None:
+    match.state = fold_log(db, match)
+    match.status = match.state.get("status", match.status)
+
+
+def live_events(db: Session, match: Match, *, upto: int | None = None) -> list[MatchEvent]:
+    query = select(MatchEvent).where(MatchEvent.match_id == match.id,
+                                     MatchEvent.reverted.is_(False))
+    if upto is not None:
+        query = query.where(MatchEvent.seq <= upto)
+    return list(db.scalars(query.order_by(MatchEvent.seq)))
+
+
+def fold_log(db: Session, match: Match, *, upto: int | None = None) -> State:
+    """The state rebuilt from the log alone: what the snapshot must always equal."""
+    rows = live_events(db, match, upto=upto)
+    return fold(system_of(match), [Event(r.kind, r.payload, r.visibility) for r in rows])
+
+
+# — what a viewer may see ————————————————————————————————————————————————————
+
+def may_see(row: MatchEvent | Mapping[str, Any], actor: Actor) -> bool:
+    visibility = row["visibility"] if isinstance(row, Mapping) else row.visibility
+    owner = row["actor_id"] if isinstance(row, Mapping) else row.actor_id
+    return visibility == "public" or actor.is_gm or (
+        visibility == "self" and owner == actor.user_id)
+
+
+def redact(event: dict[str, Any], actor: Actor) -> dict[str, Any]:
+    """An event as ``actor`` may see it: whole, or only that something secret happened."""
+    if may_see(event, actor):
+        return event
+    return {**event, "kind": "hidden", "payload": {"kind": "secret", "by": event["actor_id"],
+                                                    "visibility": event["visibility"]}}
+
+
+def events_after(db: Session, match: Match, actor: Actor, *, after_seq: int = 0,
+                 limit: int = LOG_PAGE) -> list[dict[str, Any]]:
+    rows = db.scalars(select(MatchEvent).where(MatchEvent.match_id == match.id,
+                                               MatchEvent.seq > after_seq)
+                      .order_by(MatchEvent.seq).limit(max(1, min(limit, 500))))
+    return [redact(event_dict(row), actor) for row in rows]
+
+
+def viewer_state(match: Match, actor: Actor) -> State:
+    return system_of(match).view(copy.deepcopy(match.state), actor)
+
