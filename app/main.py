@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
@@ -15,6 +16,7 @@ from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.errors import AppError, NotAuthenticated
 from app.i18n import gettext as _
+from app.live import make_broker
 from app.web.middleware import WebMiddleware
 from app.web.templating import STATIC_DIR, render
 
@@ -23,7 +25,16 @@ API_PREFIX = "/api/v1"
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+    broker = make_broker(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        await broker.start()
+        yield
+        await broker.close()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="Tablée",
         version="0.1.0",
         summary="A self-hosted virtual tabletop for five French tabletop games.",
@@ -32,6 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
     )
     app.state.settings = settings
+    app.state.broker = broker
     app.state.engine = make_engine(settings.resolved_database_url)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.add_middleware(WebMiddleware, settings=settings)

@@ -3,7 +3,7 @@
 from fastapi import APIRouter
 
 API_MODULES = ("systems", "accounts", "campaigns", "members", "invites", "characters",
-               "transfer", "admin")
+               "transfer", "admin", "matches", "rolls")
 
 
 def routers() -> list[APIRouter]:

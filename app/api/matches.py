@@ -1,0 +1,5 @@
+"""API: matches."""
+
+from app.web.deps import protected_router
+
+router = protected_router(tags=["matches"])

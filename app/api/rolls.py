@@ -1,0 +1,5 @@
+"""API: rolls."""
+
+from app.web.deps import protected_router
+
+router = protected_router(tags=["rolls"])
