@@ -240,8 +240,9 @@ def describe(record: RollRecord) -> str:
         for group in groups.values()
     )
     parts = [_group_text(group) for group in groups.values()]
-    parts += [_signed(m.value, f"{m.label} {abs(m.value)}" if m.label else None)
-              for m in record.modifiers]
+    parts += [
+        _signed(m.value, f"{m.label} {abs(m.value)}" if m.label else None) for m in record.modifiers
+    ]
     sum_text = _join_parts(parts)
     line = f"{record.expression}: {faces}" if faces else record.expression
     if sum_text != str(record.total):

@@ -120,8 +120,7 @@ class NotationError(RulesError):
         "too_many_dice": "an expression may roll at most {limit} dice, this one asks for "
         "{value} (at position {position})",
         "too_long": "an expression may be at most {limit} characters long, this one has {value}",
-        "modifier_conflict": "{found} cannot be combined with '{other}' (at position "
-        "{position})",
+        "modifier_conflict": "{found} cannot be combined with '{other}' (at position {position})",
         "modifier_repeated": "a dice group takes one {found} at most (at position {position})",
         "tiamat_needs_d10": "the Tiamat critical 't' applies to d10 pools only, not d{sides} "
         "(at position {position})",
@@ -135,8 +134,7 @@ class NotationError(RulesError):
         "too_long": "une expression fait au plus {limit} caractères, celle-ci en a {value}",
         "modifier_conflict": "{found} ne se combine pas avec « {other} » (à la position "
         "{position})",
-        "modifier_repeated": "un groupe de dés prend au plus un {found} (à la position "
-        "{position})",
+        "modifier_repeated": "un groupe de dés prend au plus un {found} (à la position {position})",
         "tiamat_needs_d10": "le critique Tiamat « t » ne s'applique qu'aux réserves de d10, "
         "pas aux d{sides} (à la position {position})",
     }

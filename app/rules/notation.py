@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal, NoReturn, cast
 
@@ -40,6 +40,9 @@ _COMPARE: dict[str, Callable[[int, int], bool]] = {
     "<": int.__lt__,
     "=": int.__eq__,
 }
+# Which modifiers a group cannot take together (the Tiamat pool has its own keep rule;
+# successes are counted over every die).
+_CLASHES = {"t": ("!", "compare"), "!": ("t",), "compare": ("t", "select"), "select": ("compare",)}
 _LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # keeps positions
 _DIGITS = frozenset("0123456789")  # str.isdigit() also accepts "²", which int() refuses
 _new = tuple.__new__  # builds a Die without NamedTuple's Python-level __new__ (hot path)
@@ -85,18 +88,21 @@ class DiceGroup:
             return self._tiamat(faces, dice, group, out)
         if not (self.explode or self.select or self.compare):
             sides, sign = self.sides, self.sign
-            out += [_new(Die, (sides, v, True, False, False, None, None, group, sign))
-                    for v in faces]
+            out += [
+                _new(Die, (sides, v, True, False, False, None, None, group, sign)) for v in faces
+            ]
             return sign * sum(faces)
         exploded = self._explode(faces, dice) if self.explode else [False] * len(faces)
-        if self.compare:
-            return self._count_successes(faces, exploded, group, out)
         kept = self._kept(faces)
-        for index, value in enumerate(faces):
-            out.append(_new(Die, (self.sides, value, index in kept, exploded[index], False,
-                                  None, "explosion" if index >= self.count else None,
-                                  group, self.sign)))
-        return self.sign * sum(faces[index] for index in kept)
+        passed = self._successes(faces)
+        sides, count, sign = self.sides, self.count, self.sign
+        for i, value in enumerate(faces):
+            added = "explosion" if i >= count else None
+            flags = (i in kept, exploded[i], False, passed[i], added)
+            out.append(_new(Die, (sides, value, *flags, group, sign)))
+        if self.compare:
+            return sign * passed.count(True)
+        return sign * sum(faces[index] for index in kept)
 
     def bounds(self) -> tuple[int, int]:
         """The smallest and largest value this group can add, before its sign."""
@@ -145,20 +151,12 @@ class DiceGroup:
         rule, n = self.select
         return n if rule[0] == "k" else pool - n
 
-    def _count_successes(
-        self, faces: list[int], exploded: list[bool], group: int, out: list[Die]
-    ) -> int:
-        assert self.compare is not None
+    def _successes(self, faces: list[int]) -> list[bool | None]:
+        if self.compare is None:
+            return [None] * len(faces)
         operator, threshold = self.compare
         test = _COMPARE[operator]
-        successes = 0
-        for index, value in enumerate(faces):
-            success = test(value, threshold)
-            successes += success
-            out.append(_new(Die, (self.sides, value, True, exploded[index], False, success,
-                                  "explosion" if index >= self.count else None,
-                                  group, self.sign)))
-        return self.sign * successes
+        return [test(value, threshold) for value in faces]
 
     def _success_bounds(self, most: int) -> tuple[int, int]:
         assert self.compare is not None
@@ -184,11 +182,17 @@ class DiceGroup:
         best = faces.index(max(faces))
         tens = faces.count(10)
         for index, value in enumerate(faces):
-            out.append(_new(Die, (10, value, index == best, False, value == 10, None, None,
-                                  group, self.sign)))
+            out.append(
+                _new(
+                    Die,
+                    (10, value, index == best, False, value == 10, None, None, group, self.sign),
+                )
+            )
         bonus = dice.roll(6, count=tens) if tens else []
-        out += [_new(Die, (6, value, True, False, False, None, "critical", group, self.sign))
-                for value in bonus]
+        out += [
+            _new(Die, (6, value, True, False, False, None, "critical", group, self.sign))
+            for value in bonus
+        ]
         return self.sign * (faces[best] + sum(bonus))
 
 
@@ -208,8 +212,9 @@ class Expression:
 
     @property
     def modifiers(self) -> tuple[Modifier, ...]:
-        return tuple(Modifier(term.sign * term.value)
-                     for term in self.terms if isinstance(term, Constant))
+        return tuple(
+            Modifier(term.sign * term.value) for term in self.terms if isinstance(term, Constant)
+        )
 
     def __str__(self) -> str:
         text = ""
@@ -238,8 +243,9 @@ def roll(expr: str, dice: Dice, *, purpose: str | None = None) -> RollRecord:
     total = plan.constant
     for index, group in enumerate(plan.groups):
         total += group.roll(dice, index, out)
-    return RollRecord(purpose or plan.expression.label, plan.text, tuple(out),
-                      plan.modifiers, total)
+    return RollRecord(
+        purpose or plan.expression.label, plan.text, tuple(out), plan.modifiers, total
+    )
 
 
 def bounds(expr: str | Expression) -> tuple[int, int]:
@@ -348,7 +354,10 @@ class _Parser:
 
     def _modifiers(self, group: DiceGroup, sides_at: int) -> DiceGroup:
         seen: dict[str, tuple[str, int]] = {}  # kind → (text, position) of each modifier
-        select = compare = None
+        select: tuple[Selector, int] | None = None
+        compare: tuple[Comparison, int] | None = None
+        kind: str
+        text: str
         while True:
             self._skip_space()
             at, char = self.pos, self._peek()
@@ -365,8 +374,9 @@ class _Parser:
                 break
             self._check_conflict(seen, kind, text, at)
             seen[kind] = (text, at)
-        group = DiceGroup(group.count, group.sides, group.sign, group.position, select,
-                          "!" in seen, "t" in seen, compare, group.percent)
+        group = replace(
+            group, select=select, explode="!" in seen, tiamat="t" in seen, compare=compare
+        )
         self._check_combination(group, seen, sides_at)
         return group
 
@@ -396,23 +406,23 @@ class _Parser:
             self._fail(("number",))
         return cast(Comparison, operator), self._number()
 
-    def _check_conflict(self, seen: dict[str, tuple[str, int]], kind: str, text: str,
-                        at: int) -> None:
-        clashes = {"t": ("!", "compare"), "!": ("t",), "compare": ("t", "select"),
-                   "select": ("compare",)}
-        if kind in seen:
+    def _check_conflict(
+        self, seen: dict[str, tuple[str, int]], kind: str, text: str, at: int
+    ) -> None:
+        if kind in seen and seen[kind][0] == text:
             raise NotationError(at, (), text, code="modifier_repeated")
-        for other in clashes[kind]:
+        for other in (kind, *_CLASHES[kind]):
             if other in seen:
-                raise NotationError(at, (), text, code="modifier_conflict",
-                                    other=seen[other][0])
+                raise NotationError(at, (), text, code="modifier_conflict", other=seen[other][0])
 
-    def _check_combination(self, group: DiceGroup, seen: dict[str, tuple[str, int]],
-                           sides_at: int) -> None:
+    def _check_combination(
+        self, group: DiceGroup, seen: dict[str, tuple[str, int]], sides_at: int
+    ) -> None:
         if group.tiamat:
             if group.sides != 10:
-                raise NotationError(seen["t"][1], (), "t", code="tiamat_needs_d10",
-                                    sides=group.sides)
+                raise NotationError(
+                    seen["t"][1], (), "t", code="tiamat_needs_d10", sides=group.sides
+                )
             if group.select not in (None, ("kh", 1)):
                 text, at = seen["select"]
                 raise NotationError(at, (), text, code="modifier_conflict", other="t")
@@ -421,8 +431,9 @@ class _Parser:
 
     def _check_range(self, value: int, low: int, high: int, what: str, at: int) -> None:
         if not low <= value <= high:
-            raise NotationError(at, code="notation_range", what=what, low=low, high=high,
-                                value=value)
+            raise NotationError(
+                at, code="notation_range", what=what, low=low, high=high, value=value
+            )
 
     def _number(self) -> int:
         start = self.pos
