@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from app.config import Settings
+from app.errors import AppError
 
 
 def _migrate(settings: Settings, _args: argparse.Namespace) -> None:
@@ -37,7 +38,37 @@ def _backup(settings: Settings, args: argparse.Namespace) -> None:
     print(backup_database(settings, target=args.target))
 
 
-COMMANDS = {"migrate": _migrate, "demo": _demo, "serve": _serve, "backup": _backup}
+def _verify_log(settings: Settings, args: argparse.Namespace) -> None:
+    """Check every signature of a roll-log export; exit 1 when one fails, 2 when unreadable."""
+    import json
+    from pathlib import Path
+    from typing import NoReturn
+
+    from app.services.rolls import ExportUnreadable, tampered_entries
+
+    def _fail(message: str) -> NoReturn:
+        print(message, file=sys.stderr)
+        sys.exit(2)
+
+    if not args.secret and not settings.secret_key \
+            and not (settings.data_dir / "secret_key").exists():
+        _fail("verify-log: no secret key here: pass --secret, set TABLEE_SECRET_KEY, or run "
+              "from the instance's directory (data_dir/secret_key)")
+    try:
+        document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+        count, tampered = tampered_entries(args.secret or settings.resolved_secret_key, document)
+    except (OSError, ValueError) as error:  # ExportUnreadable and JSON errors are ValueErrors
+        reason = error if isinstance(error, ExportUnreadable | OSError) else f"not JSON ({error})"
+        _fail(f"verify-log: cannot read {args.file}: {reason}")
+    if tampered:
+        ids = ", ".join(str(entry_id) for entry_id in tampered)
+        print(f"{count} entries, {len(tampered)} with an invalid signature: {ids}")
+        sys.exit(1)
+    print(f"{count} entries, all signatures valid")
+
+
+COMMANDS = {"migrate": _migrate, "demo": _demo, "serve": _serve, "backup": _backup,
+            "verify-log": _verify_log}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,8 +81,17 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8000)
     backup = sub.add_parser("backup", help="write a consistent copy of the database")
     backup.add_argument("--target", default=None, help="file to write (default var/backups/…)")
+    verify_log = sub.add_parser("verify-log", help="check the signatures of an exported roll "
+                                "log (export.json)")
+    verify_log.add_argument("file", help="the export.json file")
+    verify_log.add_argument("--secret", default=None,
+                            help="the instance's secret key (default: this instance's)")
     args = parser.parse_args(argv)
-    COMMANDS[args.command](Settings(), args)
+    try:
+        COMMANDS[args.command](Settings(), args)
+    except AppError as error:
+        print(error.message, file=sys.stderr)
+        return 1
     return 0
 
 

@@ -58,7 +58,7 @@ def _include_routers(app: FastAPI) -> None:
     from app.web import routers as web_routers
 
     for router in web_routers():
-        app.include_router(router)
+        app.include_router(router, include_in_schema=False)  # pages: not part of the API
     for router in api_routers():
         app.include_router(router, prefix=API_PREFIX)
 

@@ -75,9 +75,31 @@ def app(settings: Settings):
 
 
 @pytest.fixture
-def client(app) -> Iterator[TestClient]:
-    with TestClient(app) as test_client:
-        yield test_client
+def running_app(app) -> Iterator[TestClient]:
+    """The app started once (lifespan: the broker) on one event loop for the whole test."""
+    with TestClient(app) as owner:
+        yield owner
+
+
+@pytest.fixture
+def new_client(app, running_app):
+    """Make more independent browsers (each with its own cookies).
+
+    They all run on the loop of ``running_app``, as requests do in one worker: the broker
+    (and its Redis connection) belongs to that loop.
+    """
+
+    def make() -> TestClient:
+        test_client = TestClient(app)
+        test_client.portal = running_app.portal
+        return test_client
+
+    return make
+
+
+@pytest.fixture
+def client(new_client) -> TestClient:
+    return new_client()
 
 
 @pytest.fixture
@@ -85,22 +107,6 @@ def db(app):
     session = app.state.sessionmaker()
     yield session
     session.close()
-
-
-@pytest.fixture
-def new_client(app):
-    """Make more independent browsers (each with its own cookies)."""
-    clients: list[TestClient] = []
-
-    def make() -> TestClient:
-        test_client = TestClient(app)
-        test_client.__enter__()
-        clients.append(test_client)
-        return test_client
-
-    yield make
-    for test_client in clients:
-        test_client.__exit__(None, None, None)
 
 
 @pytest.fixture

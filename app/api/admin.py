@@ -1,5 +1,79 @@
-"""API: admin."""
+"""API: instance administration (backups, accounts). Instance admins only."""
 
-from app.web.deps import protected_router
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Path as PathParam
+
+from app.api.schemas import Model, error_responses
+from app.models import User
+from app.services import admin, backup
+from app.web.admin import AdminUser
+from app.web.deps import DbSession, SettingsDep, protected_router
 
 router = protected_router(tags=["admin"])
+# Ids are 32-bit integers on every backend; a larger one is simply not found.
+UserId = Annotated[int, PathParam(ge=1, le=2_147_483_647)]
+
+
+class BackupOut(Model):
+    path: str
+    size: int
+
+
+class BackupListItem(Model):
+    name: str
+    size: int
+    created_at: datetime
+
+
+class AdminUserOut(Model):
+    id: int
+    username: str
+    display_name: str
+    is_admin: bool
+    disabled: bool
+    created_at: datetime
+
+
+def _user_out(user: User) -> AdminUserOut:
+    return AdminUserOut(id=user.id, username=user.username, display_name=user.display_name,
+                        is_admin=user.is_admin, disabled=user.disabled_at is not None,
+                        created_at=user.created_at)
+
+
+@router.post("/admin/backups", status_code=201, response_model=BackupOut,
+             responses=error_responses(404, 409))
+def make_backup(settings: SettingsDep, user: AdminUser) -> BackupOut:
+    """Write a consistent copy of the SQLite database (409 on PostgreSQL: use pg_dump)."""
+    path = backup.backup_database(settings)
+    return BackupOut(path=path, size=Path(path).stat().st_size)
+
+
+@router.get("/admin/backups", response_model=list[BackupListItem], responses=error_responses())
+def list_backups(settings: SettingsDep, user: AdminUser) -> list[BackupListItem]:
+    """The backups written so far, newest first (download them from ``/admin/backups/{name}``)."""
+    return [BackupListItem(name=item.name, size=item.size, created_at=item.created_at)
+            for item in backup.list_backups(settings)]
+
+
+@router.get("/admin/users", response_model=list[AdminUserOut], responses=error_responses())
+def list_users(db: DbSession, user: AdminUser) -> list[AdminUserOut]:
+    return [_user_out(account) for account in admin.list_users(db=db)]
+
+
+@router.post("/admin/users/{user_id}/disable", response_model=AdminUserOut,
+             responses=error_responses(404))
+def disable_user(user_id: UserId, db: DbSession, user: AdminUser) -> AdminUserOut:
+    """Disable an account and end all its sessions (not your own: 403)."""
+    return _user_out(admin.set_user_disabled(db=db, admin=user, user_id=user_id, disabled=True))
+
+
+@router.post("/admin/users/{user_id}/enable", response_model=AdminUserOut,
+             responses=error_responses(404))
+def enable_user(user_id: UserId, db: DbSession, user: AdminUser) -> AdminUserOut:
+    return _user_out(admin.set_user_disabled(db=db, admin=user, user_id=user_id,
+                                             disabled=False))

@@ -1,5 +1,180 @@
-"""API: characters."""
+"""API: a campaign's roster — characters, their sheets, hand-over and portraits.
 
-from app.web.deps import protected_router
+Same services and permissions as the pages. Sheet problems answer 422 with
+``error.details.problems = [{field, message, rule}]`` and ``error.field = "sheet.<field>"``;
+a save based on an old ``version`` answers 409 with the saved values in
+``error.details.current``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import File, Request, UploadFile
+from pydantic import Field
+from starlette.responses import Response
+
+from app.api.schemas import Model, error_responses
+from app.models import Character
+from app.services import characters
+from app.services.characters import ACTING_USER, NAME_MAX, NOTES_MAX
+from app.web.characters import CharacterId, portrait_response, read_upload
+from app.web.deps import CampaignAccess, DbSession, MemberAccess, SettingsDep, protected_router
 
 router = protected_router(tags=["characters"])
+
+BASE = "/campaigns/{campaign_id}/characters"
+ONE = BASE + "/{character_id}"
+MAX_ID = 2**31 - 1
+UserId = Annotated[int, Field(ge=1, le=MAX_ID)]
+# The schema says what the service accepts (a client can tell a well-formed request from
+# the start): a name that is not blank, no NUL anywhere. The sheet's own rules depend on
+# the campaign's game system, so they are checked (422 with every problem), not declared.
+Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX,
+                            pattern=r"^[^\x00]*[^\x00\s][^\x00]*$")]
+Notes = Annotated[str, Field(max_length=NOTES_MAX, pattern=r"^[^\x00]*$")]
+
+
+class CharacterOut(Model):
+    id: int
+    campaign_id: int
+    name: str
+    notes: str
+    owner_id: int | None = Field(description="The player; null for a non-player character.")
+    owner_name: str | None
+    sheet: dict[str, Any]
+    portrait_url: str | None
+    version: int = Field(description="Send it back with every change (PATCH).")
+    created_at: datetime
+    updated_at: datetime
+
+
+class CharacterDetailOut(CharacterOut):
+    derived: dict[str, Any] | None = Field(
+        description="Values computed from the sheet by the game system.")
+
+
+class CharacterIn(Model):
+    name: Name
+    notes: Notes = ""
+    sheet: dict[str, Any] | None = Field(
+        default=None, description="Omitted: the game system's blank sheet.")
+    owner_id: UserId | None = Field(
+        default=None, description="Omitted: yourself. GM only: a player's id, or null for a "
+                                  "non-player character.")
+
+
+class CharacterPatch(Model):
+    version: int = Field(ge=0, le=MAX_ID, description="The version this change is based on.")
+    name: Name | None = None
+    notes: Notes | None = None
+    sheet: dict[str, Any] | None = None
+
+
+class TransferIn(Model):
+    owner_id: UserId | None = Field(description="The new player; null for a non-player "
+                                                "character.")
+
+
+def _out(access: CampaignAccess, character: Character) -> CharacterOut:
+    return CharacterOut(**_fields(access, character))
+
+
+def _detail(access: CampaignAccess, character: Character) -> CharacterDetailOut:
+    return CharacterDetailOut(**_fields(access, character),
+                              derived=characters.derived_values(access=access,
+                                                                character=character))
+
+
+def _fields(access: CampaignAccess, character: Character) -> dict[str, Any]:
+    portrait = (f"/api/v1/campaigns/{access.campaign.id}/characters/{character.id}/portrait"
+                if character.portrait_id else None)
+    return {"id": character.id, "campaign_id": character.campaign_id, "name": character.name,
+            "notes": character.notes, "owner_id": character.owner_id,
+            "owner_name": character.owner.display_name if character.owner else None,
+            "sheet": character.sheet, "portrait_url": portrait, "version": character.version,
+            "created_at": character.created_at, "updated_at": character.updated_at}
+
+
+@router.get(BASE, response_model=list[CharacterOut], responses=error_responses(404))
+def list_characters(db: DbSession, access: MemberAccess):
+    """The campaign's characters, in alphabetical order (every member)."""
+    return [_out(access, character)
+            for character in characters.list_characters(db=db, campaign_id=access.campaign.id)]
+
+
+@router.post(BASE, status_code=201, response_model=CharacterDetailOut,
+             responses=error_responses(404, 409))
+def create_character(body: CharacterIn, db: DbSession, access: MemberAccess):
+    """Create a character: players for themselves, the GM for anyone or as an NPC."""
+    owner = body.owner_id if "owner_id" in body.model_fields_set else ACTING_USER
+    character = characters.create_character(db=db, access=access, name=body.name,
+                                            notes=body.notes, sheet=body.sheet,
+                                            owner_id=owner)
+    return _detail(access, character)
+
+
+@router.get(ONE, response_model=CharacterDetailOut, responses=error_responses(404))
+def get_character(db: DbSession, access: MemberAccess, character_id: CharacterId):
+    return _detail(access, characters.get_character(db=db, access=access,
+                                                    character_id=character_id))
+
+
+@router.patch(ONE, response_model=CharacterDetailOut, responses=error_responses(404, 409))
+def update_character(body: CharacterPatch, db: DbSession, access: MemberAccess,
+                     character_id: CharacterId):
+    """Change name, notes and/or sheet; ``version`` must be the one you last read."""
+    character = characters.update_character(db=db, access=access, character_id=character_id,
+                                            version=body.version, name=body.name,
+                                            notes=body.notes, sheet=body.sheet)
+    return _detail(access, character)
+
+
+@router.delete(ONE, status_code=204, responses=error_responses(404, 409))
+def delete_character(db: DbSession, access: MemberAccess, character_id: CharacterId):
+    characters.delete_character(db=db, access=access, character_id=character_id)
+    return Response(status_code=204)
+
+
+@router.post(ONE + "/transfer", response_model=CharacterDetailOut,
+             responses=error_responses(404, 409))
+def transfer_character(body: TransferIn, db: DbSession, access: MemberAccess,
+                       character_id: CharacterId):
+    """GM only: hand the character to a player, or make it a non-player character."""
+    character = characters.transfer_character(db=db, access=access, character_id=character_id,
+                                              owner_id=body.owner_id)
+    return _detail(access, character)
+
+
+@router.put(ONE + "/portrait", response_model=CharacterDetailOut,
+            responses=error_responses(404, 409, 413))
+def put_portrait(db: DbSession, settings: SettingsDep, access: MemberAccess,
+                 character_id: CharacterId, file: Annotated[UploadFile, File()]):
+    """Upload a PNG, JPEG, WebP or GIF portrait (re-encoded; metadata removed)."""
+    character = characters.set_portrait(
+        db=db, access=access, character_id=character_id,
+        data=read_upload(file, settings.max_portrait_bytes),
+        max_bytes=settings.max_portrait_bytes)
+    return _detail(access, character)
+
+
+@router.delete(ONE + "/portrait", response_model=CharacterDetailOut,
+               responses=error_responses(404, 409))
+def delete_portrait(db: DbSession, access: MemberAccess, character_id: CharacterId):
+    character = characters.remove_portrait(db=db, access=access, character_id=character_id)
+    return _detail(access, character)
+
+
+_IMAGE = {"schema": {"type": "string", "format": "binary"}}
+
+
+@router.get(ONE + "/portrait", response_class=Response,
+            responses={200: {"description": "The portrait",
+                             "content": {"image/png": _IMAGE, "image/jpeg": _IMAGE}},
+                       304: {"description": "Not modified (If-None-Match)"},
+                       **error_responses(404)})
+def get_portrait(request: Request, db: DbSession, access: MemberAccess,
+                 character_id: CharacterId):
+    image = characters.get_portrait(db=db, access=access, character_id=character_id)
+    return portrait_response(request, image)

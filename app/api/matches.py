@@ -1,5 +1,275 @@
-"""API: matches."""
+"""API: matches — create, read (as the caller may see it), the log, actions, undo, live stream.
 
-from app.web.deps import protected_router
+Every action goes through ``app.tables`` in one transaction (DESIGN.md § The one flow). Send
+the ``seq`` you were looking at: if the table moved on, the answer is 409 with the current
+``seq`` and ``state`` in ``error.details``. An ``Idempotency-Key`` header makes a retried POST
+apply once: the same key and payload answer the first response again (``replayed``), the same
+key with another payload answers 422 ``idempotency_key_reused``. A refusal by the rules is a
+422 whose message gives the reason in the caller's language.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import datetime
+from functools import partial
+from typing import Annotated, Any, Literal
+
+from fastapi import Body, Header, Path, Query, Request
+from pydantic import Field, field_validator
+from sse_starlette import EventSourceResponse
+
+from app import tables
+from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
+from app.api.schemas import Model, error_responses
+from app.i18n import gettext
+from app.models import Match
+from app.rules.dice import SystemDice
+from app.services import match_publish
+from app.services.access import CampaignAccess
+from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
+from app.web.streams import Item, StreamSource, event_stream
 
 router = protected_router(tags=["matches"])
+
+BASE = "/campaigns/{campaign_id}/matches"
+ONE = BASE + "/{match_id}"
+MatchId = Annotated[int, Path(ge=1, le=MAX_ID)]
+Seq = Annotated[int, Field(ge=0, le=MAX_ID)]
+IdempotencyKey = Annotated[str | None, Header(
+    alias="Idempotency-Key", min_length=1, max_length=100,
+    description="Any unique string per intended action (a UUID): a retry with the same key "
+                "and payload applies once.")]
+# An action is a small JSON object; this bounds what the rules are asked to read.
+ACTION_MAX_BYTES = 8_192
+STREAM_EVENT = "match-event"
+
+
+# — shapes ————————————————————————————————————————————————————————————————————
+
+class MatchOptions(Model):
+    """Board set-up for systems that play on a map (ignored by the others)."""
+
+    width: int | None = Field(default=None, ge=10, le=10_000)
+    height: int | None = Field(default=None, ge=10, le=10_000)
+    unit: Literal["cm", "in", "sq"] | None = None
+
+
+class MatchIn(Model):
+    name: str = Field(max_length=NAME_INPUT_MAX)
+    character_ids: list[Annotated[int, Field(ge=1, le=MAX_ID)]] = Field(
+        default_factory=list, max_length=100,
+        description="Roster characters taking part (ids from the campaign's characters).")
+    options: MatchOptions = Field(default_factory=MatchOptions)
+
+
+class LegalAction(Model):
+    kind: str
+    label: str = Field(description="In the caller's language.")
+    choices: dict[str, Any] = Field(description="What the action's form offers "
+                                                "(tokens, visibilities…).")
+
+
+class MatchSummary(Model):
+    id: int
+    name: str
+    system: str
+    status: str
+    seq: int
+    created_at: datetime
+
+
+class MatchOut(Model):
+    id: int
+    name: str
+    system: str
+    status: str
+    seq: int = Field(description="The last event's number: send it with your next action.")
+    state: dict[str, Any] = Field(description="The state as you may see it.")
+    legal_actions: list[LegalAction] = Field(description="What you may do now.")
+
+
+class EventOut(Model):
+    seq: int
+    kind: str = Field(description="``hidden`` when you may not see what happened.")
+    payload: dict[str, Any]
+    actor_id: int | None
+    visibility: Literal["public", "gm", "self"]
+    reverted: bool = Field(description="Undone by the GM (kept in the log, struck through).")
+    created_at: datetime | None
+
+
+class LogOut(Model):
+    events: list[EventOut]
+    next_after_seq: int = Field(description="Pass it as ``after_seq`` for the next page.")
+    has_more: bool
+
+
+class ActionIn(Model):
+    action: dict[str, Any] = Field(
+        max_length=50, description="The action: ``kind`` and its fields (see "
+                                   "``legal_actions`` and docs/game-system.md).")
+    seq: Seq | None = Field(default=None, description="The ``seq`` you were looking at; "
+                                                      "null to act whatever happened since.")
+
+    @field_validator("action")
+    @classmethod
+    def _small(cls, action: dict[str, Any]) -> dict[str, Any]:
+        if len(json.dumps(action, default=str)) > ACTION_MAX_BYTES:
+            raise ValueError(f"an action is at most {ACTION_MAX_BYTES} bytes of JSON")
+        return action
+
+
+class RewindIn(Model):
+    to_seq: int = Field(ge=1, le=MAX_ID, description="Go back to just after this event.")
+    seq: Seq | None = None
+
+
+class RedoIn(Model):
+    seq: Seq | None = None
+
+
+class ActionOut(Model):
+    seq: int
+    events: list[EventOut] = Field(description="What your action caused, as you may see it.")
+    replayed: bool = Field(description="True when this answers a retried Idempotency-Key.")
+
+
+# — answers ———————————————————————————————————————————————————————————————————
+
+def _summary(match: Match) -> MatchSummary:
+    return MatchSummary(id=match.id, name=match.name, system=match.system,
+                        status=match.status, seq=match.seq, created_at=match.created_at)
+
+
+def _match_out(db: DbSession, access: CampaignAccess, match: Match) -> MatchOut:
+    actor = tables.actor_for(db, access)
+    # The rules judge on the whole state; only what they offer this actor is sent.
+    forms = tables.system_of(match).legal_actions(copy.deepcopy(match.state), actor)
+    return MatchOut(id=match.id, name=match.name, system=match.system, status=match.status,
+                    seq=match.seq, state=tables.viewer_state(match, actor),
+                    legal_actions=[LegalAction(kind=form.kind, label=gettext(form.label),
+                                               choices=dict(form.choices)) for form in forms])
+
+
+def _answer(request: Request, db: DbSession, access: CampaignAccess,
+            outcome: tables.ActionOutcome) -> ActionOut:
+    """Announce the committed events, then answer with what the caller may see of them."""
+    match_publish.publish_outcome(request.app.state.broker, outcome)
+    actor = tables.actor_for(db, access)
+    return ActionOut(seq=outcome.seq, replayed=outcome.replayed,
+                     events=[EventOut(**tables.redact(event, actor))
+                             for event in outcome.events])
+
+
+# — routes ————————————————————————————————————————————————————————————————————
+
+@router.get(BASE, response_model=list[MatchSummary], responses=error_responses(404))
+def list_matches(db: DbSession, access: MemberAccess) -> list[MatchSummary]:
+    """The campaign's matches, the newest first (every member)."""
+    return [_summary(match) for match in tables.list_matches(db, access)]
+
+
+@router.post(BASE, status_code=201, response_model=MatchOut,
+             responses=error_responses(404, 409))
+def create_match(body: MatchIn, db: DbSession, settings: SettingsDep,
+                 access: MemberAccess) -> MatchOut:
+    """Open a match of the campaign's system with roster characters (GM)."""
+    match = tables.create_match(db=db, secret=settings.resolved_secret_key, access=access,
+                                name=body.name, character_ids=body.character_ids,
+                                options=body.options.model_dump(exclude_none=True),
+                                dice=SystemDice())
+    return _match_out(db, access, match)
+
+
+@router.get(ONE, response_model=MatchOut, responses=error_responses(404))
+def get_match(db: DbSession, access: MemberAccess, match_id: MatchId) -> MatchOut:
+    """The match as you may see it, and what you may do now."""
+    return _match_out(db, access, tables.get_match(db, access, match_id))
+
+
+@router.get(ONE + "/log", response_model=LogOut, responses=error_responses(404))
+def match_log(db: DbSession, access: MemberAccess, match_id: MatchId,
+              after_seq: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+              limit: Annotated[int, Query(ge=1, le=500)] = tables.LOG_PAGE) -> LogOut:
+    """The events after ``after_seq``, oldest first; secret ones you may not see are
+    ``hidden`` (their number stays, so the sequence has no holes)."""
+    match = tables.get_match(db, access, match_id)
+    events = tables.events_after(db, match, tables.actor_for(db, access), after_seq=after_seq,
+                                 limit=limit)
+    last = events[-1]["seq"] if events else after_seq
+    return LogOut(events=[EventOut(**event) for event in events], next_after_seq=last,
+                  has_more=last < match.seq)
+
+
+@router.post(ONE + "/actions", response_model=ActionOut, responses=error_responses(404, 409))
+def post_action(body: ActionIn, request: Request, db: DbSession, settings: SettingsDep,
+                access: MemberAccess, match_id: MatchId,
+                idempotency_key: IdempotencyKey = None) -> ActionOut:
+    """Act at the table. 409: the table moved on (``error.details`` has the current ``seq``
+    and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
+    for another payload (``idempotency_key_reused``). Spectators watch: 403."""
+    access.require_player_or_gm()
+    outcome = tables.apply_action(db=db, secret=settings.resolved_secret_key, access=access,
+                                  match_id=match_id, action=body.action,
+                                  expected_seq=body.seq, dice=SystemDice(),
+                                  idempotency_key=idempotency_key)
+    return _answer(request, db, access, outcome)
+
+
+@router.post(ONE + "/rewind", response_model=ActionOut, responses=error_responses(404, 409))
+def rewind(body: RewindIn, request: Request, db: DbSession, access: MemberAccess,
+           match_id: MatchId) -> ActionOut:
+    """Undo (GM): back to just after event ``to_seq``. Later events stay in the log,
+    marked ``reverted``; a ``rewind`` event records what was undone."""
+    outcome = tables.rewind(db=db, access=access, match_id=match_id, to_seq=body.to_seq,
+                            expected_seq=body.seq)
+    return _answer(request, db, access, outcome)
+
+
+@router.post(ONE + "/redo", response_model=ActionOut, responses=error_responses(404, 409))
+def redo(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
+         body: Annotated[RedoIn | None, Body()] = None) -> ActionOut:
+    """Redo (GM): restore what the last undo took back, if nothing happened since."""
+    outcome = tables.redo(db=db, access=access, match_id=match_id,
+                          expected_seq=body.seq if body else None)
+    return _answer(request, db, access, outcome)
+
+
+_STREAM_DOC = (
+    "Server-Sent Events, one per log event: ``event: match-event``, ``id:`` its ``seq``, "
+    "``data:`` the event as JSON (as in the log, redacted for you). Reconnect with "
+    "``Last-Event-ID`` (or ``?after=`` on a first connection) to receive every event after "
+    "it, once and in order. The stream ends when you leave the campaign or your role is "
+    "lowered. Comments keep the connection alive.")
+
+
+@router.get(ONE + "/stream", response_class=EventSourceResponse,
+            responses={200: {"description": _STREAM_DOC,
+                             "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                       **error_responses(404)})
+def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
+                 after: Annotated[int | None, Query(
+                     ge=0, le=MAX_ID, description="Start after this seq (first connection)."
+                 )] = None,
+                 last_event_id: Annotated[int | None, Header(
+                     alias="Last-Event-ID", ge=0, le=MAX_ID,
+                     description="Sent by EventSource on reconnection: resume after it.")
+                 ] = None) -> EventSourceResponse:
+    """The match's events, live, as you may see them (``after`` and ``Last-Event-ID`` are
+    read by the stream itself; declared here for the documentation and validation)."""
+    match = tables.get_match(db, access, match_id)
+    ids = {"sessionmaker": request.app.state.sessionmaker, "campaign_id": access.campaign.id,
+           "user_id": access.user.id}
+    source = StreamSource(
+        channel=match_publish.channel(match.id), key=access.user.id,
+        items_after=partial(_stream_items, match_id=match.id, **ids),
+        still_allowed=partial(match_publish.still_member, role_at_connect=access.role, **ids))
+    return event_stream(request, source)
+
+
+def _stream_items(after_seq: int, **ids: Any) -> list[Item]:
+    return [Item(id=event["seq"], event=STREAM_EVENT,
+                 data=json.dumps(event, ensure_ascii=False, separators=(",", ":")))
+            for event in match_publish.visible_events_after(after_seq=after_seq, **ids)]

@@ -31,8 +31,8 @@ _DESCRIPTIONS = {
 
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI entries for the error statuses a route may answer (401/403/422 always)."""
-    wanted = sorted({401, 403, 422, *codes})
+    """OpenAPI entries for the error statuses a route may answer (400/401/403/422 always)."""
+    wanted = sorted({400, 401, 403, 422, *codes})
     return {code: {"model": ErrorBody, "description": _DESCRIPTIONS[code]} for code in wanted}
 
 

@@ -2,6 +2,12 @@
 
 Each entry is signed with an HMAC of the instance secret over its canonical JSON, so an
 exported log can be checked for tampering (``python -m app verify-log FILE``).
+
+Who sees what: a ``public`` roll is for every member, a ``gm`` roll for the GM only, a
+``self`` roll for its roller and the GM. Everybody else learns only that a roll happened
+(who, when, how hidden): its faces, expression and purpose never leave this module for them.
+A GM's correction is its own entry with the original's visibility and roller, so exactly
+the people who saw a roll see it corrected.
 """
 
 from __future__ import annotations
@@ -9,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,8 +25,10 @@ from sqlalchemy.orm import Session
 
 from app.db import write_transaction
 from app.errors import NotFound, ValidationFailed
+from app.i18n import get_locale, ngettext
+from app.i18n import gettext as _
 from app.i18n import lazy_gettext as _l
-from app.models import Roll, utcnow
+from app.models import Match, Membership, Roll, utcnow
 from app.rules import notation
 from app.rules.dice import Dice, RollRecord
 from app.rules.errors import NotationError
@@ -28,7 +36,14 @@ from app.rules.match import VISIBILITIES
 from app.services.access import CampaignAccess
 
 PAGE_SIZE = 50
+MAX_PAGE = 200
+MAX_EXPRESSION = 200
+MAX_REASON = 200
+MAX_TOTAL = 1_000_000
+EXPORT_FORMAT = "tablee-roll-log/1"
 
+
+# — signatures ——————————————————————————————————————————————————————————————————
 
 def signed_fields(entry: Mapping[str, Any]) -> dict[str, Any]:
     """The fields a signature covers: everything that says what was rolled, by whom, when."""
@@ -60,6 +75,21 @@ def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")
 
 
+class ExportUnreadable(ValueError):
+    """The file is not a roll-log export (the CLI says so instead of a traceback)."""
+
+
+def tampered_entries(secret: str, document: object) -> tuple[int, list[object]]:
+    """Check every entry of an export: (how many entries, the ids whose signature fails)."""
+    entries = document.get("entries") if isinstance(document, Mapping) else None
+    if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
+        raise ExportUnreadable("expected a roll-log export: a JSON object with an 'entries' "
+                               "list (GET /campaigns/<id>/rolls/export.json)")
+    return len(entries), [entry.get("id") for entry in entries if not verify(secret, entry)]
+
+
+# — writing ————————————————————————————————————————————————————————————————————
+
 def record_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | None,
                  records: Iterable[Mapping[str, Any]], visibility: str,
                  match_id: int | None = None, character_id: int | None = None,
@@ -79,28 +109,37 @@ def record_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | N
     return rolls
 
 
-def check_visibility(visibility: object) -> str:
+def check_visibility(visibility: object, *, is_gm: bool = True) -> str:
+    """One of ``VISIBILITIES``. Only the GM rolls in secret: everyone else is told "the GM
+    rolled the dice in secret", which would be untrue of a player's roll."""
     if visibility not in VISIBILITIES:
         raise ValidationFailed(_l("Choose who sees the roll: everyone, the GM, or you and the "
                                   "GM."), field="visibility")
+    if visibility == "gm" and not is_gm:
+        raise ValidationFailed(_l("Only the GM rolls in secret; choose \"me and the GM\" to "
+                                  "keep a roll between you and the GM."), field="visibility")
     return str(visibility)
 
 
 def free_roll(*, db: Session, secret: str, access: CampaignAccess, expression: object,
               visibility: object = "public", dice: Dice) -> Roll:
-    """A free roll in the campaign's log, rolled here on the server."""
+    """A free roll in the campaign's log, rolled here on the server.
+
+    A bad expression answers ``ValidationFailed`` on ``expression`` with the position and
+    what was expected (in the request's language), and nothing is stored.
+    """
     access.require_player_or_gm().require_writable()
-    chosen = check_visibility(visibility)
-    if not isinstance(expression, str) or not expression.strip() or len(expression) > 200:
+    chosen = check_visibility(visibility, is_gm=access.is_gm)
+    if not isinstance(expression, str) or not expression.strip():
         raise ValidationFailed(_l("Write a dice expression, for example 2d6+1."),
                                field="expression")
+    if len(expression) > MAX_EXPRESSION:
+        raise ValidationFailed(_l("A dice expression has at most %(n)s characters.",
+                                  n=MAX_EXPRESSION), field="expression")
     try:
         record = notation.roll(expression, dice)
     except NotationError as error:
-        raise ValidationFailed(_l("%(problem)s", problem=error.message), field="expression",
-                               code="bad_expression",
-                               details={"position": error.fields.get("position"),
-                                        "message_fr": error.message_fr()}) from error
+        raise notation_failure(error) from error
     with write_transaction(db):
         (roll,) = record_rolls(db=db, secret=secret, campaign_id=access.campaign.id,
                                user_id=access.user.id, records=[record.to_dict()],
@@ -108,13 +147,26 @@ def free_roll(*, db: Session, secret: str, access: CampaignAccess, expression: o
     return roll
 
 
+def notation_failure(error: NotationError) -> ValidationFailed:
+    """The rules' own words (French or English: they carry both) and where it went wrong."""
+    message = error.message_fr() if get_locale() == "fr" else error.message
+    return ValidationFailed(message, field="expression", code="bad_expression",
+                            details={"position": error.fields.get("position"),
+                                     "reason": error.code,
+                                     "expected": list(error.expected)})
+
+
 def correct_roll(*, db: Session, secret: str, access: CampaignAccess, roll_id: int,
                  total: object, reason: object) -> Roll:
-    """The GM changes a result: a new entry pointing at the old one, never an edit."""
+    """The GM changes a result: a new entry pointing at the old one, never an edit.
+
+    The correction keeps the original's visibility and names its roller
+    (``record.original_user_id``), so it reaches exactly those who saw the original.
+    """
     access.require_gm().require_writable()
-    if not isinstance(total, int) or isinstance(total, bool) or abs(total) > 1_000_000:
+    if not isinstance(total, int) or isinstance(total, bool) or abs(total) > MAX_TOTAL:
         raise ValidationFailed(_l("The corrected total must be a whole number."), field="total")
-    if not isinstance(reason, str) or not reason.strip() or len(reason) > 200:
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
         raise ValidationFailed(_l("Say why the result is corrected (200 characters at most)."),
                                field="reason")
     with write_transaction(db):
@@ -123,17 +175,27 @@ def correct_roll(*, db: Session, secret: str, access: CampaignAccess, roll_id: i
             raise NotFound()
         record = RollRecord.from_dict(original.record)
         corrected = {**record.to_dict(), "total": total, "outcome": None,
-                     "purpose": reason.strip(), "corrected_from": record.total}
+                     "corrected_from": record.total, "reason": reason.strip(),
+                     "original_user_id": owner_id(original)}
         (roll,) = record_rolls(db=db, secret=secret, campaign_id=original.campaign_id,
                                match_id=original.match_id, user_id=access.user.id,
-                               records=[corrected], visibility=original.visibility,
-                               corrects_id=original.id)
+                               character_id=original.character_id, records=[corrected],
+                               visibility=original.visibility, corrects_id=original.id)
     return roll
+
+
+# — reading ————————————————————————————————————————————————————————————————————
+
+def owner_id(roll: Roll) -> int | None:
+    """Whose roll it is: the roller, or for a correction the roller of the original."""
+    if roll.corrects_id is not None and "original_user_id" in roll.record:
+        return roll.record["original_user_id"]
+    return roll.user_id
 
 
 def may_see(roll: Roll, *, user_id: int, is_gm: bool) -> bool:
     return roll.visibility == "public" or is_gm or (
-        roll.visibility == "self" and roll.user_id == user_id)
+        roll.visibility == "self" and owner_id(roll) == user_id)
 
 
 @dataclass(frozen=True)
@@ -142,11 +204,33 @@ class RollView:
 
     roll: Roll
     visible: bool
+    # Ids of the later entries that correct this one (on a page of the log).
+    corrections: tuple[int, ...] = ()
+
+    @property
+    def user_name(self) -> str:
+        return self.roll.user.display_name if self.roll.user else _("a former member")
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The roll's record, or nothing at all for a viewer who may not see it."""
+        return self.roll.record if self.visible else {}
 
 
-def roll_log(*, db: Session, access: CampaignAccess, before_id: int | None = None,
-             after_id: int | None = None, limit: int = PAGE_SIZE) -> list[RollView]:
-    """A page of the log, newest first (``before_id``) or oldest first (``after_id``)."""
+@dataclass(frozen=True)
+class RollPage:
+    entries: list[RollView]
+    has_more: bool = False
+    newest_id: int | None = None
+
+
+def roll_page(*, db: Session, access: CampaignAccess, before_id: int | None = None,
+              after_id: int | None = None, limit: int = PAGE_SIZE) -> RollPage:
+    """A page of the log, newest first (``before_id``) or oldest first (``after_id``).
+
+    ``has_more`` says whether older (resp. newer) entries remain past this page.
+    """
+    limit = max(1, min(limit, MAX_PAGE))
     query = select(Roll).where(Roll.campaign_id == access.campaign.id)
     if after_id is not None:
         query = query.where(Roll.id > after_id).order_by(Roll.id)
@@ -154,14 +238,160 @@ def roll_log(*, db: Session, access: CampaignAccess, before_id: int | None = Non
         if before_id is not None:
             query = query.where(Roll.id < before_id)
         query = query.order_by(Roll.id.desc())
-    rows = db.scalars(query.limit(max(1, min(limit, 200)))).all()
-    return [RollView(roll, may_see(roll, user_id=access.user.id, is_gm=access.is_gm))
-            for roll in rows]
+    rows = list(db.scalars(query.limit(limit + 1)).all())
+    has_more = len(rows) > limit
+    rows = rows[:limit]
+    return RollPage(entries=_views(db, access, rows), has_more=has_more,
+                    newest_id=max((row.id for row in rows), default=None))
+
+
+def roll_log(*, db: Session, access: CampaignAccess, before_id: int | None = None,
+             after_id: int | None = None, limit: int = PAGE_SIZE) -> list[RollView]:
+    return roll_page(db=db, access=access, before_id=before_id, after_id=after_id,
+                     limit=limit).entries
+
+
+def _views(db: Session, access: CampaignAccess, rows: Sequence[Roll]) -> list[RollView]:
+    user_id, is_gm = access.user.id, access.is_gm
+    visible = {row.id for row in rows if may_see(row, user_id=user_id, is_gm=is_gm)}
+    corrections: dict[int, list[int]] = {}
+    if visible:
+        pairs = db.execute(select(Roll.corrects_id, Roll.id)
+                           .where(Roll.corrects_id.in_(visible)).order_by(Roll.id)).all()
+        for original, correction in pairs:
+            corrections.setdefault(original, []).append(correction)
+    return [RollView(row, row.id in visible, tuple(corrections.get(row.id, ())))
+            for row in rows]
+
+
+def still_watching(*, db: Session, campaign_id: int, user_id: int, role: str) -> bool:
+    """A live viewer keeps their stream while their membership and role are unchanged.
+
+    A lowered or removed role ends the stream; the browser reconnects and is judged anew.
+    """
+    current = db.scalar(select(Membership.role).where(Membership.campaign_id == campaign_id,
+                                                      Membership.user_id == user_id))
+    return current is not None and current == role
+
+
+# — sharing: the API's and the export's view of an entry ————————————————————————————
+
+def public_entry(view: RollView) -> dict[str, Any]:
+    """An entry for this viewer: whole and signed, or only id, user, visibility and time."""
+    roll = view.roll
+    if not view.visible:
+        return {"id": roll.id, "user_id": roll.user_id, "user_name": view.user_name,
+                "visibility": roll.visibility, "created_at": _iso(roll.created_at),
+                "hidden": True}
+    return {**entry_dict(roll), "user_name": view.user_name, "hidden": False,
+            "total": roll.record.get("total"), "corrected_by": list(view.corrections)}
+
+
+def export_document(*, db: Session, access: CampaignAccess,
+                    now: datetime | None = None) -> dict[str, Any]:
+    """Every entry this member may see, oldest first, signed, with the names that help read it.
+
+    Only the fields listed by ``signed_fields`` (and ``signature``) are checked by
+    ``verify-log``; ``user_name`` and ``match_name`` are there for people.
+    """
+    rows = db.scalars(select(Roll).where(Roll.campaign_id == access.campaign.id)
+                      .order_by(Roll.id)).all()
+    matches = dict(db.execute(select(Match.id, Match.name)
+                              .where(Match.campaign_id == access.campaign.id)).all())
+    entries = []
+    for view in _views(db, access, rows):
+        if view.visible:
+            entries.append({**entry_dict(view.roll), "user_name": view.user_name,
+                            "match_name": matches.get(view.roll.match_id)})
+    return {"format": EXPORT_FORMAT,
+            "campaign": {"id": access.campaign.id, "name": access.campaign.name},
+            "exported_at": _iso(now or utcnow()), "entries": entries}
 
 
 def export_entries(*, db: Session, access: CampaignAccess) -> list[dict[str, Any]]:
     """Every entry this member may see, oldest first, with its signature."""
-    rows = db.scalars(select(Roll).where(Roll.campaign_id == access.campaign.id)
-                      .order_by(Roll.id)).all()
-    return [entry_dict(roll) for roll in rows
-            if may_see(roll, user_id=access.user.id, is_gm=access.is_gm)]
+    return export_document(db=db, access=access)["entries"]
+
+
+def export_text(document: Mapping[str, Any]) -> str:
+    """The export as text for people: one block per roll, every die and why it counted."""
+    campaign = document["campaign"]
+    lines = [_("Roll log of %(name)s", name=campaign["name"]),
+             _("Exported at %(when)s UTC", when=_moment(document["exported_at"])),
+             ngettext("%(num)s entry", "%(num)s entries", len(document["entries"])), ""]
+    for entry in document["entries"]:
+        lines += _text_block(entry)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _text_block(entry: Mapping[str, Any]) -> list[str]:
+    record = entry.get("record") or {}
+    lines = [_("Roll no. %(id)s — %(when)s UTC — %(who)s",
+               id=entry["id"], when=_moment(entry["created_at"]),
+               who=entry.get("user_name") or "?")]
+    if entry.get("purpose"):
+        lines.append(_("For: %(purpose)s", purpose=entry["purpose"]))
+    lines.append(_("Expression: %(expression)s", expression=entry["expression"]))
+    lines.append(_("Dice: %(dice)s", dice=dice_text(record.get("dice") or []) or "—"))
+    modifiers = [signed(m["value"]) + (f" ({m['label']})" if m.get("label") else "")
+                 for m in record.get("modifiers") or []]
+    lines.append(_("Modifiers: %(modifiers)s", modifiers=", ".join(modifiers) or "—"))
+    lines.append(_("Total: %(total)s", total=record.get("total")))
+    if record.get("target") is not None:
+        lines.append(_("Target: %(target)s", target=record["target"]))
+    if record.get("outcome"):
+        lines.append(_("Outcome: %(outcome)s", outcome=record["outcome"]))
+    if entry.get("match_id") is not None:
+        lines.append(_("Match: %(name)s (no. %(id)s)", name=entry.get("match_name") or "?",
+                       id=entry["match_id"]))
+    if entry.get("corrects_id") is not None:
+        lines.append(_("Corrects roll no. %(id)s: %(before)s → %(after)s, %(reason)s",
+                       id=entry["corrects_id"], before=record.get("corrected_from"),
+                       after=record.get("total"), reason=record.get("reason") or ""))
+    lines.append(_("Visible to: %(who)s", who=visibility_label(entry["visibility"])))
+    lines.append(_("Signature: %(signature)s", signature=entry["signature"]))
+    return lines
+
+
+def dice_text(dice: Iterable[Mapping[str, Any]]) -> str:
+    """``d6 1 (dropped), d6 6 (exploded), d6 2 (explosion)`` — every die and its fate."""
+    return ", ".join(f"d{die['sides']} {die['value']}" + (
+        f" ({', '.join(flags)})" if (flags := die_flags(die)) else "") for die in dice)
+
+
+def die_flags(die: Mapping[str, Any]) -> list[str]:
+    """What happened to a die, in words (the page shows the same as CSS classes)."""
+    flags = []
+    if not die.get("kept", True):
+        flags.append(_("dropped"))
+    if die.get("exploded"):
+        flags.append(_("exploded"))
+    if die.get("critical"):
+        flags.append(_("critical"))
+    if die.get("added") == "explosion":
+        flags.append(_("from an explosion"))
+    elif die.get("added") == "critical":
+        flags.append(_("critical bonus"))
+    if die.get("success") is True:
+        flags.append(_("success"))
+    elif die.get("success") is False:
+        flags.append(_("failure"))
+    if die.get("sign", 1) < 0:
+        flags.append(_("subtracted"))
+    return flags
+
+
+def visibility_label(visibility: str) -> str:
+    labels = {"public": _l("everyone"), "gm": _l("the GM only"),
+              "self": _l("the roller and the GM")}
+    return str(labels.get(visibility, visibility))
+
+
+def signed(value: int) -> str:
+    return f"+{value}" if value >= 0 else f"−{abs(value)}"
+
+
+def _moment(iso: str) -> str:
+    """``2026-05-01T20:15:03.123456+00:00`` → ``2026-05-01 20:15:03``."""
+    return iso.replace("T", " ")[:19]

@@ -1,5 +1,285 @@
-"""Pages: characters."""
+"""Pages: a campaign's roster, character pages, sheet editing with live derived values,
+hand-over, deletion and portraits.
 
-from app.web.deps import protected_router
+The sheet fields belong to the campaign's game system: the pages include
+``systems/<key>/sheet_form.html`` and ``sheet_view.html``, and the system turns the posted
+fields back into a sheet (``sheet_from_form``). The generic fields of the character form are
+``name``, ``notes``, ``version``, ``owner_id`` and ``csrf_token``; a system's partial must not
+reuse these names.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Annotated, Any
+
+from fastapi import Depends, File, Path, Request, UploadFile
+from starlette.responses import Response
+
+from app.errors import Conflict, StaleVersion, ValidationFailed
+from app.models import Character, Image, Role
+from app.rules.system import Problem
+from app.services import characters
+from app.services.characters import ACTING_USER, SheetInvalid
+from app.services.images import ImageTooLarge, mebibytes
+from app.web.deps import CampaignAccess, DbSession, MemberAccess, SettingsDep, protected_router
+from app.web.forms import field_errors, see_other
+from app.web.templating import render
 
 router = protected_router()
+
+# Ids are 32-bit on PostgreSQL; bigger numbers are simply not found.
+CharacterId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+BASE = "/campaigns/{campaign_id}/characters"
+PORTRAIT_CACHE = "private, max-age=3600"
+
+
+async def form_fields(request: Request) -> dict[str, str]:
+    """Every text field of the posted form (a system's sheet fields are not known here)."""
+    form = await request.form()
+    return {key: value for key, value in form.items() if isinstance(value, str)}
+
+
+FormFields = Annotated[dict[str, str], Depends(form_fields)]
+
+
+def roster_url(access: CampaignAccess) -> str:
+    return f"/campaigns/{access.campaign.id}/characters"
+
+
+def character_url(access: CampaignAccess, character_id: int) -> str:
+    return f"{roster_url(access)}/{character_id}"
+
+
+def problems_by_field(problems: list[Problem]) -> dict[str, list[dict[str, str]]]:
+    """Translated problems grouped by field, for the system partial to show inline."""
+    grouped: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for problem in characters.describe_problems(problems):
+        grouped[problem["field"]].append(problem)
+    return dict(grouped)
+
+
+def _form_errors(error: Exception) -> dict[str, str]:
+    """Inline messages for the generic fields (sheet problems are shown by the partial)."""
+    if isinstance(error, SheetInvalid):
+        return {}
+    return field_errors(error)  # type: ignore[arg-type]
+
+
+def _int_or_raw(value: str) -> int | str:
+    """A number from a form field; anything else is left for the service to refuse."""
+    return int(value) if value.strip().isdigit() else value
+
+
+# --- the roster -------------------------------------------------------------------------
+
+@router.get(BASE)
+def roster(request: Request, db: DbSession, access: MemberAccess) -> Response:
+    listed = characters.list_characters(db=db, campaign_id=access.campaign.id)
+    return render(request, "characters/list.html", {
+        "access": access, "campaign": access.campaign, "characters": listed,
+        "editable": {c.id for c in listed if characters.can_edit(access, c)},
+        "can_create": access.role is not Role.SPECTATOR and not access.campaign.archived,
+    })
+
+
+def _render_new(request: Request, db: DbSession, access: CampaignAccess, *,
+                form: dict[str, str], sheet: Any, errors: dict[str, str] | None = None,
+                status_code: int = 200) -> Response:
+    owners = characters.eligible_owners(db=db, campaign_id=access.campaign.id) \
+        if access.is_gm else []
+    problems = characters.preview_sheet(access=access, sheet=sheet).problems
+    return render(request, "characters/new.html", {
+        "access": access, "campaign": access.campaign, "form": form, "sheet": sheet,
+        "owners": owners, "errors": errors or {}, "problems": problems_by_field(problems),
+        "problem_list": characters.describe_problems(problems),
+    }, status_code=status_code)
+
+
+@router.get(BASE + "/new")
+def new_character_page(request: Request, db: DbSession, access: MemberAccess) -> Response:
+    access.require_player_or_gm().require_writable()
+    return _render_new(request, db, access, form={"name": "", "notes": "", "owner_id": ""},
+                       sheet=characters.system_of(access).new_sheet())
+
+
+@router.post(BASE)
+def create_character(request: Request, db: DbSession, access: MemberAccess,
+                     fields: FormFields) -> Response:
+    access.require_player_or_gm().require_writable()
+    sheet = characters.system_of(access).sheet_from_form(fields)
+    owner: object = ACTING_USER
+    if access.is_gm:
+        raw_owner = fields.get("owner_id", "")
+        owner = _int_or_raw(raw_owner) if raw_owner else None
+    try:
+        character = characters.create_character(
+            db=db, access=access, name=fields.get("name", ""), notes=fields.get("notes", ""),
+            sheet=sheet, owner_id=owner)
+    except (ValidationFailed, Conflict) as error:
+        return _render_new(request, db, access, form=fields, sheet=sheet,
+                           errors=_form_errors(error), status_code=error.status)
+    return see_other(character_url(access, character.id))
+
+
+# --- one character ----------------------------------------------------------------------
+
+@router.get(BASE + "/{character_id}")
+def character_page(request: Request, db: DbSession, access: MemberAccess,
+                   character_id: CharacterId) -> Response:
+    character = characters.get_character(db=db, access=access, character_id=character_id)
+    return _render_view(request, db, access, character)
+
+
+def _render_view(request: Request, db: DbSession, access: CampaignAccess, character: Character,
+                 *, errors: dict[str, str] | None = None, status_code: int = 200) -> Response:
+    writable = not access.campaign.archived
+    return render(request, "characters/view.html", {
+        "access": access, "campaign": access.campaign, "character": character,
+        "sheet": character.sheet,
+        "derived": characters.derived_values(access=access, character=character),
+        "can_edit": writable and characters.can_edit(access, character),
+        "can_transfer": writable and access.is_gm,
+        "owners": characters.eligible_owners(db=db, campaign_id=access.campaign.id)
+        if access.is_gm else [],
+        "errors": errors or {},
+    }, status_code=status_code)
+
+
+def _render_edit(request: Request, access: CampaignAccess, character: Character, *,
+                 form: dict[str, Any], sheet: Any, errors: dict[str, str] | None = None,
+                 conflict: dict[str, Any] | None = None, status_code: int = 200) -> Response:
+    preview = characters.preview_sheet(access=access, sheet=sheet)
+    if conflict is not None:
+        conflict = {**conflict, "derived": characters.preview_sheet(
+            access=access, sheet=conflict["sheet"]).derived}
+    return render(request, "characters/edit.html", {
+        "access": access, "campaign": access.campaign, "character": character, "form": form,
+        "sheet": sheet, "errors": errors or {}, "conflict": conflict,
+        "problems": problems_by_field(preview.problems),
+        "problem_list": characters.describe_problems(preview.problems),
+        "derived": preview.derived,
+        "max_portrait_mib": mebibytes(request.app.state.settings.max_portrait_bytes),
+    }, status_code=status_code)
+
+
+def _editable(db: DbSession, access: CampaignAccess, character_id: int) -> Character:
+    character = characters.get_character(db=db, access=access, character_id=character_id)
+    characters.require_edit(access, character)
+    access.require_writable()
+    return character
+
+
+@router.get(BASE + "/{character_id}/edit")
+def edit_page(request: Request, db: DbSession, access: MemberAccess,
+              character_id: CharacterId) -> Response:
+    character = _editable(db, access, character_id)
+    return _render_edit(request, access, character, sheet=character.sheet, form={
+        "name": character.name, "notes": character.notes, "version": character.version})
+
+
+@router.post(BASE + "/{character_id}/edit")
+def save_character(request: Request, db: DbSession, access: MemberAccess,
+                   character_id: CharacterId, fields: FormFields) -> Response:
+    character = _editable(db, access, character_id)
+    sheet = characters.system_of(access).sheet_from_form(fields)
+    form = {"name": fields.get("name", ""), "notes": fields.get("notes", ""),
+            "version": fields.get("version", "")}
+    try:
+        characters.update_character(db=db, access=access, character_id=character_id,
+                                    version=_int_or_raw(form["version"]), name=form["name"],
+                                    notes=form["notes"], sheet=sheet)
+    except StaleVersion as error:
+        current = error.details["current"]
+        # Their version becomes the base: saving again, after reading it, is deliberate.
+        return _render_edit(request, access, character, form={**form,
+                            "version": current["version"]}, sheet=sheet,
+                            conflict=current, status_code=error.status)
+    except (ValidationFailed, Conflict) as error:
+        return _render_edit(request, access, character, form=form, sheet=sheet,
+                            errors=_form_errors(error), status_code=error.status)
+    return see_other(character_url(access, character_id))
+
+
+@router.post(BASE + "/{character_id}/sheet-preview")
+def sheet_preview(request: Request, db: DbSession, access: MemberAccess,
+                  character_id: CharacterId, fields: FormFields) -> Response:
+    """The derived-values panel for the sheet being typed (htmx); saves nothing."""
+    _editable(db, access, character_id)
+    preview = characters.preview_sheet(
+        access=access, sheet=characters.system_of(access).sheet_from_form(fields))
+    return render(request, "characters/_derived.html", {
+        "campaign": access.campaign, "derived": preview.derived,
+        "problem_list": characters.describe_problems(preview.problems)})
+
+
+@router.post(BASE + "/{character_id}/transfer")
+def transfer_character(request: Request, db: DbSession, access: MemberAccess,
+                       character_id: CharacterId, fields: FormFields) -> Response:
+    access.require_gm().require_writable()
+    raw_owner = fields.get("owner_id", "")
+    try:
+        characters.transfer_character(db=db, access=access, character_id=character_id,
+                                      owner_id=_int_or_raw(raw_owner) if raw_owner else None)
+    except ValidationFailed as error:
+        character = characters.get_character(db=db, access=access, character_id=character_id)
+        return _render_view(request, db, access, character, errors=field_errors(error),
+                            status_code=error.status)
+    return see_other(character_url(access, character_id))
+
+
+@router.post(BASE + "/{character_id}/delete")
+def delete_character(db: DbSession, access: MemberAccess,
+                     character_id: CharacterId) -> Response:
+    characters.delete_character(db=db, access=access, character_id=character_id)
+    return see_other(roster_url(access) + "?deleted=1")
+
+
+# --- portraits --------------------------------------------------------------------------
+
+def read_upload(upload: UploadFile | None, max_bytes: int) -> bytes:
+    """At most one byte more than allowed: enough to know a file is too large."""
+    if upload is None:
+        return b""
+    upload.file.seek(0)
+    return upload.file.read(max_bytes + 1)
+
+
+@router.post(BASE + "/{character_id}/portrait")
+def upload_portrait(request: Request, db: DbSession, settings: SettingsDep,
+                    access: MemberAccess, character_id: CharacterId,
+                    portrait: Annotated[UploadFile | None, File()] = None) -> Response:
+    character = _editable(db, access, character_id)
+    try:
+        characters.set_portrait(db=db, access=access, character_id=character_id,
+                                data=read_upload(portrait, settings.max_portrait_bytes),
+                                max_bytes=settings.max_portrait_bytes)
+    except (ValidationFailed, ImageTooLarge) as error:
+        return _render_edit(request, access, character, sheet=character.sheet,
+                            form={"name": character.name, "notes": character.notes,
+                                  "version": character.version},
+                            errors=field_errors(error), status_code=error.status)
+    return see_other(character_url(access, character_id) + "/edit?portrait=1")
+
+
+@router.post(BASE + "/{character_id}/portrait/delete")
+def remove_portrait(db: DbSession, access: MemberAccess,
+                    character_id: CharacterId) -> Response:
+    characters.remove_portrait(db=db, access=access, character_id=character_id)
+    return see_other(character_url(access, character_id) + "/edit")
+
+
+def portrait_response(request: Request, image: Image) -> Response:
+    """The stored (re-encoded) picture; private to the campaign's members."""
+    etag = f'"{image.sha256}"'
+    headers = {"Cache-Control": PORTRAIT_CACHE, "ETag": etag}
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers=headers)
+    return Response(image.data, media_type=image.content_type, headers=headers)
+
+
+@router.get(BASE + "/{character_id}/portrait")
+def portrait(request: Request, db: DbSession, access: MemberAccess,
+             character_id: CharacterId) -> Response:
+    image = characters.get_portrait(db=db, access=access, character_id=character_id)
+    return portrait_response(request, image)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -71,6 +71,9 @@ async def current_viewer(request: Request, db: DbSession, settings: SettingsDep)
         return cached
     token, via_bearer = _presented_token(request, settings)
     record = await run_in_threadpool(auth.find_session, db, token, settings) if token else None
+    if record is not None:
+        # Detached: a service's rollback must not expire who is asking (error pages use it).
+        db.expunge(record.user)
     viewer = Viewer(user=record.user if record else None,
                     session_token=token if record else None,
                     via_bearer=via_bearer and record is not None,
@@ -96,14 +99,17 @@ async def verify_csrf(request: Request, viewer: ViewerDep, settings: SettingsDep
         return
     if request.url.path.startswith("/api/") and viewer.user is None:
         return
-    presented = request.headers.get(CSRF_HEADER)
-    if presented is None and request.headers.get("content-type", "").startswith(
+    secret, binding = settings.resolved_secret_key, viewer.csrf_binding
+    if auth.csrf_valid(secret, binding, request.headers.get(CSRF_HEADER)):
+        return
+    # A form carries its own token too; it wins when a header set by an older page is stale.
+    if request.headers.get("content-type", "").startswith(
             ("application/x-www-form-urlencoded", "multipart/form-data")):
         form = await request.form()
         value = form.get(CSRF_FIELD)
-        presented = value if isinstance(value, str) else None
-    if not auth.csrf_valid(settings.resolved_secret_key, viewer.csrf_binding, presented):
-        raise CsrfFailed()
+        if isinstance(value, str) and auth.csrf_valid(secret, binding, value):
+            return
+    raise CsrfFailed()
 
 
 def csrf_token_for(request: Request) -> str:
@@ -121,7 +127,12 @@ def require_user(viewer: ViewerDep) -> User:
 CurrentUser = Annotated[User, Depends(require_user)]
 
 
-def campaign_access(campaign_id: int, db: DbSession, user: CurrentUser) -> CampaignAccess:
+# Ids are 32-bit integers on PostgreSQL: a larger one cannot name anything.
+MAX_ID = 2_147_483_647
+IdParam = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+def campaign_access(campaign_id: IdParam, db: DbSession, user: CurrentUser) -> CampaignAccess:
     return load_campaign_access(db, user, campaign_id)
 
 

@@ -33,6 +33,8 @@ class WebMiddleware:
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
         self.settings = settings
+        # The largest request anyone needs: a campaign import, plus room for the form.
+        self.max_body = settings.max_import_bytes + 1024 * 1024
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -40,6 +42,9 @@ class WebMiddleware:
             return
         cookies = _cookies(scope)
         headers = dict(scope.get("headers") or [])
+        if _declared_length(headers) > self.max_body:
+            await _too_large(send)
+            return
         set_locale(choose_locale(None, cookies.get(LOCALE_COOKIE),
                                  headers.get(b"accept-language", b"").decode("latin-1")))
         anon_name = self.settings.anon_cookie_name
@@ -84,3 +89,19 @@ def _cookies(scope: Scope) -> dict[str, str]:
                 return {}
             return {name: morsel.value for name, morsel in parsed.items()}
     return {}
+
+
+def _declared_length(headers: dict[bytes, bytes]) -> int:
+    try:
+        return int(headers.get(b"content-length", b"0"))
+    except ValueError:
+        return 0
+
+
+async def _too_large(send: Send) -> None:
+    """Refuse an oversized body before anything reads it."""
+    body = b'{"error": {"code": "too_large", "message": "Request too large."}}'
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

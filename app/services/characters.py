@@ -1,0 +1,382 @@
+"""The roster: a campaign's characters, their owners, portraits and system sheets.
+
+Who may do what (checked here, so the pages and the API cannot disagree):
+every member reads the roster; players create characters for themselves and change only
+their own; the GM creates non-player characters (no owner) or characters for a player,
+changes every character and hands them over; spectators only read. Nothing changes in an
+archived campaign.
+
+Every edit carries the ``version`` it was based on (``Character.version`` is SQLAlchemy's
+version counter): a save based on an older version is refused with ``StaleVersion``, whose
+details hold the saved values so the form can show them next to what the user typed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
+
+from app.db import write_transaction
+from app.errors import Conflict, Forbidden, NotFound, StaleVersion, ValidationFailed
+from app.i18n import gettext
+from app.i18n import lazy_gettext as _l
+from app.models import Character, Image, Membership, Role, User
+from app.rules.registry import get_system
+from app.rules.system import N_, GameSystem, Problem, Sheet
+from app.services import images, validation
+
+if TYPE_CHECKING:
+    from app.services.access import CampaignAccess
+
+NAME_MAX = 120
+NOTES_MAX = 20_000
+# A sheet is validated by its system; this only stops absurd payloads before that.
+SHEET_MAX_CHARS = 100_000
+PLATFORM_RULE = "tablee"
+
+
+class _ActingUser:
+    """Default ``owner_id``: whoever creates the character owns it."""
+
+    def __repr__(self) -> str:
+        return "ACTING_USER"
+
+
+ACTING_USER: Any = _ActingUser()
+
+
+class SheetInvalid(ValidationFailed):
+    """The sheet breaks the system's rules; ``problems`` lists every one of them."""
+
+    code = "invalid_sheet"
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(_l("The sheet does not follow the rules; see each problem."),
+                         field=f"sheet.{problems[0].field}")
+        self.problems = problems
+
+    def to_dict(self) -> dict[str, Any]:
+        # Translated here, when the answer is rendered, in the asker's language.
+        body = super().to_dict()
+        body["error"]["details"] = {"problems": describe_problems(self.problems)}
+        return body
+
+
+def describe_problems(problems: list[Problem]) -> list[dict[str, str]]:
+    """``[{field, message, rule}]`` with each message translated for the current user."""
+    return [{"field": problem.field, "message": gettext(problem.message, **problem.params),
+             "rule": problem.rule} for problem in problems]
+
+
+# --- reading ----------------------------------------------------------------------------
+
+def system_of(access: CampaignAccess) -> GameSystem:
+    system = get_system(access.campaign.system)
+    if system is None:
+        raise Conflict(_l("This campaign's game system is not installed here."),
+                       code="unknown_system")
+    return system
+
+
+def list_characters(*, db: Session, campaign_id: int) -> list[Character]:
+    """The campaign's characters in alphabetical order (their owners loaded)."""
+    return list(db.scalars(select(Character).where(Character.campaign_id == campaign_id)
+                           .order_by(func.lower(Character.name), Character.id)))
+
+
+def get_character(*, db: Session, access: CampaignAccess, character_id: int) -> Character:
+    """One character of this campaign; another campaign's character is simply not found."""
+    character = db.get(Character, character_id)
+    if character is None or character.campaign_id != access.campaign.id:
+        raise NotFound()
+    return character
+
+
+def can_edit(access: CampaignAccess, character: Character) -> bool:
+    """The GM edits every character; a player edits only their own; spectators none."""
+    if access.is_gm:
+        return True
+    return access.role is Role.PLAYER and character.owner_id == access.user.id
+
+
+def require_edit(access: CampaignAccess, character: Character) -> None:
+    if not can_edit(access, character):
+        raise Forbidden(_l("Only this character's player or the GM can change it."))
+
+
+def eligible_owners(*, db: Session, campaign_id: int) -> list[User]:
+    """Members who may own a character: the players and the GM (not spectators)."""
+    return list(db.scalars(
+        select(User).join(Membership, Membership.user_id == User.id)
+        .where(Membership.campaign_id == campaign_id,
+               Membership.role.in_((Role.PLAYER, Role.GM)))
+        .order_by(func.lower(User.display_name), User.id)))
+
+
+@dataclass(frozen=True)
+class SheetPreview:
+    sheet: Any
+    problems: list[Problem]
+    # None while the sheet has problems: derived values of a broken sheet mean nothing.
+    derived: dict[str, Any] | None
+
+
+def preview_sheet(*, access: CampaignAccess, sheet: Any) -> SheetPreview:
+    """Problems and derived values of a sheet being typed; changes nothing."""
+    system = system_of(access)
+    problems = _sheet_problems(system, sheet)
+    return SheetPreview(sheet=sheet, problems=problems,
+                        derived=None if problems else system.derived(sheet))
+
+
+def derived_values(*, access: CampaignAccess, character: Character) -> dict[str, Any] | None:
+    return preview_sheet(access=access, sheet=character.sheet).derived
+
+
+def snapshot(character: Character) -> dict[str, Any]:
+    """The saved values, as a 409 shows them to the person whose save was refused."""
+    return {"id": character.id, "name": character.name, "notes": character.notes,
+            "sheet": character.sheet, "owner_id": character.owner_id,
+            "version": character.version}
+
+
+# --- checks -----------------------------------------------------------------------------
+
+def _sheet_problems(system: GameSystem, sheet: Any) -> list[Problem]:
+    if not isinstance(sheet, dict):
+        return [Problem("sheet", N_("The sheet must be an object."), PLATFORM_RULE)]
+    try:
+        size = len(json.dumps(sheet))
+    except (TypeError, ValueError, RecursionError):
+        return [Problem("sheet", N_("The sheet must be plain JSON."), PLATFORM_RULE)]
+    if size > SHEET_MAX_CHARS:
+        return [Problem("sheet", N_("The sheet is too large (at most %(n)s characters)."),
+                        PLATFORM_RULE, {"n": SHEET_MAX_CHARS})]
+    return system.validate_sheet(sheet)
+
+
+def check_sheet(system: GameSystem, sheet: Any) -> Sheet:
+    problems = _sheet_problems(system, sheet)
+    if problems:
+        raise SheetInvalid(problems)
+    return sheet
+
+
+def _clean_name(name: object) -> str:
+    return validation.text(name, field="name", max_length=NAME_MAX)
+
+
+def _clean_notes(notes: object) -> str:
+    return validation.text(notes, field="notes", max_length=NOTES_MAX, required=False)
+
+
+def _duplicate_name() -> Conflict:
+    return Conflict(_l("Another character of this campaign already has this name."),
+                    field="name", code="duplicate_name")
+
+
+def _check_name_free(db: Session, campaign_id: int, name: str,
+                     except_id: int | None = None) -> None:
+    query = select(Character.id).where(Character.campaign_id == campaign_id,
+                                       Character.name == name)
+    if except_id is not None:
+        query = query.where(Character.id != except_id)
+    if db.scalar(query) is not None:
+        raise _duplicate_name()
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _playing_member(db: Session, campaign_id: int, user_id: object) -> int:
+    """``user_id`` if they are a player or the GM of the campaign, else a field error."""
+    found = _is_id(user_id) and db.scalar(
+        select(Membership.user_id).where(Membership.campaign_id == campaign_id,
+                                         Membership.user_id == user_id,
+                                         Membership.role.in_((Role.PLAYER, Role.GM))))
+    if not found:
+        raise ValidationFailed(_l("Choose a player of this campaign."), field="owner_id",
+                               code="not_a_player")
+    return user_id  # type: ignore[return-value]
+
+
+def _resolve_owner(db: Session, access: CampaignAccess, owner_id: object) -> int | None:
+    if owner_id is ACTING_USER:
+        return access.user.id
+    if not access.is_gm:
+        if owner_id != access.user.id:
+            raise Forbidden(_l("Only the GM can create a character for someone else."))
+        return access.user.id
+    if owner_id is None:
+        return None
+    return _playing_member(db, access.campaign.id, owner_id)
+
+
+def _lock(db: Session, access: CampaignAccess, character_id: int) -> Character:
+    """Inside a write: the character's current row, locked (PostgreSQL), still checked."""
+    access.require_writable()
+    character = db.get(Character, character_id, populate_existing=True,
+                       with_for_update={"of": Character})
+    if character is None or character.campaign_id != access.campaign.id:
+        raise NotFound()
+    return character
+
+
+def _refused_as_stale(db: Session, character_id: int) -> StaleVersion | NotFound:
+    """Someone saved (or deleted) between our check and our write: show their version."""
+    db.rollback()
+    current = db.get(Character, character_id, populate_existing=True)
+    return NotFound() if current is None else StaleVersion(snapshot(current))
+
+
+# --- writing ----------------------------------------------------------------------------
+
+def create_character(*, db: Session, access: CampaignAccess, name: object,
+                     notes: object = "", sheet: object = None,
+                     owner_id: object = ACTING_USER) -> Character:
+    """A new character. ``sheet=None`` starts from the system's blank sheet.
+
+    The owner is the acting user unless the GM names a player, or passes ``owner_id=None``
+    for a non-player character.
+    """
+    access.require_player_or_gm()
+    access.require_writable()
+    system = system_of(access)
+    cleaned_name, cleaned_notes = _clean_name(name), _clean_notes(notes)
+    cleaned_sheet = system.new_sheet() if sheet is None else check_sheet(system, sheet)
+    try:
+        with write_transaction(db):
+            access.require_writable()
+            owner = _resolve_owner(db, access, owner_id)
+            _check_name_free(db, access.campaign.id, cleaned_name)
+            character = Character(campaign_id=access.campaign.id, owner_id=owner,
+                                  name=cleaned_name, notes=cleaned_notes, sheet=cleaned_sheet)
+            db.add(character)
+    except IntegrityError as error:  # a concurrent save took the name first
+        raise _duplicate_name() from error
+    return character
+
+
+def update_character(*, db: Session, access: CampaignAccess, character_id: int,
+                     version: object, name: object = None, notes: object = None,
+                     sheet: object = None) -> Character:
+    """Save name, notes and sheet (``None`` keeps a value) if ``version`` is still current."""
+    character = get_character(db=db, access=access, character_id=character_id)
+    require_edit(access, character)
+    access.require_writable()
+    if not _is_id(version):
+        raise ValidationFailed(_l("This must be a whole number."), field="version")
+    system = system_of(access)
+    cleaned_name = None if name is None else _clean_name(name)
+    cleaned_notes = None if notes is None else _clean_notes(notes)
+    cleaned_sheet = None if sheet is None else check_sheet(system, sheet)
+    try:
+        with write_transaction(db):
+            character = _lock(db, access, character_id)
+            require_edit(access, character)
+            if character.version != version:
+                raise StaleVersion(snapshot(character))
+            if cleaned_name is not None:
+                _check_name_free(db, access.campaign.id, cleaned_name, except_id=character.id)
+                character.name = cleaned_name
+            if cleaned_notes is not None:
+                character.notes = cleaned_notes
+            if cleaned_sheet is not None:
+                character.sheet = cleaned_sheet
+    except StaleDataError as error:
+        raise _refused_as_stale(db, character_id) from error
+    except IntegrityError as error:
+        raise _duplicate_name() from error
+    return character
+
+
+def transfer_character(*, db: Session, access: CampaignAccess, character_id: int,
+                       owner_id: int | None) -> Character:
+    """The GM hands a character to a player (or the GM), or makes it a non-player one."""
+    access.require_gm()
+    access.require_writable()
+    get_character(db=db, access=access, character_id=character_id)
+    try:
+        with write_transaction(db):
+            character = _lock(db, access, character_id)
+            new_owner = None if owner_id is None else _playing_member(
+                db, access.campaign.id, owner_id)
+            character.owner_id = new_owner
+    except StaleDataError as error:
+        raise _refused_as_stale(db, character_id) from error
+    db.refresh(character)  # load the new owner for display
+    return character
+
+
+def delete_character(*, db: Session, access: CampaignAccess, character_id: int) -> None:
+    """Delete a character and its portrait (its player or the GM)."""
+    character = get_character(db=db, access=access, character_id=character_id)
+    require_edit(access, character)
+    access.require_writable()
+    try:
+        with write_transaction(db):
+            character = _lock(db, access, character_id)
+            require_edit(access, character)
+            portrait_id = character.portrait_id
+            db.delete(character)
+            db.flush()
+            images.delete_image(db, portrait_id)
+    except StaleDataError as error:
+        raise _refused_as_stale(db, character_id) from error
+
+
+# --- portraits --------------------------------------------------------------------------
+
+def set_portrait(*, db: Session, access: CampaignAccess, character_id: int, data: bytes,
+                 max_bytes: int) -> Character:
+    """Check, clean and store an uploaded portrait, replacing the previous one."""
+    character = get_character(db=db, access=access, character_id=character_id)
+    require_edit(access, character)
+    access.require_writable()
+    clean = images.clean_image(data, max_bytes=max_bytes)  # slow work before the lock
+    try:
+        with write_transaction(db):
+            character = _lock(db, access, character_id)
+            require_edit(access, character)
+            previous = character.portrait_id
+            image = images.new_image(clean)
+            db.add(image)
+            db.flush()
+            character.portrait_id = image.id
+            db.flush()
+            images.delete_image(db, previous)
+    except StaleDataError as error:
+        raise _refused_as_stale(db, character_id) from error
+    return character
+
+
+def remove_portrait(*, db: Session, access: CampaignAccess, character_id: int) -> Character:
+    character = get_character(db=db, access=access, character_id=character_id)
+    require_edit(access, character)
+    access.require_writable()
+    try:
+        with write_transaction(db):
+            character = _lock(db, access, character_id)
+            require_edit(access, character)
+            previous = character.portrait_id
+            character.portrait_id = None
+            db.flush()
+            images.delete_image(db, previous)
+    except StaleDataError as error:
+        raise _refused_as_stale(db, character_id) from error
+    return character
+
+
+def get_portrait(*, db: Session, access: CampaignAccess, character_id: int) -> Image:
+    character = get_character(db=db, access=access, character_id=character_id)
+    image = db.get(Image, character.portrait_id) if character.portrait_id else None
+    if image is None:
+        raise NotFound(_l("This character has no portrait."))
+    return image
