@@ -120,6 +120,12 @@ class ActionOutcome:
     seq: int
     events: list[dict[str, Any]]
     replayed: bool = False
+    campaign_id: int | None = None
+
+    @property
+    def roll_ids(self) -> list[int]:
+        """The roll-log entries these events added (the campaign's log shows them too)."""
+        return [rid for event in self.events for rid in event["payload"].get("roll_ids", [])]
 
 
 class StaleSeq(Conflict):
@@ -154,7 +160,8 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
             state = copy.deepcopy(match.state)
             events = _judge(lambda: system.decide(state, action, actor, dice))
             rows = _append(db, secret, match, system, events, actor=access.user.id)
-            outcome = ActionOutcome(match.id, match.seq, [event_dict(row) for row in rows])
+            outcome = ActionOutcome(match.id, match.seq, [event_dict(row) for row in rows],
+                                    campaign_id=match.campaign_id)
             if idempotency_key:
                 db.add(ActionRequest(match_id=match.id, user_id=access.user.id,
                                      key=idempotency_key[:100], payload_hash=fingerprint,

@@ -48,6 +48,10 @@ def publish_outcome(broker: Broker, outcome: tables.ActionOutcome) -> None:
     message = {"kind": "event", "match_id": outcome.match_id, "seq": outcome.seq}
     try:
         broker.publish_threadsafe(channel(outcome.match_id), message)
+        if outcome.roll_ids and outcome.campaign_id is not None:
+            # Rolls at the table also land in the campaign's live roll log.
+            broker.publish_threadsafe(f"campaign:{outcome.campaign_id}",
+                                      {"kind": "roll", "roll_id": outcome.roll_ids[-1]})
     except RuntimeError:
         logger.warning("live: the broker is not running; match %s seq %s not announced",
                        outcome.match_id, outcome.seq)
