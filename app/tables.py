@@ -331,8 +331,10 @@ def redact(event: dict[str, Any], actor: Actor) -> dict[str, Any]:
     """An event as ``actor`` may see it: whole, or only that something secret happened."""
     if may_see(event, actor):
         return event
-    return {**event, "kind": "hidden", "payload": {"kind": "secret", "by": event["actor_id"],
-                                                    "visibility": event["visibility"]}}
+    rolled = bool(event["payload"].get("rolls"))
+    return {**event, "kind": "hidden", "payload": {
+        "kind": "secret_roll" if rolled else "secret", "by": event["actor_id"],
+        "visibility": event["visibility"]}}
 
 
 def events_after(db: Session, match: Match, actor: Actor, *, after_seq: int = 0,

@@ -414,6 +414,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
              ActionForm("note", "Add a note", "libre/_note.html")]
     if mine:
         forms += [ActionForm("adjust_hp", "Hit points", "libre/_hp.html", {"tokens": mine}),
+                  ActionForm("set_statuses", "Statuses", "libre/_statuses.html",
+                             {"tokens": mine}),
                   ActionForm("roll_initiative", "Roll initiative", "libre/_initiative.html",
                              {"tokens": mine}),
                   ActionForm("move", "Move", "libre/_move.html", {"tokens": mine})]
@@ -426,7 +428,15 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                   ActionForm("set_initiative", "Set initiative", "libre/_set_initiative.html",
                              {"tokens": list(state["order"])}),
                   ActionForm("set_board", "Board", "libre/_board.html"),
-                  ActionForm("end_match", "End the match", "libre/_end.html")]
+                  ActionForm("add_terrain", "Add terrain", "libre/_terrain.html")]
+        terrain = [shape["id"] for shape in state["board"]["terrain"]]
+        if terrain:
+            forms.append(ActionForm("remove_terrain", "Remove terrain",
+                                    "libre/_remove_terrain.html", {"terrain": terrain}))
+        if state["order"]:
+            forms.append(ActionForm("remove_token", "Remove a token", "libre/_remove_token.html",
+                                    {"tokens": list(state["order"])}))
+        forms.append(ActionForm("end_match", "End the match", "libre/_end.html"))
     return forms
 
 

@@ -1,0 +1,283 @@
+"""What one viewer sees of a match, as HTML fragments: log lines, the state panel, the forms.
+
+The match page renders these fragments inside itself; the live stream (``MatchStream``)
+renders the same fragments for each new event, outside any request, for one viewer.
+
+The live stream's scheme (one stream per browser tab, ``GET …/matches/{id}/stream``):
+
+* every SSE message's ``id`` is an event ``seq``, and ids never go down, so a browser that
+  reconnects with ``Last-Event-ID: N`` receives exactly the events after N, once;
+* each new event is one message: ``log`` (its line, appended to the log), or ``logreset``
+  for an undo/redo (the whole log again, since older lines became struck through or not);
+* after each batch of events, one ``state`` message carrying the same id as the batch's last
+  event: the participants, the initiative, the turn and the board, rendered for this viewer.
+  It also carries the action panel (an htmx out-of-band swap) when the forms this viewer may
+  use changed, so a half-typed form is not wiped by someone else's roll;
+* on connecting, a ``state`` message with the resume id, so a reconnected tab catches up
+  with the state even when it missed no event.
+
+A ``state`` message shares its id with a log line: resuming from that id re-sends neither.
+Hidden events are redacted (``tables.redact``) before anything is rendered.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app import tables
+from app.errors import NotFound
+from app.i18n import set_locale
+from app.models import Match, Role
+from app.rules.dice import RollRecord
+from app.rules.match import CONTROL_KINDS, ActionForm, Actor, State
+from app.services import match_publish, matches
+from app.services.access import CampaignAccess
+from app.web.streams import Item, StreamSource
+from app.web.templating import templates
+
+GENERIC_ACTION = "matches/_generic_action.html"
+# Token sizes and grid spacing in the board's own unit (a 30 mm base, a one-inch base…).
+BOARD_SCALE = {"cm": {"radius": 1.5, "grid": 10}, "in": {"radius": 0.6, "grid": 1},
+               "sq": {"radius": 0.4, "grid": 1}}
+
+
+def match_url(campaign_id: int, match_id: int) -> str:
+    return f"/campaigns/{campaign_id}/matches/{match_id}"
+
+
+def fragment(name: str, context: dict[str, Any]) -> str:
+    """Render a partial outside a request (the live stream has none), blank lines dropped."""
+    html = templates.env.get_template(name).render(context)
+    return "\n".join(line for line in html.splitlines() if line.strip())
+
+
+# — the log ——————————————————————————————————————————————————————————————————
+
+@dataclass(frozen=True)
+class LogLine:
+    """One event as a viewer reads it: the (redacted) event, its rolls, who did it."""
+
+    event: dict[str, Any]
+    rolls: list[RollRecord]
+    who: str | None
+    secret_by: str | None = None
+
+    @property
+    def undoable(self) -> bool:
+        return self.event["kind"] not in CONTROL_KINDS | {"hidden"} \
+            and not self.event["reverted"]
+
+
+def log_lines(db: Session, events: list[dict[str, Any]]) -> list[LogLine]:
+    people = matches.names(db=db, user_ids=matches.people_in(events))
+    lines = []
+    for event in events:
+        payload = event["payload"]
+        records = [RollRecord.from_dict(record) for record in payload.get("rolls") or ()] \
+            if event["kind"] != "hidden" else []
+        secret_by = people.get(payload.get("by")) if event["kind"] == "hidden" else None
+        lines.append(LogLine(event, records, people.get(event["actor_id"]), secret_by))
+    return lines
+
+
+def log_context(db: Session, match: Match, access: CampaignAccess,
+                events: list[dict[str, Any]], *, csrf_token: str) -> dict[str, Any]:
+    return {"lines": log_lines(db, events), "system_key": match.system,
+            "url": match_url(match.campaign_id, match.id), "seq": match.seq,
+            "can_undo": access.is_gm and not access.campaign.archived,
+            "gm_ids": matches.gm_ids(db=db, campaign_id=match.campaign_id),
+            "csrf_token": csrf_token}
+
+
+# — the state panel and the board ————————————————————————————————————————————
+
+def state_context(state: State, *, system_key: str, seq: int,
+                  movable: Iterable[str] = ()) -> dict[str, Any]:
+    board = state.get("board") or {}
+    return {"state": state, "seq": seq, "movable": set(movable), "system_key": system_key,
+            "scale": BOARD_SCALE.get(board.get("unit", "cm"), BOARD_SCALE["cm"]),
+            "current": (state.get("tokens") or {}).get(state.get("turn") or "")}
+
+
+def movable_tokens(forms: list[ActionForm]) -> list[str]:
+    """Tokens this viewer may drag: those the ``move`` form offers them."""
+    for form in forms:
+        if form.kind == "move":
+            return list(form.choices.get("tokens", []))
+    return []
+
+
+# — the action panel ———————————————————————————————————————————————————————————
+
+def action_template(form: ActionForm) -> str:
+    """``"libre/_roll.html"`` → ``systems/libre/actions/_roll.html``."""
+    if not form.template:
+        return GENERIC_ACTION
+    system_key, _, name = form.template.partition("/")
+    return f"systems/{system_key}/actions/{name}"
+
+
+@dataclass(frozen=True)
+class ActionError:
+    """A refused action: which form, why, and what was typed (kept in the form)."""
+
+    kind: str
+    message: str
+    values: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """The forms a viewer may use now, each with a fresh idempotency key."""
+
+    forms: list[ActionForm]
+    movable: list[str]
+    can_redo: bool
+    signature: str
+
+
+def build_panel(db: Session, match: Match, access: CampaignAccess, actor: Actor,
+                state: State) -> Panel:
+    system = tables.system_of(match)
+    writable = not access.campaign.archived
+    forms = system.legal_actions(state, actor) if writable else []
+    can_redo = writable and access.is_gm and matches.can_redo(db=db, match=match)
+    names = sorted((tid, token.get("name")) for tid, token in (state.get("tokens") or {}).items())
+    terrain = [shape.get("id") for shape in (state.get("board") or {}).get("terrain", [])]
+    signature = json.dumps([[form.kind, form.choices] for form in forms] + [can_redo, names,
+                                                                             terrain],
+                           sort_keys=True, default=str)
+    return Panel(forms, movable_tokens(forms), can_redo, signature)
+
+
+def panel_context(match: Match, access: CampaignAccess, state: State, panel: Panel, *,
+                  csrf_token: str, error: ActionError | None = None) -> dict[str, Any]:
+    items = [{"form": form, "template": action_template(form),
+              "key": secrets.token_urlsafe(16),
+              "error": error.message if error and error.kind == form.kind else None,
+              "values": error.values if error and error.kind == form.kind else {}}
+             for form in panel.forms]
+    unplaced = error if error and error.kind not in {form.kind for form in panel.forms} \
+        else None
+    return {"items": items, "state": state, "seq": match.seq, "can_redo": panel.can_redo,
+            "is_gm": access.is_gm, "is_spectator": access.role is Role.SPECTATOR,
+            "archived": access.campaign.archived, "finished": match.status == "finished",
+            "url": match_url(match.campaign_id, match.id), "error": unplaced,
+            "csrf_token": csrf_token}
+
+
+# — everything a viewer sees now ————————————————————————————————————————————————
+
+@dataclass
+class TableView:
+    """The match as one member sees it at ``match.seq``."""
+
+    match: Match
+    access: CampaignAccess
+    actor: Actor
+    state: State
+    panel: Panel
+
+    @classmethod
+    def load(cls, db: Session, access: CampaignAccess, match: Match) -> TableView:
+        actor = tables.actor_for(db, access)
+        state = tables.viewer_state(match, actor)
+        return cls(match, access, actor, state, build_panel(db, match, access, actor, state))
+
+    def state_context(self) -> dict[str, Any]:
+        return state_context(self.state, system_key=self.match.system, seq=self.match.seq,
+                             movable=self.panel.movable)
+
+    def panel_context(self, *, csrf_token: str,
+                      error: ActionError | None = None) -> dict[str, Any]:
+        return panel_context(self.match, self.access, self.state, self.panel,
+                             csrf_token=csrf_token, error=error)
+
+    def log_context(self, db: Session, *, csrf_token: str,
+                    upto: int | None = None) -> dict[str, Any]:
+        events = matches.log_events(db=db, match=self.match, actor=self.actor, upto=upto)
+        return log_context(db, self.match, self.access, events, csrf_token=csrf_token)
+
+    def page_context(self, db: Session, *, csrf_token: str,
+                     error: ActionError | None = None) -> dict[str, Any]:
+        return {"match": self.match, "campaign": self.access.campaign, "access": self.access,
+                "url": match_url(self.match.campaign_id, self.match.id),
+                **self.log_context(db, csrf_token=csrf_token), **self.state_context(),
+                **self.panel_context(csrf_token=csrf_token, error=error)}
+
+
+# — the live stream ————————————————————————————————————————————————————————————
+
+class MatchStream:
+    """One viewer's stream of a match (the scheme is in the module docstring).
+
+    Each call opens its own database session: the stream outlives the request that opened
+    it. The viewer's membership is re-read before every send: leaving the campaign, or a
+    role lowered since connecting (a GM made player must stop receiving GM-only lines), ends
+    the stream; each batch is rendered for the role the viewer has now.
+    """
+
+    def __init__(self, *, sessionmaker: Callable[[], Session], campaign_id: int,
+                 match_id: int, user_id: int, role: Role, locale: str,
+                 csrf_token: str) -> None:
+        self.sessionmaker = sessionmaker
+        self.campaign_id, self.match_id, self.user_id = campaign_id, match_id, user_id
+        self.role, self.locale, self.csrf_token = role, locale, csrf_token
+        self._connected = False
+        self._signature: str | None = None
+
+    def source(self) -> StreamSource:
+        return StreamSource(channel=match_publish.channel(self.match_id), key=self.user_id,
+                            items_after=self.items_after, still_allowed=self.still_allowed)
+
+    def still_allowed(self) -> bool:
+        return match_publish.still_member(sessionmaker=self.sessionmaker,
+                                          campaign_id=self.campaign_id, user_id=self.user_id,
+                                          role_at_connect=self.role)
+
+    def items_after(self, after: int) -> list[Item]:
+        set_locale(self.locale)
+        with self.sessionmaker() as db:
+            access = matches.reload_access(db=db, campaign_id=self.campaign_id,
+                                           user_id=self.user_id)
+            if access is None:
+                return []
+            try:
+                match = tables.get_match(db, access, self.match_id)
+            except NotFound:  # deleted meanwhile: nothing more will come
+                return []
+            view = TableView.load(db, access, match)
+            events = [event for event in tables.events_after(db, match, view.actor,
+                                                             after_seq=after)
+                      if event["seq"] <= match.seq]
+            items = [self._event_item(db, view, event) for event in events]
+            first = not self._connected
+            self._connected = True
+            if events or first:
+                last = events[-1]["seq"] if events else after
+                items.append(Item(last, "state", self._state_html(view, after)))
+            return items
+
+    def _event_item(self, db: Session, view: TableView, event: dict[str, Any]) -> Item:
+        if event["kind"] in CONTROL_KINDS:
+            context = view.log_context(db, csrf_token=self.csrf_token, upto=event["seq"])
+            return Item(event["seq"], "logreset", fragment("matches/_log_lines.html", context))
+        context = log_context(db, view.match, view.access, [event],
+                              csrf_token=self.csrf_token)
+        return Item(event["seq"], "log", fragment("matches/_log_lines.html", context))
+
+    def _state_html(self, view: TableView, after: int) -> str:
+        html = fragment("matches/_state.html", view.state_context())
+        # On connecting, the page's own panel is current unless the tab missed events.
+        changed = view.panel.signature != self._signature
+        if changed and (self._signature is not None or after < view.match.seq):
+            html += fragment("matches/_actions.html",
+                             {**view.panel_context(csrf_token=self.csrf_token), "oob": True})
+        self._signature = view.panel.signature
+        return html
