@@ -89,8 +89,9 @@ def new_client(app, running_app):
     (and its Redis connection) belongs to that loop.
     """
 
-    def make() -> TestClient:
-        test_client = TestClient(app)
+    def make(*, language: str = "en") -> TestClient:
+        # Tests read English by default; French (the product's default) is tested on its own.
+        test_client = TestClient(app, headers={"Accept-Language": language})
         test_client.portal = running_app.portal
         return test_client
 

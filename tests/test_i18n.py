@@ -58,6 +58,7 @@ def test_the_language_is_the_account_s_then_the_cookie_s_then_the_browser_s():
 
 def test_pages_are_french_by_default_and_english_on_request(new_client):
     client = new_client()
+    del client.headers["Accept-Language"]
     assert soup(client.get("/login")).select_one("h1").text == "Connexion"
     english = soup(client.get("/login", headers={"Accept-Language": "en-US"}))
     assert english.select_one("html")["lang"] == "en"
@@ -72,9 +73,9 @@ def test_an_account_s_language_wins_over_the_browser(web):
 
 
 def test_api_errors_speak_the_user_s_language(new_client):
-    client = new_client()
+    client = new_client(language="fr")
     body = {"username": "nobody", "password": "wrong password"}
     french = client.post("/api/v1/auth/login", json=body).json()["error"]["message"]
-    english = client.post("/api/v1/auth/login", json=body,
-                          headers={"Accept-Language": "en"}).json()["error"]["message"]
+    client.headers["Accept-Language"] = "en"
+    english = client.post("/api/v1/auth/login", json=body).json()["error"]["message"]
     assert english == "Wrong username or password." and french != english

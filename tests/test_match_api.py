@@ -59,7 +59,7 @@ def test_players_and_outsiders_get_what_their_role_allows(api, client, table):
     refused = table.act("paul", {"kind": "add_token", "name": "Gobelin"})
     assert refused.status_code == 422
     assert refused.json()["error"]["code"] == "gm_only"
-    assert refused.json()["error"]["message"] == "seul le MJ peut faire ceci"
+    assert refused.json()["error"]["message"] == "only the GM may do this"
     assert table.users["paul"].post(table.base + "/rewind",
                                     json={"to_seq": 1}).status_code == 403
     assert table.act("mia", {"kind": "add_token", "name": "Gobelin"}).status_code == 200

@@ -104,6 +104,7 @@ def test_dropped_exploding_and_critical_dice_are_drawn_distinctly(web, new_clien
 def test_a_bad_expression_points_at_the_position_in_french_and_stores_nothing(web, new_client,
                                                                               db):
     table = make_table(web, new_client)
+    assert table.api["player"].patch("/me", json={"locale": "fr"}).status_code == 200
     response = browser_roll(table, "player", "1d6+x", "self")
     assert response.status_code == 422
     page = soup(response)
@@ -120,6 +121,7 @@ def test_a_bad_expression_points_at_the_position_in_french_and_stores_nothing(we
 def test_the_api_refuses_a_bad_expression_with_its_position_in_the_callers_language(
         web, new_client, db):
     table = make_table(web, new_client)
+    assert table.api["player"].patch("/me", json={"locale": "fr"}).status_code == 200
     answer = api_roll(table, "player", "4d6kh5")
     assert answer.status_code == 422
     error = answer.json()["error"]
