@@ -91,7 +91,7 @@ def test_a_new_campaign_opens_on_its_page_with_me_as_gm(web):
     assert page.select_one("main h1").text == "Les Ombres"
     assert [p.text for p in page.select(".description p")] == ["Ligne 1", "Ligne 2"]
     assert page.select_one(".system").text == "Free play"
-    gina.client.headers["Accept-Language"] = "fr"
+    gina.post("/account", {"display_name": "Gina", "locale": "fr"})
     assert gina.page(f"/campaigns/{campaign_id}").select_one(".system").text == "Jeu libre"
     rows = page.select("table.members tbody tr")
     assert [(row.select_one(".member-name").text, row.select_one(".badge")["class"])

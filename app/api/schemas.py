@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import types
+import typing
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 
 class ErrorDetail(BaseModel):
@@ -38,3 +40,29 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 class Model(BaseModel):
     model_config = ConfigDict(from_attributes=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _integers_are_integers(cls, data: Any) -> Any:
+        """JSON ``true``, ``3.0`` or ``"2"`` is not an integer, whatever Python would coerce.
+
+        (Pydantic's strict mode would also refuse enum values and dates sent as strings.)
+        """
+        if not isinstance(data, dict):
+            return data
+        for name, field in cls.model_fields.items():
+            value = data.get(field.alias or name)
+            if _wants_int(field.annotation) and value is not None and (
+                    isinstance(value, bool) or not isinstance(value, int)):
+                raise ValueError(f"{name} must be a whole number")
+        return data
+
+
+def _wants_int(annotation: Any) -> bool:
+    """``int`` or ``int | None`` (lists and other shapes validate themselves)."""
+    if annotation is int:
+        return True
+    if typing.get_origin(annotation) in (types.UnionType, typing.Union):
+        args = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        return args == [int]
+    return False
