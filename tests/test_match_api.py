@@ -93,7 +93,7 @@ def test_a_stale_seq_is_refused_with_the_fresh_state(table):
     error = stale.json()["error"]
     assert error["code"] == "stale_seq"
     assert error["details"]["seq"] == 4
-    assert error["details"]["state"]["tokens"]["t1"]["x"] == 10  # he has not moved
+    assert error["details"]["state"]["tokens"]["t1"]["x"] == 40  # he has not moved
     assert table.match("paul")["seq"] == 4
 
 
@@ -157,7 +157,7 @@ def test_the_gm_rewinds_and_redoes(table):
     assert rewound.status_code == 200, rewound.text
     assert [(e["seq"], e["kind"]) for e in rewound.json()["events"]] == [(6, "rewind")]
     state = table.match("paul")["state"]
-    assert (state["tokens"]["t1"]["x"], state["tokens"]["t2"]["hp"]) == (10, 10)
+    assert (state["tokens"]["t1"]["x"], state["tokens"]["t2"]["hp"]) == (40, 10)
     assert [e["reverted"] for e in table.log("paul", after_seq=3)] == [True, True, False]
 
     redone = mia.post(table.base + "/redo", json={"seq": 6})

@@ -302,7 +302,7 @@ def test_replay_steps_through_the_match(match):
     step2 = match.player.page(first.select_one("#replay-next")["href"])
     assert step2.select_one("#participant-t1") is not None
     token = step2.select_one('#board .token[data-token="t1"]')
-    assert (token["data-x"], token["data-y"]) == ("10", "10")
+    assert (token["data-x"], token["data-y"]) == ("60", "10")  # alone: mid top edge
     step3 = match.player.page(step2.select_one("#replay-next")["href"])
     token = step3.select_one('#board .token[data-token="t1"]')
     assert (token["data-x"], token["data-y"]) == ("30", "30")

@@ -65,9 +65,15 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
                  "character_id": participant.character_id, "owner_id": participant.owner_id,
                  "hp": int(sheet.get("hp", hp_max)), "hp_max": hp_max,
                  "statuses": str(sheet.get("statuses", "")),
-                 "x": 10 + 10 * index, "y": 10, "initiative": None}
+                 "x": _spread(index, len(setup.participants), board["width"]),
+                 "y": min(10, board["height"]), "initiative": None}
         events.append(Event("token_added", {"token": token}))
     return events
+
+
+def _spread(index: int, count: int, width: int) -> int:
+    """Place the arrivals evenly along the board's top edge, so no labels overlap."""
+    return round((index + 1) * width / (count + 1))
 
 
 # — the fold (pure, no dice) ————————————————————————————————————————————————
