@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.i18n import LazyText, lazy_gettext as _l
+from app.i18n import LazyText
+from app.i18n import lazy_gettext as _l
 
 
 class AppError(Exception):

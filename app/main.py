@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import asynccontextmanager
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import RedirectResponse, Response
+from starlette.routing import compile_path
 
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
@@ -57,10 +60,24 @@ def _include_routers(app: FastAPI) -> None:
     from app.api import routers as api_routers
     from app.web import routers as web_routers
 
-    for router in web_routers():
-        app.include_router(router, include_in_schema=False)  # pages: not part of the API
-    for router in api_routers():
-        app.include_router(router, prefix=API_PREFIX)
+    route_methods: list[tuple[re.Pattern[str], set[str]]] = []
+    for prefix, routers, in_schema in (("", web_routers(), False),
+                                       (API_PREFIX, api_routers(), True)):
+        for router in routers:
+            # Pages are not part of the API's schema.
+            app.include_router(router, prefix=prefix, include_in_schema=in_schema)
+            for route in router.routes:
+                if isinstance(route, APIRoute):
+                    regex, _format, _convertors = compile_path(prefix + route.path)
+                    route_methods.append((regex, set(route.methods)))
+    app.state.route_methods = route_methods
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method the resource answers, across all the routes that share its path."""
+    methods = {method for regex, route_methods in request.app.state.route_methods
+               if regex.match(request.url.path) for method in route_methods}
+    return ", ".join(sorted(methods))
 
 
 def _is_api(request: Request) -> bool:
@@ -101,4 +118,6 @@ def _install_error_handlers(app: FastAPI) -> None:
         response = _error_response(request, app_error)
         for key, value in (error.headers or {}).items():
             response.headers[key] = value
+        if error.status_code == 405:
+            response.headers["allow"] = _allowed_methods(request)
         return response

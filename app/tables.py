@@ -142,7 +142,7 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
     """Judge and record one action in one transaction; see the module docstring."""
     if not isinstance(action, Mapping) or not isinstance(action.get("kind"), str):
         raise ValidationFailed(_l("An action needs a kind."), field="kind")
-    access.require_writable()
+    access.require_player_or_gm().require_writable()  # spectators watch
     actor = actor_for(db, access)
     fingerprint = _fingerprint(action, expected_seq)
     try:

@@ -198,7 +198,7 @@ def test_spectators_watch_without_forms(match):
     assert page.select('#board .token[data-movable]') == []
     assert page.select("#log form.undo") == []
     match.dice.script(4)
-    assert match.act(match.spectator, kind="roll", expression="1d6").status_code == 422
+    assert match.act(match.spectator, kind="roll", expression="1d6").status_code == 403
 
 
 def test_visitors_are_asked_to_log_in(match, new_client):

@@ -6,12 +6,17 @@ import pytest
 from sqlalchemy import func, select
 
 from app import tables
-from app.errors import Conflict, ValidationFailed
+from app.errors import Conflict, Forbidden, ValidationFailed
 from app.models import Character, Match, MatchEvent, Membership, Role, Roll, User
 from app.rules.dice import ScriptedDice
 from app.services import campaigns, rolls
 from app.services.access import load_campaign_access
-from tests.table_harness import Step, assert_log_is_the_truth, assert_rewind_and_redo_round_trip, play
+from tests.table_harness import (
+    Step,
+    assert_log_is_the_truth,
+    assert_rewind_and_redo_round_trip,
+    play,
+)
 
 SECRET = "test-secret"
 
@@ -109,13 +114,16 @@ def test_refusals_change_nothing(db, table):
     before = (match.seq, dict(match.state))
     for who, action in (("paul", {"kind": "adjust_hp", "token": "t9", "delta": 1}),
                         ("paul", {"kind": "add_token", "name": "X"}),
-                        ("sam", {"kind": "roll", "expression": "1d6"}),
                         ("paul", {"kind": "move", "token": "t1", "x": 99999, "y": 0}),
                         ("paul", {"kind": "roll", "expression": "2d"}),
                         ("paul", {"kind": "launch_rocket"})):
         with pytest.raises(ValidationFailed):
             tables.apply_action(db=db, secret=SECRET, access=access[who], match_id=match.id,
                                 action=action, expected_seq=None, dice=ScriptedDice([]))
+    with pytest.raises(Forbidden):  # spectators watch
+        tables.apply_action(db=db, secret=SECRET, access=access["sam"], match_id=match.id,
+                            action={"kind": "roll", "expression": "1d6"}, expected_seq=None,
+                            dice=ScriptedDice([]))
     db.commit()
     db.refresh(match)
     assert (match.seq, match.state) == before

@@ -37,7 +37,7 @@ class UserOut(Model):
 
 class TokenOut(Model):
     token: str
-    token_type: str = "bearer"
+    token_type: str = "bearer"  # noqa: S105 — the scheme's name, not a secret
     user: UserOut
 
 

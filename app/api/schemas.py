@@ -52,17 +52,25 @@ class Model(BaseModel):
             return data
         for name, field in cls.model_fields.items():
             value = data.get(field.alias or name)
-            if _wants_int(field.annotation) and value is not None and (
-                    isinstance(value, bool) or not isinstance(value, int)):
+            shape = _int_shape(field.annotation)
+            values = value if shape == "list" and isinstance(value, list) else [value]
+            if shape and any(item is not None and (isinstance(item, bool)
+                                                   or not isinstance(item, int))
+                             for item in values):
                 raise ValueError(f"{name} must be a whole number")
         return data
 
 
-def _wants_int(annotation: Any) -> bool:
-    """``int`` or ``int | None`` (lists and other shapes validate themselves)."""
+def _int_shape(annotation: Any) -> str | None:
+    """"int" for ``int`` / ``int | None`` (also Annotated), "list" for ``list[int]``."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _int_shape(typing.get_args(annotation)[0])
     if annotation is int:
-        return True
-    if typing.get_origin(annotation) in (types.UnionType, typing.Union):
+        return "int"
+    origin = typing.get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
         args = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
-        return args == [int]
-    return False
+        return _int_shape(args[0]) if len(args) == 1 else None
+    if origin is list and _int_shape(typing.get_args(annotation)[0]) == "int":
+        return "list"
+    return None

@@ -21,7 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from app.services.campaigns import DESCRIPTION_MAX, NAME_MAX
 from app.services.characters import NAME_MAX as CHARACTER_NAME_MAX
@@ -37,7 +37,14 @@ PORTRAIT_TEXT_MAX = 20 * 1024 * 1024
 
 Visibility = Literal["public", "gm", "self"]
 # ISO 8601 text in the file: the one place where a string becomes another type.
-Timestamp = Annotated[datetime, Field(strict=False)]
+def _iso_text(value: object) -> object:
+    """A timestamp in a document is ISO 8601 text (a number is not a date)."""
+    if not isinstance(value, str | datetime):
+        raise ValueError("a timestamp is an ISO 8601 string")
+    return value
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_iso_text), Field(strict=False)]
 Username = Annotated[str, Field(min_length=1, max_length=40)]
 
 
