@@ -222,10 +222,28 @@ def _append(db: Session, secret: str, match: Match, system: GameSystem, events: 
                          actor_id=actor, visibility=event.visibility)
         db.add(row)
         rows.append(row)
+    was_running = match.status != "finished"
     match.state = state
     match.status = state.get("status", match.status)
+    if was_running and match.status == "finished":
+        _carry_results_to_sheets(db, match, system)
     db.flush()
     return rows
+
+
+def _carry_results_to_sheets(db: Session, match: Match, system: GameSystem) -> None:
+    """The match is over: what it changed goes back to the characters' sheets.
+
+    Only sheets the system still finds valid are written; undoing the end of a match later
+    does not take these changes back (the GM edits the sheets).
+    """
+    characters = {c.id: c for c in db.scalars(select(Character).where(
+        Character.campaign_id == match.campaign_id))}
+    sheets = {cid: dict(c.sheet) for cid, c in characters.items()}
+    for character_id, sheet in system.between_matches(match.state, sheets).items():
+        character = characters.get(character_id)
+        if character is not None and not system.validate_sheet(sheet):
+            character.sheet = sheet
 
 
 def event_dict(row: MatchEvent) -> dict[str, Any]:

@@ -140,3 +140,17 @@ def test_hidden_rolls_are_redacted_for_players(db, table):
     gm_view = tables.events_after(db, db.get(Match, match.id), tables.actor_for(db, access["mia"]),
                                   after_seq=match.seq - 1)
     assert gm_view[0]["payload"]["rolls"][0]["total"] == 42
+
+
+def test_ending_a_match_carries_hit_points_and_statuses_back_to_the_sheet(db, table):
+    access, match = table
+    gm, paul = access["mia"], access["paul"]
+    play(db, SECRET, match, [
+        Step(gm, {"kind": "adjust_hp", "token": "t1", "delta": -5}),
+        Step(paul, {"kind": "set_statuses", "token": "t1", "statuses": "empoisonné"}),
+        Step(gm, {"kind": "end_match"}),
+    ])
+    aldo = db.scalar(select(Character).where(Character.name == "Aldo"))
+    db.refresh(aldo)
+    assert (aldo.sheet["hp"], aldo.sheet["statuses"], aldo.sheet["hp_max"]) == (
+        7, "empoisonné", 12)

@@ -84,3 +84,7 @@ class GameSystem(Protocol):
 
     def view(self, state: State, viewer: Actor) -> State:
         """What ``viewer`` may see of the state (hidden hands, secret positions…)."""
+
+    def between_matches(self, state: State, sheets: Mapping[int, Sheet]) -> dict[int, Sheet]:
+        """When a match ends: the sheets it changes (wounds, experience, money…), by
+        character id. Sheets not in the answer are left as they are."""

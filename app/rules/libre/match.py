@@ -446,6 +446,18 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     return forms
 
 
+def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]:
+    """A character leaves the table with the hit points and statuses it ended with."""
+    changed = {}
+    for token in state.get("tokens", {}).values():
+        sheet = sheets.get(token.get("character_id"))
+        if sheet is None:
+            continue
+        hp = min(token["hp"], sheet.get("hp_max", token["hp"]))
+        changed[token["character_id"]] = {**sheet, "hp": hp, "statuses": token["statuses"]}
+    return changed
+
+
 def view(state: State, viewer: Actor) -> State:
     """Free play hides nothing in its state; secret rolls are hidden as events."""
     return state

@@ -110,6 +110,7 @@ class LibreSystem:
     evolve = staticmethod(match.evolve)
     legal_actions = staticmethod(match.legal_actions)
     view = staticmethod(match.view)
+    between_matches = staticmethod(match.between_matches)
 
     def demo_characters(self) -> list[DemoCharacter]:
         return [
