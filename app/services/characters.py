@@ -14,6 +14,8 @@ details hold the saved values so the form can show them next to what the user ty
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -264,13 +266,37 @@ def create_character(*, db: Session, access: CampaignAccess, name: object,
     return character
 
 
+@contextmanager
+def _editing(db: Session, access: CampaignAccess, character_id: int, *,
+             gm_only: bool = False) -> Iterator[Character]:
+    """One write to a character: check who may, lock the row, check again, and turn a
+    race lost to another save into a 409 that shows their version."""
+    _check_may_edit(db, access, character_id, gm_only=gm_only)
+    try:
+        with write_transaction(db):
+            character = _lock(db, access, character_id)
+            if not gm_only:
+                require_edit(access, character)
+            yield character
+    except StaleDataError as error:
+        raise _refused_as_stale(db, character_id) from error
+
+
+def _check_may_edit(db: Session, access: CampaignAccess, character_id: int, *,
+                    gm_only: bool = False) -> None:
+    if gm_only:
+        access.require_gm()
+    character = get_character(db=db, access=access, character_id=character_id)
+    if not gm_only:
+        require_edit(access, character)
+    access.require_writable()
+
+
 def update_character(*, db: Session, access: CampaignAccess, character_id: int,
                      version: object, name: object = None, notes: object = None,
                      sheet: object = None) -> Character:
     """Save name, notes and sheet (``None`` keeps a value) if ``version`` is still current."""
-    character = get_character(db=db, access=access, character_id=character_id)
-    require_edit(access, character)
-    access.require_writable()
+    _check_may_edit(db, access, character_id)
     if not _is_id(version):
         raise ValidationFailed(_l("This must be a whole number."), field="version")
     system = system_of(access)
@@ -278,9 +304,7 @@ def update_character(*, db: Session, access: CampaignAccess, character_id: int,
     cleaned_notes = None if notes is None else _clean_notes(notes)
     cleaned_sheet = None if sheet is None else check_sheet(system, sheet)
     try:
-        with write_transaction(db):
-            character = _lock(db, access, character_id)
-            require_edit(access, character)
+        with _editing(db, access, character_id) as character:
             if character.version != version:
                 raise StaleVersion(snapshot(character))
             if cleaned_name is not None:
@@ -290,8 +314,6 @@ def update_character(*, db: Session, access: CampaignAccess, character_id: int,
                 character.notes = cleaned_notes
             if cleaned_sheet is not None:
                 character.sheet = cleaned_sheet
-    except StaleDataError as error:
-        raise _refused_as_stale(db, character_id) from error
     except IntegrityError as error:
         raise _duplicate_name() from error
     return character
@@ -300,36 +322,20 @@ def update_character(*, db: Session, access: CampaignAccess, character_id: int,
 def transfer_character(*, db: Session, access: CampaignAccess, character_id: int,
                        owner_id: int | None) -> Character:
     """The GM hands a character to a player (or the GM), or makes it a non-player one."""
-    access.require_gm()
-    access.require_writable()
-    get_character(db=db, access=access, character_id=character_id)
-    try:
-        with write_transaction(db):
-            character = _lock(db, access, character_id)
-            new_owner = None if owner_id is None else _playing_member(
-                db, access.campaign.id, owner_id)
-            character.owner_id = new_owner
-    except StaleDataError as error:
-        raise _refused_as_stale(db, character_id) from error
+    with _editing(db, access, character_id, gm_only=True) as character:
+        character.owner_id = None if owner_id is None else _playing_member(
+            db, access.campaign.id, owner_id)
     db.refresh(character)  # load the new owner for display
     return character
 
 
 def delete_character(*, db: Session, access: CampaignAccess, character_id: int) -> None:
     """Delete a character and its portrait (its player or the GM)."""
-    character = get_character(db=db, access=access, character_id=character_id)
-    require_edit(access, character)
-    access.require_writable()
-    try:
-        with write_transaction(db):
-            character = _lock(db, access, character_id)
-            require_edit(access, character)
-            portrait_id = character.portrait_id
-            db.delete(character)
-            db.flush()
-            images.delete_image(db, portrait_id)
-    except StaleDataError as error:
-        raise _refused_as_stale(db, character_id) from error
+    with _editing(db, access, character_id) as character:
+        portrait_id = character.portrait_id
+        db.delete(character)
+        db.flush()
+        images.delete_image(db, portrait_id)
 
 
 # --- portraits --------------------------------------------------------------------------
@@ -337,41 +343,27 @@ def delete_character(*, db: Session, access: CampaignAccess, character_id: int) 
 def set_portrait(*, db: Session, access: CampaignAccess, character_id: int, data: bytes,
                  max_bytes: int) -> Character:
     """Check, clean and store an uploaded portrait, replacing the previous one."""
-    character = get_character(db=db, access=access, character_id=character_id)
-    require_edit(access, character)
-    access.require_writable()
+    _check_may_edit(db, access, character_id)
     clean = images.clean_image(data, max_bytes=max_bytes)  # slow work before the lock
-    try:
-        with write_transaction(db):
-            character = _lock(db, access, character_id)
-            require_edit(access, character)
-            previous = character.portrait_id
-            image = images.new_image(clean)
-            db.add(image)
-            db.flush()
-            character.portrait_id = image.id
-            db.flush()
-            images.delete_image(db, previous)
-    except StaleDataError as error:
-        raise _refused_as_stale(db, character_id) from error
+    with _editing(db, access, character_id) as character:
+        _replace_portrait(db, character, images.new_image(clean))
     return character
 
 
 def remove_portrait(*, db: Session, access: CampaignAccess, character_id: int) -> Character:
-    character = get_character(db=db, access=access, character_id=character_id)
-    require_edit(access, character)
-    access.require_writable()
-    try:
-        with write_transaction(db):
-            character = _lock(db, access, character_id)
-            require_edit(access, character)
-            previous = character.portrait_id
-            character.portrait_id = None
-            db.flush()
-            images.delete_image(db, previous)
-    except StaleDataError as error:
-        raise _refused_as_stale(db, character_id) from error
+    with _editing(db, access, character_id) as character:
+        _replace_portrait(db, character, None)
     return character
+
+
+def _replace_portrait(db: Session, character: Character, image: Image | None) -> None:
+    previous = character.portrait_id
+    if image is not None:
+        db.add(image)
+        db.flush()
+    character.portrait_id = image.id if image is not None else None
+    db.flush()
+    images.delete_image(db, previous)
 
 
 def get_portrait(*, db: Session, access: CampaignAccess, character_id: int) -> Image:
