@@ -1,0 +1,162 @@
+"""Cyborg Anti-Alien content (skills, weapons, the damage table) loaded from ``data/*.toml``.
+
+Content is data, not code (DESIGN.md § Content): each entry carries its provenance
+(``source = "seed"`` with the section, or ``"house"`` with a reason). The files are read and
+checked once, the first time a rule needs them, so a broken file fails at start-up, not mid-match.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).parent / "data"
+
+CHARACTERISTICS = ("force", "constitution", "dexterite", "rapidite", "volonte", "intelligence")
+DAMAGE_TYPES = ("dechirure", "perforation", "explosion", "brulure", "etranglement",
+                "etouffement", "broyage", "empoisonnement")
+FACTORS = tuple("ABCDEFGHIJKLMNOPQRSTUV")
+MAX_RESISTANCE = 10
+
+
+class ContentError(ValueError):
+    """A data file that does not say what the rules need (a bug in the data, not a user error)."""
+
+
+@dataclass(frozen=True)
+class Skill:
+    number: int
+    key: str
+    name: str
+    formula: tuple[str, ...]
+    base: int = 0
+    given: bool = False
+    custom: bool = False
+    cap: int | None = None
+    source: str = "seed"
+
+
+@dataclass(frozen=True)
+class Weapon:
+    key: str
+    name: str
+    kind: str  # "ranged" or "melee"
+    skill: str
+    damage_type: str
+    factor: str
+    magazine: int | None = None
+    shots_per_turn: int | None = None
+    automatic: bool = False
+    two_handed: bool = False
+    forearm: bool = False
+    localised_burn: bool = False
+    knockout: bool = False
+    source: str = "seed"
+
+
+@dataclass(frozen=True)
+class Location:
+    roll: int
+    humanoid: str
+    non_humanoid: str
+    note: int  # 1: a limb, 2: the trunk, 0: death
+    limb: str | None = None
+
+
+def _load(name: str) -> dict[str, Any]:
+    with (DATA / name).open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def _check_source(entry: dict[str, Any], where: str) -> None:
+    if entry.get("source") not in ("seed", "house"):
+        raise ContentError(f"{where}: source must be 'seed' or 'house'")
+    if entry["source"] == "house" and not entry.get("reason"):
+        raise ContentError(f"{where}: a house entry needs a reason")
+
+
+@cache
+def skills() -> dict[str, Skill]:
+    """The 25 skills by key, in the order of the draw table."""
+    found: dict[str, Skill] = {}
+    for entry in _load("skills.toml")["skill"]:
+        where = f"skills.toml {entry.get('key')}"
+        _check_source(entry, where)
+        formula = tuple(entry["formula"])
+        if any(name not in CHARACTERISTICS for name in formula):
+            raise ContentError(f"{where}: unknown characteristic in {formula}")
+        found[entry["key"]] = Skill(
+            number=entry["number"], key=entry["key"], name=entry["name"], formula=formula,
+            base=entry.get("base", 0), given=entry.get("given", False),
+            custom=entry.get("custom", False), cap=entry.get("cap"), source=entry["source"],
+        )
+    if [skill.number for skill in found.values()] != list(range(1, 26)):
+        raise ContentError("skills.toml: the draw table needs entries 1 to 25 in order")
+    return found
+
+
+def skill_by_number(number: int) -> Skill:
+    return list(skills().values())[number - 1]
+
+
+@cache
+def weapons() -> dict[str, Weapon]:
+    found: dict[str, Weapon] = {}
+    fields = set(Weapon.__dataclass_fields__)
+    for entry in _load("weapons.toml")["weapon"]:
+        where = f"weapons.toml {entry.get('key')}"
+        _check_source(entry, where)
+        if entry["damage_type"] not in DAMAGE_TYPES or entry["factor"] not in FACTORS:
+            raise ContentError(f"{where}: bad damage type or factor")
+        if entry["skill"] not in skills() or entry["kind"] not in ("ranged", "melee"):
+            raise ContentError(f"{where}: bad skill or kind")
+        found[entry["key"]] = Weapon(**{k: v for k, v in entry.items() if k in fields})
+    return found
+
+
+@cache
+def starting_weapons() -> tuple[str, ...]:
+    keys = tuple(_load("weapons.toml")["starting"]["weapons"])
+    if any(key not in weapons() for key in keys):
+        raise ContentError("weapons.toml: a starting weapon is not in the catalogue")
+    return keys
+
+
+@cache
+def damage_table() -> dict[int, tuple[int, ...]]:
+    """Resistance (0–10) → the points lost for each factor A…V, corrections applied."""
+    data = _load("damage.toml")
+    if tuple(data["columns"]) != FACTORS:
+        raise ContentError("damage.toml: columns must be A to V")
+    table = {int(row): tuple(values) for row, values in data["rows"].items()}
+    if sorted(table) != list(range(MAX_RESISTANCE + 1)):
+        raise ContentError("damage.toml: rows must be resistances 0 to 10")
+    if any(len(values) != len(FACTORS) for values in table.values()):
+        raise ContentError("damage.toml: every row needs 22 cells")
+    for correction in data.get("correction", []):
+        _check_source(correction, "damage.toml correction")
+        cell = table[correction["resistance"]][FACTORS.index(correction["column"])]
+        if cell != correction["used"]:
+            raise ContentError("damage.toml: a correction's cell does not hold its used value")
+    return table
+
+
+@cache
+def damage_corrections() -> tuple[dict[str, Any], ...]:
+    """The cells where Tablée departs from the printed table, with the reason."""
+    return tuple(_load("damage.toml").get("correction", []))
+
+
+@cache
+def locations() -> dict[int, Location]:
+    found = {}
+    for entry in _load("damage.toml")["location"]:
+        _check_source(entry, "damage.toml location")
+        found[entry["roll"]] = Location(entry["roll"], entry["humanoid"], entry["non_humanoid"],
+                                        entry["note"], entry.get("limb"))
+    if sorted(found) != list(range(1, 7)):
+        raise ContentError("damage.toml: the location table needs rolls 1 to 6")
+    return found
