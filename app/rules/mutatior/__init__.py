@@ -1,0 +1,6 @@
+"""Mutatior — le choc des titans (seed ``000_e34df4ff7a8d792c.txt``): the pure rules core.
+
+``body`` builds and checks a mutant (limbs full of organs, derived values); ``combat`` plays
+the text's dice (pump roll, initiative, melee, shooting, damage, death). The system is not
+registered yet: its sheet form and match pages come in a later step (docs/games/mutatior.md).
+"""

@@ -1,0 +1,92 @@
+"""Mutatior's content (organ weights, implants, skills), loaded once from ``data/*.toml``.
+
+The files ship inside the package and are read at import, like any constant; each entry says
+where it comes from (``source = "seed"`` with its section, or ``"house"`` with a reason), and
+``_check`` refuses an entry without one so no number sneaks in unexplained.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+SEED = "000_e34df4ff7a8d792c.txt"
+ORGANS = ("muscle", "biomoteur", "lobe")
+
+
+@dataclass(frozen=True)
+class Implant:
+    key: str
+    kind: str  # "offensive", "defensive" or "special"
+    name: str
+    weight_kg: int
+    attack: int = 0
+    armour: int = 0
+    source: str = "house"
+
+
+@dataclass(frozen=True)
+class Skill:
+    key: str
+    name: str
+    effect: str
+    weather: bool = False
+
+
+def _load(name: str) -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _check(where: str, entry: dict[str, Any]) -> None:
+    source = entry.get("source")
+    if source == "seed" and not entry.get("section"):
+        raise ValueError(f"{where}: a seed entry needs its section")
+    if source == "house" and not entry.get("reason"):
+        raise ValueError(f"{where}: a house entry needs its reason")
+    if source not in ("seed", "house"):
+        raise ValueError(f"{where}: source must be 'seed' or 'house'")
+
+
+def _organ_weights() -> dict[str, int]:
+    data = _load("organs.toml")
+    if set(data) != set(ORGANS):
+        raise ValueError("organs.toml must define exactly muscle, biomoteur and lobe")
+    for key, entry in data.items():
+        _check(f"organs.{key}", entry)
+    return {key: int(entry["weight_kg"]) for key, entry in data.items()}
+
+
+def _implants() -> dict[str, Implant]:
+    implants: dict[str, Implant] = {}
+    for kind, entries in _load("implants.toml").items():
+        if kind not in ("offensive", "defensive", "special"):
+            raise ValueError(f"implants.toml: unknown kind {kind!r}")
+        for key, entry in entries.items():
+            _check(f"implants.{kind}.{key}", entry)
+            if key in implants:
+                raise ValueError(f"implants.toml: {key!r} defined twice")
+            implants[key] = Implant(key, kind, entry["name"], int(entry["weight_kg"]),
+                                    int(entry.get("attack", 0)), int(entry.get("armour", 0)),
+                                    entry["source"])
+    return implants
+
+
+def _skills() -> dict[str, Skill]:
+    skills = {}
+    for key, entry in _load("skills.toml").items():
+        _check(f"skills.{key}", entry)
+        skills[key] = Skill(key, entry["name"], entry["effect"], bool(entry.get("weather")))
+    return skills
+
+
+ORGAN_WEIGHTS: dict[str, int] = _organ_weights()
+IMPLANTS: dict[str, Implant] = _implants()
+SKILLS: dict[str, Skill] = _skills()
+
+
+def rule(section: str) -> str:
+    """A citation of the seed, e.g. ``000_e34df4ff7a8d792c.txt § 2-1 Corps``."""
+    return f"{SEED} § {section}"
