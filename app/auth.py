@@ -10,10 +10,11 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.config import Settings
+from app.db import write_transaction
 from app.errors import TooManyAttempts
 from app.models import LoginFailure, User, UserSession, utcnow
 
@@ -93,12 +94,15 @@ def find_session(db: Session, token: str, settings: Settings) -> UserSession | N
     idle = now - record.last_seen_at > timedelta(minutes=settings.session_idle_minutes)
     too_old = now - record.created_at > timedelta(hours=settings.session_absolute_hours)
     if idle or too_old or record.user.disabled_at is not None:
-        db.delete(record)
-        db.commit()
+        with write_transaction(db):
+            db.execute(delete(UserSession).where(UserSession.id == record.id))
         return None
     if now - record.last_seen_at > LAST_SEEN_RESOLUTION:
-        record.last_seen_at = now
-        db.commit()
+        record_id = record.id
+        with write_transaction(db):
+            db.execute(update(UserSession).where(UserSession.id == record_id)
+                       .values(last_seen_at=now))
+        record = db.get(UserSession, record_id)
     return record
 
 

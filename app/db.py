@@ -18,11 +18,16 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 
 
 def make_engine(url: str) -> Engine:
+    # As many connections as the thread pool has threads (anyio's default: 40), so a busy
+    # worker queues on the database's lock, never on the pool.
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        in_memory = url in ("sqlite://", "sqlite:///:memory:")
+        pool = {} if in_memory else {"pool_size": 10, "max_overflow": 30}
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10},
+                               **pool)
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=30)
 
 
 def _configure_sqlite(engine: Engine) -> None:

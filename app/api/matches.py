@@ -266,7 +266,7 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
         channel=match_publish.channel(match.id), key=access.user.id,
         items_after=partial(_stream_items, match_id=match.id, **ids),
         still_allowed=partial(match_publish.still_member, role_at_connect=access.role, **ids))
-    return event_stream(request, source)
+    return event_stream(request, source, request_session=db)
 
 
 def _stream_items(after_seq: int, **ids: Any) -> list[Item]:

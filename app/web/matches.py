@@ -249,9 +249,7 @@ def stream(request: Request, db: DbSession, access: MemberAccess,
                          campaign_id=access.campaign.id, match_id=match_id,
                          user_id=access.user.id, role=access.role, locale=get_locale(),
                          csrf_token=csrf_token_for(request)).source()
-    # The stream reads with its own sessions: give this connection back to the pool now.
-    db.close()
-    return event_stream(request, source)
+    return event_stream(request, source, request_session=db)
 
 
 @router.get(MATCH + "/replay")

@@ -142,7 +142,6 @@ def roll_stream(request: Request, db: DbSession, access: MemberAccess) -> Respon
     campaign_id, user_id, role = access.campaign.id, access.user.id, access.role
     locale = get_locale()
     make_session = request.app.state.sessionmaker
-    db.close()  # a stream lives long: it must not hold this request's connection
 
     def items_after(after: int) -> list[Item]:
         set_locale(locale)
@@ -158,7 +157,8 @@ def roll_stream(request: Request, db: DbSession, access: MemberAccess) -> Respon
 
     return event_stream(request, StreamSource(channel=f"campaign:{campaign_id}", key=user_id,
                                               items_after=items_after,
-                                              still_allowed=still_allowed))
+                                              still_allowed=still_allowed),
+                        request_session=db)
 
 
 # — export ————————————————————————————————————————————————————————————————————————

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from fastapi import Request
+from sqlalchemy.orm import Session
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
@@ -74,7 +75,11 @@ async def _events(request: Request, source: StreamSource, after: int
                 return
 
 
-def event_stream(request: Request, source: StreamSource) -> EventSourceResponse:
+def event_stream(request: Request, source: StreamSource, *,
+                 request_session: Session) -> EventSourceResponse:
+    """The response for ``source``. The request's session is closed first: a stream lives
+    for hours and must not hold a pooled connection (the source opens its own per read)."""
+    request_session.close()
     return EventSourceResponse(_events(request, source, last_event_id(request)),
                                ping=HEARTBEAT_SECONDS,
                                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
