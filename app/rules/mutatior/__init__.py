@@ -1,6 +1,9 @@
 """Mutatior — le choc des titans (seed ``000_e34df4ff7a8d792c.txt``): the pure rules core.
 
 ``body`` builds and checks a mutant (limbs full of organs, derived values); ``combat`` plays
-the text's dice (pump roll, initiative, melee, shooting, damage, death). The system is not
-registered yet: its sheet form and match pages come in a later step (docs/games/mutatior.md).
+the text's dice (pump roll, initiative, melee, shooting, damage, death); ``arena`` the weather,
+movement, crowd events, the sponge and re-rolls; ``skills`` the skills' fight effects and the
+tentacle's grip; ``campaign`` what happens between fights (XP, biomass, care, bets).
+The system is not registered yet: its sheet form and match pages come in a later step
+(docs/games/mutatior.md).
 """

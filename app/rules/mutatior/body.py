@@ -97,6 +97,8 @@ class Mutant:
     limbs: tuple[Limb, ...]
     skills: tuple[str, ...] = ()
     xp: int = 0
+    fame: int = 0  # popularity won beyond the skills (a cheerleader killed, § 3-3 événements)
+    frenzy_turns: int | None = None  # Lobotomie: turns left to live without lobes (§ 2-3)
 
     def limb(self, name: str) -> Limb:
         for limb in self.limbs:
@@ -149,8 +151,8 @@ class Mutant:
 
     @property
     def popularity(self) -> int:
-        """§ 3-2 Fin du carnage: popularity is the number of the mutant's skills."""
-        return len(self.skills)
+        """§ 3-2 Fin du carnage: popularity is the number of the mutant's skills (plus ``fame``)."""
+        return len(self.skills) + self.fame
 
     # — live figures (during a fight) —
     @property
@@ -194,8 +196,8 @@ class Mutant:
             reasons.append("no_biomoteur")
         if self.live_muscles <= 0:
             reasons.append("no_muscle")
-        if self.live_brain <= 0:
-            reasons.append("no_lobe")
+        if self.live_brain <= 0 and not (self.frenzy_turns or 0) > 0:
+            reasons.append("no_lobe")  # a lobotomised mutant in frenzy lives on (§ 2-3)
         trunk = self.trunk
         if trunk is None or trunk.dead:
             reasons.append("trunk_empty")

@@ -245,6 +245,9 @@ class FollowUp:
     # The limb that may not attack again and the limb that may not be aimed at.
     not_with: str | None = None
     not_at: str | None = None
+    # Obsédé (§ 2-3): the second attack must use this limb on this limb.
+    only_with: str | None = None
+    only_at: str | None = None
 
 
 def follow_up(result: Clash, attacker: Mutant, defender: Mutant, *, attack_number: int = 1,
