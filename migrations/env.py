@@ -1,6 +1,7 @@
 """Alembic environment: the URL comes from Tablée's settings unless the caller passes one."""
 
 from alembic import context
+
 from app.config import Settings
 from app.db import make_engine
 from app.models import Base, UTCDateTime
