@@ -40,6 +40,40 @@ class DemoCharacter:
     player: int | None = None
 
 
+@dataclass(frozen=True)
+class ContentField:
+    """One field of a custom content item, as its GM form shows it.
+
+    ``kind``: ``"text"``, ``"int"`` (within ``low``..``high``), ``"choice"`` (one of
+    ``choices``, each a ``(value, label msgid)`` pair) or ``"bool"``.
+    """
+
+    name: str
+    label: str
+    kind: str = "text"
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class ContentKind:
+    """A kind of game content a GM may add to a campaign (weapons, vehicles, implants…)."""
+
+    key: str
+    label: str
+    fields: tuple[ContentField, ...]
+    # Where the catalogue of this kind comes from in the seed, shown beside the GM's items.
+    rule: str = ""
+
+
+# A campaign's custom content as the rules see it: kind key → items, each a dict with
+# ``key`` (a slug unique in its kind), ``name``, the kind's fields and ``source = "gm"``.
+Content = Mapping[str, list[dict[str, Any]]]
+NO_CONTENT: Content = {}
+
+
 @runtime_checkable
 class GameSystem(Protocol):
     key: str
@@ -48,14 +82,18 @@ class GameSystem(Protocol):
     # The rule text it implements, under shared/seeds/ (None for house systems).
     seed_file: str | None
     uses_board: bool
+    # What the GM may add per campaign (empty for none); the platform stores, validates
+    # by ``ContentField`` and hands it to the rules as ``Content``.
+    content_kinds: tuple[ContentKind, ...]
 
     def new_sheet(self) -> Sheet:
         """A blank, valid sheet for a new character."""
 
-    def validate_sheet(self, sheet: Sheet) -> list[Problem]:
-        """Every problem with ``sheet``; an empty list means it is valid."""
+    def validate_sheet(self, sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
+        """Every problem with ``sheet``; an empty list means it is valid. ``content`` is the
+        campaign's custom content (a sheet may use a GM's weapon or implant)."""
 
-    def derived(self, sheet: Sheet) -> dict[str, Any]:
+    def derived(self, sheet: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
         """Values computed from the sheet (shown, never stored)."""
 
     def sheet_from_form(self, form: Mapping[str, str]) -> Sheet:
@@ -67,7 +105,10 @@ class GameSystem(Protocol):
     # — the table (docs/game-system.md) —
 
     def start(self, setup: MatchSetup, dice: Dice) -> list[Event]:
-        """The events that open a match (participants placed, anything rolled at set-up)."""
+        """The events that open a match (participants placed, anything rolled at set-up).
+
+        ``setup.options["content"]`` holds the campaign's custom ``Content``: copy what the
+        match needs into the events, so folding the log never depends on later edits."""
 
     def legal_actions(self, state: State, actor: Actor) -> list[ActionForm]:
         """What ``actor`` may do now; the page offers only these forms."""

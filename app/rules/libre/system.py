@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.libre import match
-from app.rules.system import N_, DemoCharacter, Problem, Sheet
+from app.rules.system import N_, NO_CONTENT, Content, DemoCharacter, Problem, Sheet
 
 MAX_COUNTERS = 30
 MAX_LABEL = 40
@@ -34,11 +34,12 @@ class LibreSystem:
     name_en = "Free play"
     seed_file = None
     uses_board = True
+    content_kinds = ()
 
     def new_sheet(self) -> Sheet:
         return {"hp": 10, "hp_max": 10, "counters": [], "statuses": ""}
 
-    def validate_sheet(self, sheet: Sheet) -> list[Problem]:
+    def validate_sheet(self, sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
         problems: list[Problem] = []
         rule = "libre (house)"
         if not isinstance(sheet, dict):
@@ -84,7 +85,7 @@ class LibreSystem:
                 problems.append(Problem(where, N_("A counter's value is a whole number."), rule))
         return problems
 
-    def derived(self, sheet: Sheet) -> dict[str, Any]:
+    def derived(self, sheet: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
         hp, hp_max = sheet.get("hp", 0), sheet.get("hp_max", 0)
         return {"hp_percent": round(100 * hp / hp_max) if hp_max else 0}
 
