@@ -126,6 +126,14 @@ class GameSystem(Protocol):
     def view(self, state: State, viewer: Actor) -> State:
         """What ``viewer`` may see of the state (hidden hands, secret positions…)."""
 
+    # — optional members (the platform looks them up with getattr) —
+    #
+    # ``roll_sheet(self, dice) -> tuple[Sheet, list[RollRecord]]``: for games whose
+    #   creation rolls dice (characteristics, santé…). The platform creates the character
+    #   with this sheet and signs the rolls into the campaign's roll log.
+    # ``rolled_fields: tuple[str, ...]``: top-level sheet keys a player may not change once
+    #   set (the rolled ones); only the GM may, and the platform refuses it from a player.
+
     def between_matches(self, state: State, sheets: Mapping[int, Sheet]) -> dict[int, Sheet]:
         """When a match ends: the sheets it changes (wounds, experience, money…), by
         character id. Sheets not in the answer are left as they are."""
