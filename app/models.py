@@ -278,3 +278,23 @@ class ActionRequest(Base):
     payload_hash: Mapped[str] = mapped_column(String(64))
     response: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class CustomContent(Base):
+    """A GM's own item of game content for one campaign (a weapon, a vehicle, an implant…).
+
+    ``kind`` is one of the system's ``content_kinds``; ``data`` holds that kind's fields.
+    """
+
+    __tablename__ = "custom_content"
+    __table_args__ = (UniqueConstraint("campaign_id", "kind", "key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"),
+                                             index=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    key: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(120))
+    data: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

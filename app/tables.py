@@ -40,6 +40,7 @@ from app.rules.registry import get_system
 from app.rules.system import GameSystem
 from app.services import rolls
 from app.services.access import CampaignAccess
+from app.services.content import campaign_content
 
 LOG_PAGE = 100
 
@@ -88,7 +89,9 @@ def create_match(*, db: Session, secret: str, access: CampaignAccess, name: obje
     system = get_system(access.campaign.system)
     with write_transaction(db):
         characters = _roster(db, access.campaign.id, character_ids)
-        setup = MatchSetup(name=name.strip(), options=dict(options or {}), participants=tuple(
+        content = campaign_content(db=db, campaign_id=access.campaign.id)
+        setup = MatchSetup(name=name.strip(), options={**(options or {}), "content": content},
+                           participants=tuple(
             ParticipantSetup(name=c.name, character_id=c.id, owner_id=c.owner_id,
                              sheet=c.sheet) for c in characters))
         events = _judge(lambda: system.start(setup, dice))
@@ -240,9 +243,10 @@ def _carry_results_to_sheets(db: Session, match: Match, system: GameSystem) -> N
     characters = {c.id: c for c in db.scalars(select(Character).where(
         Character.campaign_id == match.campaign_id))}
     sheets = {cid: dict(c.sheet) for cid, c in characters.items()}
+    content = campaign_content(db=db, campaign_id=match.campaign_id)
     for character_id, sheet in system.between_matches(match.state, sheets).items():
         character = characters.get(character_id)
-        if character is not None and not system.validate_sheet(sheet):
+        if character is not None and not system.validate_sheet(sheet, content):
             character.sheet = sheet
 
 

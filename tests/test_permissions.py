@@ -135,6 +135,13 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", CHARACTER + "/portrait"): Rule("owner"),
     ("POST", CHARACTER + "/portrait/delete"): Rule("owner"),
     ("GET", CHARACTER + "/portrait"): Rule("member"),
+    # — pages: custom content ———————————————————————————————————————————————————————————
+    ("GET", CAMPAIGN + "/content"): Rule("member"),
+    ("POST", CAMPAIGN + "/content/{kind}"): Rule("gm", form={"name": "", "hp_max": "x"}),
+    ("GET", CAMPAIGN + "/content/items/{item_id}/edit"): Rule("gm"),
+    ("POST", CAMPAIGN + "/content/items/{item_id}/edit"): Rule("gm", form={"name": ""}),
+    ("POST", CAMPAIGN + "/content/items/{item_id}/delete"): Rule("gm"),
+    ("GET", CHARACTER + "/print"): Rule("member"),
     # — pages: export and import —————————————————————————————————————————————————————
     ("GET", "/campaigns/{campaign_id}/export"): Rule("gm"),
     ("GET", "/campaigns/import"): Rule("user"),
@@ -202,6 +209,13 @@ RULES: dict[tuple[str, str], Rule] = {
         "owner", files={"file": ("aldo.png", tiny_png(), "image/png")}),
     ("DELETE", API_CHARACTER + "/portrait"): Rule("owner"),
     ("GET", API_CHARACTER + "/portrait"): Rule("member"),
+    # — API: custom content —————————————————————————————————————————————————————————————
+    ("GET", API_CAMPAIGN + "/content"): Rule("member"),
+    ("POST", API_CAMPAIGN + "/content/{kind}"): Rule("gm", json={"name": "Orque",
+                                                               "data": {"hp_max": -1}}),
+    ("PUT", API_CAMPAIGN + "/content/items/{item_id}"): Rule(
+        "gm", json={"name": "Gobelin", "data": {"hp_max": 7, "statuses": ""}}),
+    ("DELETE", API_CAMPAIGN + "/content/items/{item_id}"): Rule("gm"),
     # — API: export and import —————————————————————————————————————————————————————————
     ("GET", "/api/v1/campaigns/{campaign_id}/export"): Rule("gm"),
     ("POST", "/api/v1/campaigns/import"): Rule("user", json={}),
@@ -243,7 +257,8 @@ def path_values(world: World) -> dict[str, str]:
             "membership_id": str(ids["membership.gm"]),
             # A used-up invitation: revoking it changes nothing anyone relies on.
             "invite_id": str(ids["used_invite"]), "token": ids["invite_token"],
-            "name": ids["backup"], "user_id": str(ids["idle_user"])}
+            "name": ids["backup"], "user_id": str(ids["idle_user"]),
+            "item_id": str(ids["content_item"]), "kind": "creature"}
 
 
 def _fill(text: str, world: World) -> str:
@@ -389,7 +404,8 @@ def test_role_and_route(world: World, callers: dict[str, Caller], method: str, p
 
 
 # Objects named in the path under a campaign: they must belong to that campaign.
-NESTED = ("{character_id}", "{match_id}", "{roll_id}", "{membership_id}", "{invite_id}")
+NESTED = ("{character_id}", "{match_id}", "{roll_id}", "{membership_id}", "{invite_id}",
+          "{item_id}")
 
 
 def _nested_routes() -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ copy of the migrated template database and seats, through the public API and pag
 * Zed — an account nobody uses, for the admin's disable/enable routes.
 
 Campaign 1 holds Paul's Aldo (character 1, with a portrait), Pia's Brune (2), the NPC
-Gobelin (3), match 1 with Aldo and Brune, Paul's roll 1, the used-up invitations that
+Gobelin (3), match 1 with Aldo and Brune, Paul's roll 1, the GM's creature profile 1, the used-up invitations that
 seated everyone (1–3) and a live multi-use one (4). Every id is small, so generated ids hit
 real objects. Every person has a browser (``web``) and an API client (``api``).
 """
@@ -50,7 +50,7 @@ PEOPLE = {"admin": "root", "gm": "gina", "player": "paul", "other_player": "pia"
 SEATING = (Base.metadata.tables["users"], Base.metadata.tables["user_sessions"],
            Base.metadata.tables["campaigns"], Base.metadata.tables["memberships"],
            Base.metadata.tables["invites"], Base.metadata.tables["images"],
-           Base.metadata.tables["characters"])
+           Base.metadata.tables["characters"], Base.metadata.tables["custom_content"])
 
 
 @dataclass
@@ -198,5 +198,7 @@ def _seat(world: World) -> None:
         "character_ids": [ids["character"], ids["other_character"]]}), 201)["id"]
     ids["roll"] = _ok(world.api["player"].post(base + "/rolls", json={"expression": "1d6"}),
                       201)["id"]
+    ids["content_item"] = _ok(gm.post(base + "/content/creature", json={
+        "name": "Gobelin", "data": {"hp_max": 6, "statuses": "sournois"}}), 201)["id"]
     ids["backup"] = _backup(world)
     ids["idle_user"] = world.user_id("idle")

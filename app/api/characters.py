@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import File, Request, UploadFile
 from pydantic import Field
+from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.api.schemas import Model, error_responses
@@ -81,9 +82,9 @@ def _out(access: CampaignAccess, character: Character) -> CharacterOut:
     return CharacterOut(**_fields(access, character))
 
 
-def _detail(access: CampaignAccess, character: Character) -> CharacterDetailOut:
+def _detail(db: Session, access: CampaignAccess, character: Character) -> CharacterDetailOut:
     return CharacterDetailOut(**_fields(access, character),
-                              derived=characters.derived_values(access=access,
+                              derived=characters.derived_values(db=db, access=access,
                                                                 character=character))
 
 
@@ -106,18 +107,23 @@ def list_characters(db: DbSession, access: MemberAccess):
 
 @router.post(BASE, status_code=201, response_model=CharacterDetailOut,
              responses=error_responses(404, 409))
-def create_character(body: CharacterIn, db: DbSession, access: MemberAccess):
-    """Create a character: players for themselves, the GM for anyone or as an NPC."""
+def create_character(body: CharacterIn, db: DbSession, access: MemberAccess,
+                     settings: SettingsDep):
+    """Create a character: players for themselves, the GM for anyone or as an NPC.
+
+    In a game whose creation rolls dice, the server rolls them (for a player, always) and
+    signs them into the campaign's roll log."""
     owner = body.owner_id if "owner_id" in body.model_fields_set else ACTING_USER
     character = characters.create_character(db=db, access=access, name=body.name,
                                             notes=body.notes, sheet=body.sheet,
-                                            owner_id=owner)
-    return _detail(access, character)
+                                            owner_id=owner,
+                                            secret=settings.resolved_secret_key)
+    return _detail(db, access, character)
 
 
 @router.get(ONE, response_model=CharacterDetailOut, responses=error_responses(404))
 def get_character(db: DbSession, access: MemberAccess, character_id: CharacterId):
-    return _detail(access, characters.get_character(db=db, access=access,
+    return _detail(db, access, characters.get_character(db=db, access=access,
                                                     character_id=character_id))
 
 
@@ -128,7 +134,7 @@ def update_character(body: CharacterPatch, db: DbSession, access: MemberAccess,
     character = characters.update_character(db=db, access=access, character_id=character_id,
                                             version=body.version, name=body.name,
                                             notes=body.notes, sheet=body.sheet)
-    return _detail(access, character)
+    return _detail(db, access, character)
 
 
 @router.delete(ONE, status_code=204, responses=error_responses(404, 409))
@@ -144,7 +150,7 @@ def transfer_character(body: TransferIn, db: DbSession, access: MemberAccess,
     """GM only: hand the character to a player, or make it a non-player character."""
     character = characters.transfer_character(db=db, access=access, character_id=character_id,
                                               owner_id=body.owner_id)
-    return _detail(access, character)
+    return _detail(db, access, character)
 
 
 @router.put(ONE + "/portrait", response_model=CharacterDetailOut,
@@ -156,14 +162,14 @@ def put_portrait(db: DbSession, settings: SettingsDep, access: MemberAccess,
         db=db, access=access, character_id=character_id,
         data=read_upload(file, settings.max_portrait_bytes),
         max_bytes=settings.max_portrait_bytes)
-    return _detail(access, character)
+    return _detail(db, access, character)
 
 
 @router.delete(ONE + "/portrait", response_model=CharacterDetailOut,
                responses=error_responses(404, 409))
 def delete_portrait(db: DbSession, access: MemberAccess, character_id: CharacterId):
     character = characters.remove_portrait(db=db, access=access, character_id=character_id)
-    return _detail(access, character)
+    return _detail(db, access, character)
 
 
 _IMAGE = {"schema": {"type": "string", "format": "binary"}}

@@ -29,9 +29,12 @@ from app.errors import Conflict, Forbidden, NotFound, StaleVersion, ValidationFa
 from app.i18n import gettext
 from app.i18n import lazy_gettext as _l
 from app.models import Character, Image, Membership, Role, User
+from app.rules.dice import Dice, SystemDice
 from app.rules.registry import get_system
-from app.rules.system import N_, GameSystem, Problem, Sheet
+from app.rules.system import N_, NO_CONTENT, Content, GameSystem, Problem, Sheet
 from app.services import images, validation
+from app.services.content import campaign_content
+from app.services.rolls import record_rolls
 
 if TYPE_CHECKING:
     from app.services.access import CampaignAccess
@@ -129,16 +132,18 @@ class SheetPreview:
     derived: dict[str, Any] | None
 
 
-def preview_sheet(*, access: CampaignAccess, sheet: Any) -> SheetPreview:
+def preview_sheet(*, db: Session, access: CampaignAccess, sheet: Any) -> SheetPreview:
     """Problems and derived values of a sheet being typed; changes nothing."""
     system = system_of(access)
-    problems = _sheet_problems(system, sheet)
+    content = campaign_content(db=db, campaign_id=access.campaign.id)
+    problems = _sheet_problems(system, sheet, content)
     return SheetPreview(sheet=sheet, problems=problems,
-                        derived=None if problems else system.derived(sheet))
+                        derived=None if problems else system.derived(sheet, content))
 
 
-def derived_values(*, access: CampaignAccess, character: Character) -> dict[str, Any] | None:
-    return preview_sheet(access=access, sheet=character.sheet).derived
+def derived_values(*, db: Session, access: CampaignAccess,
+                   character: Character) -> dict[str, Any] | None:
+    return preview_sheet(db=db, access=access, sheet=character.sheet).derived
 
 
 def snapshot(character: Character) -> dict[str, Any]:
@@ -150,7 +155,8 @@ def snapshot(character: Character) -> dict[str, Any]:
 
 # --- checks -----------------------------------------------------------------------------
 
-def _sheet_problems(system: GameSystem, sheet: Any) -> list[Problem]:
+def _sheet_problems(system: GameSystem, sheet: Any,
+                    content: Content = NO_CONTENT) -> list[Problem]:
     if not isinstance(sheet, dict):
         return [Problem("sheet", N_("The sheet must be an object."), PLATFORM_RULE)]
     try:
@@ -160,11 +166,11 @@ def _sheet_problems(system: GameSystem, sheet: Any) -> list[Problem]:
     if size > SHEET_MAX_CHARS:
         return [Problem("sheet", N_("The sheet is too large (at most %(n)s characters)."),
                         PLATFORM_RULE, {"n": SHEET_MAX_CHARS})]
-    return system.validate_sheet(sheet)
+    return system.validate_sheet(sheet, content)
 
 
-def check_sheet(system: GameSystem, sheet: Any) -> Sheet:
-    problems = _sheet_problems(system, sheet)
+def check_sheet(system: GameSystem, sheet: Any, content: Content = NO_CONTENT) -> Sheet:
+    problems = _sheet_problems(system, sheet, content)
     if problems:
         raise SheetInvalid(problems)
     return sheet
@@ -242,17 +248,22 @@ def _refused_as_stale(db: Session, character_id: int) -> StaleVersion | NotFound
 
 def create_character(*, db: Session, access: CampaignAccess, name: object,
                      notes: object = "", sheet: object = None,
-                     owner_id: object = ACTING_USER) -> Character:
+                     owner_id: object = ACTING_USER, secret: str = "",
+                     dice: Dice | None = None) -> Character:
     """A new character. ``sheet=None`` starts from the system's blank sheet.
 
     The owner is the acting user unless the GM names a player, or passes ``owner_id=None``
-    for a non-player character.
+    for a non-player character. In a game whose creation rolls dice (``roll_sheet``) the
+    server rolls: for a blank sheet, and always for a player's rolled values; the rolls are
+    signed into the campaign's roll log with ``secret``.
     """
     access.require_player_or_gm()
     access.require_writable()
     system = system_of(access)
     cleaned_name, cleaned_notes = _clean_name(name), _clean_notes(notes)
-    cleaned_sheet = system.new_sheet() if sheet is None else check_sheet(system, sheet)
+    sheet, records = _rolled_at_creation(system, access, sheet, dice)
+    content = campaign_content(db=db, campaign_id=access.campaign.id)
+    cleaned_sheet = system.new_sheet() if sheet is None else check_sheet(system, sheet, content)
     try:
         with write_transaction(db):
             access.require_writable()
@@ -261,9 +272,49 @@ def create_character(*, db: Session, access: CampaignAccess, name: object,
             character = Character(campaign_id=access.campaign.id, owner_id=owner,
                                   name=cleaned_name, notes=cleaned_notes, sheet=cleaned_sheet)
             db.add(character)
+            db.flush()
+            record_rolls(db=db, secret=secret, campaign_id=access.campaign.id,
+                         user_id=access.user.id, character_id=character.id,
+                         records=[{**record, "purpose": record.get("purpose") or gettext(
+                             "Creation of %(name)s", name=cleaned_name)} for record in records],
+                         visibility="public")
     except IntegrityError as error:  # a concurrent save took the name first
         raise _duplicate_name() from error
     return character
+
+
+def _rolled_at_creation(system: GameSystem, access: CampaignAccess, sheet: object,
+                        dice: Dice | None) -> tuple[object, list[dict[str, Any]]]:
+    """The sheet with the server's creation rolls in it, and those rolls.
+
+    A GM's complete sheet (a profile for a creature or a non-player character) is taken as
+    it is; a player's rolled values always come from the server's dice.
+    """
+    roll_sheet = getattr(system, "roll_sheet", None)
+    if roll_sheet is None or (access.is_gm and sheet is not None):
+        return sheet, []
+    rolled, records = roll_sheet(dice or SystemDice())
+    if isinstance(sheet, dict):
+        sheet = {**sheet, **{key: rolled[key] for key in rolled_fields(system) if key in rolled}}
+    else:
+        sheet = rolled
+    return sheet, [record.to_dict() if hasattr(record, "to_dict") else dict(record)
+                   for record in records]
+
+
+def rolled_fields(system: GameSystem) -> tuple[str, ...]:
+    return tuple(getattr(system, "rolled_fields", ()))
+
+
+def _check_rolled_fields_kept(system: GameSystem, access: CampaignAccess, before: Sheet,
+                              after: Sheet) -> None:
+    """Only the GM changes what the dice gave (``rolled_fields``); a player's edit keeps it."""
+    if access.is_gm:
+        return
+    changed = [key for key in rolled_fields(system) if before.get(key) != after.get(key)]
+    if changed:
+        raise SheetInvalid([Problem(key, N_("Only the GM can change a value the dice gave."),
+                                    PLATFORM_RULE) for key in changed])
 
 
 @contextmanager
@@ -302,7 +353,8 @@ def update_character(*, db: Session, access: CampaignAccess, character_id: int,
     system = system_of(access)
     cleaned_name = None if name is None else _clean_name(name)
     cleaned_notes = None if notes is None else _clean_notes(notes)
-    cleaned_sheet = None if sheet is None else check_sheet(system, sheet)
+    content = campaign_content(db=db, campaign_id=access.campaign.id)
+    cleaned_sheet = None if sheet is None else check_sheet(system, sheet, content)
     try:
         with _editing(db, access, character_id) as character:
             if character.version != version:
@@ -313,6 +365,7 @@ def update_character(*, db: Session, access: CampaignAccess, character_id: int,
             if cleaned_notes is not None:
                 character.notes = cleaned_notes
             if cleaned_sheet is not None:
+                _check_rolled_fields_kept(system, access, character.sheet, cleaned_sheet)
                 character.sheet = cleaned_sheet
     except IntegrityError as error:
         raise _duplicate_name() from error

@@ -35,6 +35,7 @@ from app.i18n import lazy_gettext as _l
 from app.models import (
     Campaign,
     Character,
+    CustomContent,
     Image,
     Match,
     MatchEvent,
@@ -44,7 +45,9 @@ from app.models import (
     User,
     utcnow,
 )
+from app.services import content
 from app.services import rolls as roll_log
+from app.services.content import list_items
 from app.services.transfer_checks import (
     ORIGINAL_USER_ID,
     ROLL_IDS,
@@ -58,6 +61,7 @@ from app.services.transfer_document import (
     CampaignDoc,
     CampaignExport,
     CharacterDoc,
+    ContentDoc,
     EventDoc,
     MatchDoc,
     MemberDoc,
@@ -92,6 +96,8 @@ def export_campaign(*, db: Session, access: CampaignAccess) -> CampaignExport:
         campaign=CampaignDoc(name=campaign.name, description=campaign.description,
                              system=campaign.system, archived=campaign.archived),
         members=_export_members(db, campaign.id),
+        content=[ContentDoc(kind=item.kind, key=item.key, name=item.name, data=item.data)
+                 for item in list_items(db=db, campaign_id=campaign.id)],
         characters=_export_characters(db, characters),
         matches=_export_matches(db, matches, refs),
         rolls=_export_rolls(db, rolls, refs, matches, characters),
@@ -244,6 +250,7 @@ def import_campaign(*, db: Session, settings: Settings, user: User,
         db.add(campaign)
         db.flush()
         linked, unmatched = _add_members(db, campaign, user, document.members, users)
+        _add_content(db, campaign, document.content)
         character_ids = _add_characters(db, campaign, document.characters, linked, portraits)
         match_ids = _add_matches(db, campaign, document.matches)
         roll_ids = _add_rolls(db, settings.resolved_secret_key, campaign, document.rolls, users,
@@ -294,6 +301,14 @@ def _add_members(db: Session, campaign: Campaign, importer: User, members: list[
         db.add(Membership(campaign_id=campaign.id, user_id=account.id, role=role))
         linked[key] = account
     return linked, unmatched
+
+
+def _add_content(db: Session, campaign: Campaign, items: list[ContentDoc]) -> None:
+    kinds = {kind.key: kind for kind in content.kinds(campaign.system)}
+    db.add_all(CustomContent(campaign_id=campaign.id, kind=item.kind, key=item.key,
+                             name=item.name.strip(),
+                             data=content.clean_fields(kinds[item.kind], item.data))
+               for item in items)
 
 
 def _add_characters(db: Session, campaign: Campaign, characters: list[CharacterDoc],

@@ -22,16 +22,19 @@ from app.i18n import lazy_gettext as _l
 from app.models import Image
 from app.rules.dice import RollRecord
 from app.rules.registry import get_system
-from app.rules.system import GameSystem
+from app.rules.system import Content, GameSystem
 from app.services import images
 from app.services.campaigns import DESCRIPTION_MAX, NAME_MAX
 from app.services.characters import NAME_MAX as CHARACTER_NAME_MAX
 from app.services.characters import NOTES_MAX, SheetInvalid, check_sheet, describe_problems
+from app.services.content import clean_fields
+from app.services.content import kinds as content_kinds
 from app.services.transfer_document import (
     MATCH_NAME_MAX,
     ROLL_TEXT_MAX,
     CampaignExport,
     CharacterDoc,
+    ContentDoc,
     MatchDoc,
     MemberDoc,
     PortraitDoc,
@@ -72,12 +75,13 @@ def check_document(document: CampaignExport, *,
     check_text(document.campaign.description, "campaign.description", DESCRIPTION_MAX,
                required=False)
     _check_members(document.members)
+    content = _check_content(document.campaign.system, document.content)
     _check_unique((c.name.strip() for c in document.characters), "characters",
                   _l("Two characters have the same name."))
     portraits = {}
     for index, character in enumerate(document.characters):
         portrait = _check_character(system, character, f"characters.{index}",
-                                    max_portrait_bytes)
+                                    max_portrait_bytes, content)
         if portrait is not None:
             portraits[index] = portrait
     for index, match in enumerate(document.matches):
@@ -102,14 +106,35 @@ def _check_members(members: list[MemberDoc]) -> None:
                   _l("A member is listed twice."))
 
 
+def _check_content(system_key: str, items: list[ContentDoc]) -> Content:
+    """Each custom item checked as the GM's form checks it; returns what the rules see."""
+    kinds = {kind.key: kind for kind in content_kinds(system_key)}
+    found: dict[str, list[dict[str, Any]]] = {}
+    for index, item in enumerate(items):
+        where = f"content.{index}"
+        if item.kind not in kinds:
+            raise ValidationFailed(_l("This game has no such kind of content."),
+                                   field=f"{where}.kind")
+        check_text(item.name, f"{where}.name", CHARACTER_NAME_MAX)
+        try:
+            data = clean_fields(kinds[item.kind], item.data)
+        except ValidationFailed as error:
+            raise ValidationFailed(error.message, field=f"{where}.data.{error.field}") from error
+        found.setdefault(item.kind, []).append(
+            {**data, "key": item.key, "name": item.name, "source": "gm"})
+    _check_unique((f"{item.kind}/{item.key}" for item in items), "content",
+                  _l("A custom content item is listed twice."))
+    return found
+
+
 def _check_character(system: GameSystem, character: CharacterDoc, where: str,
-                     max_portrait_bytes: int) -> CheckedPortrait | None:
+                     max_portrait_bytes: int, content: Content) -> CheckedPortrait | None:
     check_text(character.name, f"{where}.name", CHARACTER_NAME_MAX)
     check_text(character.notes, f"{where}.notes", NOTES_MAX, required=False)
     if character.owner is not None:
         check_username(character.owner, f"{where}.owner")
     try:  # the system's own rules, exactly as for a sheet saved in the roster
-        check_sheet(system, character.sheet)
+        check_sheet(system, character.sheet, content)
     except SheetInvalid as error:
         first = error.problems[0]
         raise ValidationFailed(

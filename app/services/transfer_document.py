@@ -78,6 +78,15 @@ class CharacterDoc(Doc):
     portrait: PortraitDoc | None
 
 
+class ContentDoc(Doc):
+    """One of the GM's custom content items (``kind``: one of the system's content kinds)."""
+
+    kind: str = Field(min_length=1, max_length=40)
+    key: str = Field(pattern=r"^gm-[a-z0-9-]{1,60}$")
+    name: str = Field(max_length=CHARACTER_NAME_MAX)
+    data: dict[str, Any]
+
+
 class EventDoc(Doc):
     seq: int = Field(ge=1)
     kind: str = Field(min_length=1, max_length=48)
@@ -122,6 +131,7 @@ class CampaignExport(Doc):
     exported_at: Timestamp
     campaign: CampaignDoc
     members: list[MemberDoc] = Field(max_length=1000)
+    content: list[ContentDoc] = Field(default=[], max_length=500)
     characters: list[CharacterDoc] = Field(max_length=2000)
     matches: list[MatchDoc] = Field(max_length=2000)
     rolls: list[RollDoc] = Field(max_length=500_000)

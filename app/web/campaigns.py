@@ -10,7 +10,7 @@ from starlette.responses import Response
 from app.errors import AppError, CampaignArchived, Conflict, StaleVersion, ValidationFailed
 from app.models import User
 from app.rules.registry import all_systems
-from app.services import campaigns, members
+from app.services import campaigns, content, members
 from app.web.deps import CampaignAccess, CurrentUser, DbSession, MemberAccess, protected_router
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
@@ -66,6 +66,7 @@ def campaign_page(request: Request, db: DbSession, access: MemberAccess) -> Resp
     return render(request, "campaigns/show.html", {
         "access": access, "campaign": access.campaign,
         "members": members.list_members(db=db, campaign_id=access.campaign.id),
+        "has_content_kinds": bool(content.kinds(access.campaign.system)),
     })
 
 

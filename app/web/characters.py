@@ -71,6 +71,10 @@ def _int_or_raw(value: str) -> int | str:
     return int(value) if value.strip().isdigit() else value
 
 
+def _rolls_at_creation(system: object) -> bool:
+    return getattr(system, "roll_sheet", None) is not None
+
+
 # --- the roster -------------------------------------------------------------------------
 
 @router.get(BASE)
@@ -88,9 +92,10 @@ def _render_new(request: Request, db: DbSession, access: CampaignAccess, *,
                 status_code: int = 200) -> Response:
     owners = characters.eligible_owners(db=db, campaign_id=access.campaign.id) \
         if access.is_gm else []
-    problems = characters.preview_sheet(access=access, sheet=sheet).problems
+    problems = characters.preview_sheet(db=db, access=access, sheet=sheet).problems
     return render(request, "characters/new.html", {
         "access": access, "campaign": access.campaign, "form": form, "sheet": sheet,
+        "rolls_at_creation": _rolls_at_creation(characters.system_of(access)),
         "owners": owners, "errors": errors or {}, "problems": problems_by_field(problems),
         "problem_list": characters.describe_problems(problems),
     }, status_code=status_code)
@@ -105,17 +110,21 @@ def new_character_page(request: Request, db: DbSession, access: MemberAccess) ->
 
 @router.post(BASE)
 def create_character(request: Request, db: DbSession, access: MemberAccess,
-                     fields: FormFields) -> Response:
+                     settings: SettingsDep, fields: FormFields) -> Response:
     access.require_player_or_gm().require_writable()
-    sheet = characters.system_of(access).sheet_from_form(fields)
+    system = characters.system_of(access)
+    sheet = system.sheet_from_form(fields)
     owner: object = ACTING_USER
     if access.is_gm:
         raw_owner = fields.get("owner_id", "")
         owner = _int_or_raw(raw_owner) if raw_owner else None
+    # A game whose creation rolls dice: the server rolls, unless the GM types a profile.
+    rolled = _rolls_at_creation(system) and not (access.is_gm and fields.get("typed_sheet"))
     try:
         character = characters.create_character(
             db=db, access=access, name=fields.get("name", ""), notes=fields.get("notes", ""),
-            sheet=sheet, owner_id=owner)
+            sheet=None if rolled else sheet, owner_id=owner,
+            secret=settings.resolved_secret_key)
     except (ValidationFailed, Conflict) as error:
         return _render_new(request, db, access, form=fields, sheet=sheet,
                            errors=_form_errors(error), status_code=error.status)
@@ -131,13 +140,25 @@ def character_page(request: Request, db: DbSession, access: MemberAccess,
     return _render_view(request, db, access, character)
 
 
+@router.get(BASE + "/{character_id}/print")
+def print_page(request: Request, db: DbSession, access: MemberAccess,
+               character_id: CharacterId) -> Response:
+    """The sheet alone, laid out for paper (the system's ``sheet_print.html`` if it has one)."""
+    character = characters.get_character(db=db, access=access, character_id=character_id)
+    return render(request, "characters/print.html", {
+        "access": access, "campaign": access.campaign, "character": character,
+        "sheet": character.sheet, "system": characters.system_of(access),
+        "derived": characters.derived_values(db=db, access=access, character=character),
+    })
+
+
 def _render_view(request: Request, db: DbSession, access: CampaignAccess, character: Character,
                  *, errors: dict[str, str] | None = None, status_code: int = 200) -> Response:
     writable = not access.campaign.archived
     return render(request, "characters/view.html", {
         "access": access, "campaign": access.campaign, "character": character,
         "sheet": character.sheet,
-        "derived": characters.derived_values(access=access, character=character),
+        "derived": characters.derived_values(db=db, access=access, character=character),
         "can_edit": writable and characters.can_edit(access, character),
         "can_transfer": writable and access.is_gm,
         "owners": characters.eligible_owners(db=db, campaign_id=access.campaign.id)
@@ -146,13 +167,14 @@ def _render_view(request: Request, db: DbSession, access: CampaignAccess, charac
     }, status_code=status_code)
 
 
-def _render_edit(request: Request, access: CampaignAccess, character: Character, *,
+def _render_edit(request: Request, db: DbSession, access: CampaignAccess,
+                 character: Character, *,
                  form: dict[str, Any], sheet: Any, errors: dict[str, str] | None = None,
                  conflict: dict[str, Any] | None = None, status_code: int = 200) -> Response:
-    preview = characters.preview_sheet(access=access, sheet=sheet)
+    preview = characters.preview_sheet(db=db, access=access, sheet=sheet)
     if conflict is not None:
         conflict = {**conflict, "derived": characters.preview_sheet(
-            access=access, sheet=conflict["sheet"]).derived}
+            db=db, access=access, sheet=conflict["sheet"]).derived}
     return render(request, "characters/edit.html", {
         "access": access, "campaign": access.campaign, "character": character, "form": form,
         "sheet": sheet, "errors": errors or {}, "conflict": conflict,
@@ -174,7 +196,7 @@ def _editable(db: DbSession, access: CampaignAccess, character_id: int) -> Chara
 def edit_page(request: Request, db: DbSession, access: MemberAccess,
               character_id: CharacterId) -> Response:
     character = _editable(db, access, character_id)
-    return _render_edit(request, access, character, sheet=character.sheet, form={
+    return _render_edit(request, db, access, character, sheet=character.sheet, form={
         "name": character.name, "notes": character.notes, "version": character.version})
 
 
@@ -192,11 +214,11 @@ def save_character(request: Request, db: DbSession, access: MemberAccess,
     except StaleVersion as error:
         current = error.details["current"]
         # Their version becomes the base: saving again, after reading it, is deliberate.
-        return _render_edit(request, access, character, form={**form,
+        return _render_edit(request, db, access, character, form={**form,
                             "version": current["version"]}, sheet=sheet,
                             conflict=current, status_code=error.status)
     except (ValidationFailed, Conflict) as error:
-        return _render_edit(request, access, character, form=form, sheet=sheet,
+        return _render_edit(request, db, access, character, form=form, sheet=sheet,
                             errors=_form_errors(error), status_code=error.status)
     return see_other(character_url(access, character_id))
 
@@ -207,7 +229,7 @@ def sheet_preview(request: Request, db: DbSession, access: MemberAccess,
     """The derived-values panel for the sheet being typed (htmx); saves nothing."""
     _editable(db, access, character_id)
     preview = characters.preview_sheet(
-        access=access, sheet=characters.system_of(access).sheet_from_form(fields))
+        db=db, access=access, sheet=characters.system_of(access).sheet_from_form(fields))
     return render(request, "characters/_derived.html", {
         "campaign": access.campaign, "derived": preview.derived,
         "problem_list": characters.describe_problems(preview.problems)})
@@ -255,7 +277,7 @@ def upload_portrait(request: Request, db: DbSession, settings: SettingsDep,
                                 data=read_upload(portrait, settings.max_portrait_bytes),
                                 max_bytes=settings.max_portrait_bytes)
     except (ValidationFailed, ImageTooLarge) as error:
-        return _render_edit(request, access, character, sheet=character.sheet,
+        return _render_edit(request, db, access, character, sheet=character.sheet,
                             form={"name": character.name, "notes": character.notes,
                                   "version": character.version},
                             errors=field_errors(error), status_code=error.status)

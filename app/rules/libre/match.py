@@ -57,7 +57,12 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     options = setup.options
     board = {"unit": options.get("unit", "cm"), "width": int(options.get("width", 120)),
              "height": int(options.get("height", 80)), "terrain": []}
-    events = [Event("match_started", {"name": setup.name, "board": board})]
+    # The GM's creature profiles, copied now: later edits do not change this match's log.
+    profiles = [{"key": item["key"], "name": item["name"], "hp_max": int(item["hp_max"]),
+                 "statuses": str(item.get("statuses", ""))}
+                for item in (options.get("content") or {}).get("creature", [])]
+    events = [Event("match_started", {"name": setup.name, "board": board,
+                                      "profiles": profiles})]
     for index, participant in enumerate(setup.participants):
         sheet = participant.sheet or {}
         hp_max = int(sheet.get("hp_max", 10))
@@ -87,7 +92,8 @@ def evolve(state: State, event: Event) -> State:
 
 def _started(state: State, payload: dict) -> None:
     state.update(name=payload["name"], board=payload["board"], tokens={}, order=[], turn=None,
-                 round=0, next_token=1, status="running", notes=0, rolls=0)
+                 round=0, next_token=1, status="running", notes=0, rolls=0,
+                 profiles=payload.get("profiles", []))
 
 
 def _token_added(state: State, payload: dict) -> None:
@@ -212,15 +218,32 @@ def _gm(actor: Actor) -> None:
 
 
 def _decide_add_token(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """A token off the roster: typed in, or from one of the GM's creature profiles (whose
+    figures are the defaults; a name typed in wins, so three goblins can be told apart)."""
     _gm(actor)
-    hp_max = _int(action, "hp_max", 0, HP_LIMIT, default=10)
-    token = {"id": f"t{state['next_token']}", "name": _text(action, "name", NAME_MAX),
+    profile = _profile(state, action.get("profile"))
+    if profile and action.get("hp_max") in (None, ""):
+        hp_max = profile["hp_max"]
+    else:
+        hp_max = _int(action, "hp_max", 0, HP_LIMIT, default=10)
+    name = _text(action, "name", NAME_MAX, required=not profile) or profile["name"]
+    token = {"id": f"t{state['next_token']}", "name": name,
              "character_id": None, "owner_id": None,
              "hp": _int(action, "hp", 0, hp_max, default=hp_max), "hp_max": hp_max,
-             "statuses": "", "initiative": None,
+             "statuses": profile.get("statuses", ""), "initiative": None,
              "x": _int(action, "x", 0, state["board"]["width"], default=0),
              "y": _int(action, "y", 0, state["board"]["height"], default=0)}
     return [Event("token_added", {"token": token})]
+
+
+def _profile(state: State, key: object) -> dict[str, Any]:
+    """The GM's creature profile named ``key``; none when ``key`` is empty."""
+    if key in (None, ""):
+        return {}
+    for profile in state.get("profiles", []):
+        if profile["key"] == key:
+            return profile
+    raise _refuse("bad_field", field="profile", reason=str(key)[:40])
 
 
 def _decide_remove_token(state: State, action, actor: Actor, dice: Dice) -> list[Event]:

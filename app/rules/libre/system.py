@@ -10,7 +10,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.libre import match
-from app.rules.system import N_, NO_CONTENT, Content, DemoCharacter, Problem, Sheet
+from app.rules.system import (
+    N_,
+    NO_CONTENT,
+    Content,
+    ContentField,
+    ContentKind,
+    DemoCharacter,
+    Problem,
+    Sheet,
+)
 
 MAX_COUNTERS = 30
 MAX_LABEL = 40
@@ -34,7 +43,11 @@ class LibreSystem:
     name_en = "Free play"
     seed_file = None
     uses_board = True
-    content_kinds = ()
+    # A GM's creature profiles: a goblin typed once, added to any match in one click.
+    content_kinds = (ContentKind("creature", N_("Creature profile"), (
+        ContentField("hp_max", N_("Hit points"), "int", low=0, high=COUNTER_LIMIT),
+        ContentField("statuses", N_("Statuses"), required=False),
+    ), rule="libre (house)"),)
 
     def new_sheet(self) -> Sheet:
         return {"hp": 10, "hp_max": 10, "counters": [], "statuses": ""}

@@ -1,0 +1,197 @@
+"""A campaign's custom game content: the GM's own weapons, vehicles, implants…
+
+Each system declares the kinds a GM may add (``GameSystem.content_kinds``, each with its
+fields); this service checks items against those fields, stores them per campaign, and hands
+them to the rules as ``Content`` (kind → items). Every member reads them; only the GM
+changes them, and nothing changes in an archived campaign.
+
+An item's ``key`` is made once from its first name, prefixed ``gm-`` so it never collides
+with the seed's catalogue, and kept when the item is renamed: sheets and matches that refer
+to it stay valid.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db import write_transaction
+from app.errors import NotFound, ValidationFailed
+from app.i18n import lazy_gettext as _l
+from app.models import CustomContent
+from app.rules.registry import get_system
+from app.rules.system import Content, ContentField, ContentKind
+from app.services import validation
+
+if TYPE_CHECKING:
+    from app.services.access import CampaignAccess
+
+NAME_MAX = 120
+TEXT_MAX = 500
+ITEMS_PER_CAMPAIGN = 500
+INT_LIMIT = 1_000_000
+TRUE_WORDS = frozenset({"on", "true", "1", "yes"})
+
+
+def kinds(system_key: str) -> tuple[ContentKind, ...]:
+    system = get_system(system_key)
+    return tuple(getattr(system, "content_kinds", ())) if system is not None else ()
+
+
+def kind_named(access: CampaignAccess, key: object) -> ContentKind:
+    for kind in kinds(access.campaign.system):
+        if kind.key == key:
+            return kind
+    raise NotFound(_l("This game has no such kind of content."))
+
+
+# --- reading ----------------------------------------------------------------------------
+
+def list_items(*, db: Session, campaign_id: int) -> list[CustomContent]:
+    return list(db.scalars(select(CustomContent).where(CustomContent.campaign_id == campaign_id)
+                           .order_by(CustomContent.kind, CustomContent.name, CustomContent.id)))
+
+
+def as_rules_item(item: CustomContent) -> dict[str, Any]:
+    return {**item.data, "key": item.key, "name": item.name, "source": "gm"}
+
+
+def campaign_content(*, db: Session, campaign_id: int) -> Content:
+    """What the rules see: kind key → the campaign's items of that kind."""
+    content: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in list_items(db=db, campaign_id=campaign_id):
+        content[item.kind].append(as_rules_item(item))
+    return dict(content)
+
+
+def get_item(*, db: Session, access: CampaignAccess, item_id: int) -> CustomContent:
+    item = db.get(CustomContent, item_id)
+    if item is None or item.campaign_id != access.campaign.id:
+        raise NotFound()
+    return item
+
+
+# --- checking ---------------------------------------------------------------------------
+
+def clean_fields(kind: ContentKind, values: Mapping[str, object]) -> dict[str, Any]:
+    """The kind's fields from ``values`` (JSON values or form strings), each checked.
+
+    Raises ``ValidationFailed`` naming the first bad field; unknown fields are refused.
+    """
+    known = {field.name for field in kind.fields}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValidationFailed(_l("Unknown field: %(name)s.", name=unknown[0]), field=unknown[0])
+    return {field.name: _clean(field, values.get(field.name)) for field in kind.fields}
+
+
+def _clean(field: ContentField, value: object) -> Any:
+    if field.kind == "bool":
+        return _boolean(field, value)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if field.required:
+            raise ValidationFailed(_l("This field is required."), field=field.name)
+        return 0 if field.kind == "int" else ""
+    if field.kind == "int":
+        return _whole_number(field, value)
+    if field.kind == "choice":
+        allowed = [choice for choice, _label in field.choices]
+        if value not in allowed:
+            raise ValidationFailed(_l("Choose one of the offered values."), field=field.name)
+        return value
+    return validation.text(value, field=field.name, max_length=TEXT_MAX,
+                           required=field.required)
+
+
+def _boolean(field: ContentField, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return False
+    if isinstance(value, str):
+        return value.strip().lower() in TRUE_WORDS
+    raise ValidationFailed(_l("This must be true or false."), field=field.name)
+
+
+def _whole_number(field: ContentField, value: object) -> int:
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,9}\s*", value):
+        number = int(value)
+    if number is None:
+        raise ValidationFailed(_l("This must be a whole number."), field=field.name)
+    low = field.low if field.low is not None else -INT_LIMIT
+    high = field.high if field.high is not None else INT_LIMIT
+    if not low <= number <= high:
+        raise ValidationFailed(_l("Must be between %(low)s and %(high)s.", low=low, high=high),
+                               field=field.name)
+    return number
+
+
+def slug(name: str) -> str:
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    words = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return "gm-" + (words[:50] or "item")
+
+
+def _free_key(db: Session, campaign_id: int, kind: str, name: str) -> str:
+    base = slug(name)
+    taken = set(db.scalars(select(CustomContent.key).where(
+        CustomContent.campaign_id == campaign_id, CustomContent.kind == kind,
+        CustomContent.key.startswith(base))))
+    key, number = base, 1
+    while key in taken:
+        number += 1
+        key = f"{base}-{number}"
+    return key
+
+
+# --- writing ----------------------------------------------------------------------------
+
+def add_item(*, db: Session, access: CampaignAccess, kind: object, name: object,
+             fields: Mapping[str, object]) -> CustomContent:
+    """The GM adds an item of ``kind`` to the campaign."""
+    access.require_gm().require_writable()
+    content_kind = kind_named(access, kind)
+    cleaned_name = validation.text(name, field="name", max_length=NAME_MAX)
+    data = clean_fields(content_kind, fields)
+    with write_transaction(db):
+        access.require_writable()
+        count = len(list_items(db=db, campaign_id=access.campaign.id))
+        if count >= ITEMS_PER_CAMPAIGN:
+            raise ValidationFailed(_l("A campaign holds at most %(n)s custom items.",
+                                      n=ITEMS_PER_CAMPAIGN), field="name")
+        item = CustomContent(campaign_id=access.campaign.id, kind=content_kind.key,
+                             key=_free_key(db, access.campaign.id, content_kind.key,
+                                           cleaned_name),
+                             name=cleaned_name, data=data)
+        db.add(item)
+    return item
+
+
+def update_item(*, db: Session, access: CampaignAccess, item_id: int, name: object,
+                fields: Mapping[str, object]) -> CustomContent:
+    """The GM changes an item's name and fields; its key stays."""
+    access.require_gm().require_writable()
+    item = get_item(db=db, access=access, item_id=item_id)
+    content_kind = kind_named(access, item.kind)
+    cleaned_name = validation.text(name, field="name", max_length=NAME_MAX)
+    data = clean_fields(content_kind, fields)
+    with write_transaction(db):
+        item = get_item(db=db, access=access, item_id=item_id)
+        item.name, item.data = cleaned_name, data
+    return item
+
+
+def delete_item(*, db: Session, access: CampaignAccess, item_id: int) -> None:
+    """The GM removes an item. Running matches keep the copy they started with."""
+    access.require_gm().require_writable()
+    with write_transaction(db):
+        db.delete(get_item(db=db, access=access, item_id=item_id))
