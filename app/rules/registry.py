@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from app.rules.cyborg.system import CYBORG
 from app.rules.libre import LIBRE
 from app.rules.system import GameSystem
 
-SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (LIBRE,)}
+SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (LIBRE, CYBORG)}
 
 
 def get_system(key: str) -> GameSystem | None:

@@ -169,8 +169,11 @@ class TestCatalogue:
 
     def test_both_tables_with_their_marks(self) -> None:
         catalogue = weapons()
-        assert sum(w.kind == "ranged" for w in catalogue.values()) == 22
-        assert sum(w.kind == "melee" for w in catalogue.values()) == 13
+        natural = {"tentacules", "griffes", "crachat_acide"}  # house: the aliens' own
+        printed = [w for k, w in catalogue.items() if k not in natural]
+        assert sum(w.kind == "ranged" for w in printed) == 22
+        assert sum(w.kind == "melee" for w in printed) == 13
+        assert all(catalogue[k].source == "house" for k in natural)
         assert {k for k, w in catalogue.items() if w.two_handed} == {
             "fusil_d_assaut", "mitrailleuse_m60", "mitraillette", "lance_flammes",
             "fusil_laser", "lance_roquettes"}

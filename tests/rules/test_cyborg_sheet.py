@@ -105,6 +105,7 @@ class TestDerived:
         sheet = a_cyborg()
         sheet["skills"] = {**{key: 0 for key in given_skills()}, "chimie": 0, "conduite": 0,
                            "au_choix": 5}
+        sheet["drawn"] = ["chimie", "conduite", "au_choix"]  # as if the dice gave these
         sheet["custom_skill"] = {"name": "Xénobiologie", "formula": ["intelligence"] * 3}
         line = next(li for li in derived(sheet)["skills"] if li["key"] == "au_choix")
         assert (line["name"], line["base"], line["total"]) == ("Xénobiologie", 36, 41)

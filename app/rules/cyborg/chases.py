@@ -10,13 +10,13 @@ variant, a recoverable mistake costing 1D10 structure. Vehicles come from
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from app.rules.cyborg.combat import Attack, Target, attack
-from app.rules.cyborg.content import DATA, ContentError, Weapon, _check_source, skills
+from app.rules.cyborg.content import DATA, ContentError, Weapon, check_source, skills
 from app.rules.cyborg.damage import damage_points
 from app.rules.cyborg.tests import SkillTest, opposed_test, skill_test
 from app.rules.dice import Dice, Modifier, RollRecord
@@ -74,7 +74,7 @@ def vehicles() -> dict[str, Vehicle]:
     fields = set(Vehicle.__dataclass_fields__)
     for entry in entries:
         where = f"vehicles.toml {entry.get('key')}"
-        _check_source(entry, where)
+        check_source(entry, where)
         if entry["skill"] not in skills() or not 0 <= entry["safety"] <= 6:
             raise ContentError(f"{where}: bad skill or safety")
         found[entry["key"]] = Vehicle(**{k: v for k, v in entry.items() if k in fields})
@@ -291,3 +291,44 @@ def shoot_passenger(
     inside = Target(**{**passenger.__dict__, "can_dodge": False,
                        "resistance": passenger.resistance + vehicle.resistance})
     return attack(dice, weapon, skill, inside, modifiers)
+
+
+# — the GM's own vehicles (per campaign) —
+
+VEHICLE_SKILL = {"vehicle_ground": "conduite", "vehicle_air": "pilotage"}
+VEHICLE_MEDIUM = {"vehicle_ground": "terrestre", "vehicle_air": "aerien"}
+
+
+def custom_vehicles(content: Mapping[str, Any] | None) -> dict[str, Vehicle]:
+    """The GM's ground and air vehicles ("ces deux tableaux ont vocation à être complétés …
+    par des véhicules aériens", § (IV) Tableau des véhicules), keyed ``gm:<key>``. Air
+    vehicles are flown with Pilotage (§ (II) 13), ground ones driven with Conduite unless the
+    GM names a skill."""
+    found: dict[str, Vehicle] = {}
+    for kind, medium in VEHICLE_MEDIUM.items():
+        for item in (content or {}).get(kind, []) or []:
+            if not isinstance(item, dict) or not item.get("key"):
+                continue
+            try:
+                resistance = min(10, max(0, int(item.get("resistance", 0))))
+                structure = max(1, int(item.get("structure", 1)))
+                safety = min(6, max(0, int(item.get("safety", 0))))
+            except (TypeError, ValueError):
+                continue
+            skill = item.get("skill") if item.get("skill") in skills() else VEHICLE_SKILL[kind]
+            key = "gm:" + str(item["key"])
+            found[key] = Vehicle(key, str(item.get("name") or item["key"]), medium, skill,
+                                 resistance, structure, safety)
+    return found
+
+
+def all_vehicles(custom: Mapping[str, Any] | None = None) -> dict[str, Vehicle]:
+    """Both printed tables plus the GM's vehicles; ``custom`` is either a campaign's
+    ``Content`` or the ``{key: Vehicle fields}`` a match copied at its start."""
+    found = dict(vehicles())
+    for key, value in (custom or {}).items():
+        if isinstance(value, dict) and "medium" in value:
+            found[key] = Vehicle(**value)
+    if custom and any(kind in custom for kind in VEHICLE_MEDIUM):
+        found.update(custom_vehicles(custom))
+    return found

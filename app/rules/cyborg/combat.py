@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
-from app.rules.cyborg.content import DATA, ContentError, Weapon, _check_source, weapons
+from app.rules.cyborg.content import DATA, ContentError, Weapon, check_source, weapons
 from app.rules.cyborg.damage import Wound, damage_points, wound
 from app.rules.cyborg.sheet import punch_factor
 from app.rules.cyborg.tests import SkillTest, skill_test
@@ -128,7 +128,7 @@ def modifier_table() -> dict[str, ModifierEntry]:
         entries = tomllib.load(handle)["modifier"]
     found = {}
     for entry in entries:
-        _check_source(entry, f"combat.toml {entry.get('key')}")
+        check_source(entry, f"combat.toml {entry.get('key')}")
         if entry["table"] not in ("melee", "ranged"):
             raise ContentError(f"combat.toml {entry['key']}: table must be melee or ranged")
         found[entry["key"]] = ModifierEntry(entry["key"], entry["table"], entry["label"],

@@ -19,6 +19,7 @@ CHARACTERISTICS = ("force", "constitution", "dexterite", "rapidite", "volonte", 
 DAMAGE_TYPES = ("dechirure", "perforation", "explosion", "brulure", "etranglement",
                 "etouffement", "broyage", "empoisonnement")
 FACTORS = tuple("ABCDEFGHIJKLMNOPQRSTUV")
+LIMBS = ("right_arm", "left_arm", "right_leg", "left_leg")
 MAX_RESISTANCE = 10
 
 
@@ -71,7 +72,7 @@ def _load(name: str) -> dict[str, Any]:
         return tomllib.load(handle)
 
 
-def _check_source(entry: dict[str, Any], where: str) -> None:
+def check_source(entry: dict[str, Any], where: str) -> None:
     if entry.get("source") not in ("seed", "house"):
         raise ContentError(f"{where}: source must be 'seed' or 'house'")
     if entry["source"] == "house" and not entry.get("reason"):
@@ -84,7 +85,7 @@ def skills() -> dict[str, Skill]:
     found: dict[str, Skill] = {}
     for entry in _load("skills.toml")["skill"]:
         where = f"skills.toml {entry.get('key')}"
-        _check_source(entry, where)
+        check_source(entry, where)
         formula = tuple(entry["formula"])
         if any(name not in CHARACTERISTICS for name in formula):
             raise ContentError(f"{where}: unknown characteristic in {formula}")
@@ -108,7 +109,7 @@ def weapons() -> dict[str, Weapon]:
     fields = set(Weapon.__dataclass_fields__)
     for entry in _load("weapons.toml")["weapon"]:
         where = f"weapons.toml {entry.get('key')}"
-        _check_source(entry, where)
+        check_source(entry, where)
         if entry["damage_type"] not in DAMAGE_TYPES or entry["factor"] not in FACTORS:
             raise ContentError(f"{where}: bad damage type or factor")
         if entry["skill"] not in skills() or entry["kind"] not in ("ranged", "melee"):
@@ -137,7 +138,7 @@ def damage_table() -> dict[int, tuple[int, ...]]:
     if any(len(values) != len(FACTORS) for values in table.values()):
         raise ContentError("damage.toml: every row needs 22 cells")
     for correction in data.get("correction", []):
-        _check_source(correction, "damage.toml correction")
+        check_source(correction, "damage.toml correction")
         cell = table[correction["resistance"]][FACTORS.index(correction["column"])]
         if cell != correction["used"]:
             raise ContentError("damage.toml: a correction's cell does not hold its used value")
@@ -154,9 +155,59 @@ def damage_corrections() -> tuple[dict[str, Any], ...]:
 def locations() -> dict[int, Location]:
     found = {}
     for entry in _load("damage.toml")["location"]:
-        _check_source(entry, "damage.toml location")
+        check_source(entry, "damage.toml location")
         found[entry["roll"]] = Location(entry["roll"], entry["humanoid"], entry["non_humanoid"],
                                         entry["note"], entry.get("limb"))
     if sorted(found) != list(range(1, 7)):
         raise ContentError("damage.toml: the location table needs rolls 1 to 6")
     return found
+
+
+# — the GM's own content (per campaign) —
+#
+# The text leaves both catalogues open: "vous pouvez déterminer à votre gré les données de bien
+# d'autres" (weapons) and "ces deux tableaux ont vocation à être complétés … par des véhicules
+# aériens" (vehicles). A campaign's custom items (``app.rules.system.Content``) join the
+# catalogue under their own key, prefixed ``gm:`` so they never shadow a printed entry.
+
+WEAPON_KINDS = {"weapon_ranged": "ranged", "weapon_melee": "melee"}
+VEHICLE_KINDS = {"vehicle_ground": "terrestre", "vehicle_air": "aerien"}
+GM_PREFIX = "gm:"
+
+
+def _custom_int(item: dict[str, Any], name: str, default: int | None = None) -> int | None:
+    value = item.get(name, default)
+    if isinstance(value, bool) or value in ("", None):
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def custom_weapons(content: Any) -> dict[str, Weapon]:
+    """The GM's weapons, read tolerantly: an item that does not say what a weapon needs is
+    left out (the platform validated it against ``content_kinds`` already)."""
+    found: dict[str, Weapon] = {}
+    for kind_key, kind in WEAPON_KINDS.items():
+        for item in (content or {}).get(kind_key, []) or []:
+            if not isinstance(item, dict):
+                continue
+            damage_type, factor = item.get("damage_type"), item.get("factor")
+            if damage_type not in DAMAGE_TYPES or factor not in FACTORS or not item.get("key"):
+                continue
+            shots = _custom_int(item, "shots_per_turn", 1) if kind == "ranged" else None
+            found[GM_PREFIX + str(item["key"])] = Weapon(
+                key=GM_PREFIX + str(item["key"]), name=str(item.get("name") or item["key"]),
+                kind=kind, skill="arme_a_feu" if kind == "ranged" else "arme_blanche",
+                damage_type=damage_type, factor=factor,
+                magazine=_custom_int(item, "magazine") or None if kind == "ranged" else None,
+                shots_per_turn=shots, automatic=(shots or 0) >= 5,
+                two_handed=bool(item.get("two_handed")),
+                localised_burn=bool(item.get("localised_burn")), source="gm")
+    return found
+
+
+def all_weapons(content: Any = None) -> dict[str, Weapon]:
+    """The printed catalogue (and the house natural weapons) plus the campaign's own."""
+    return {**weapons(), **custom_weapons(content)}

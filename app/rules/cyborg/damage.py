@@ -21,13 +21,15 @@ from app.rules.cyborg.content import (
     damage_table,
     locations,
 )
+from app.rules.cyborg.content import (
+    LIMBS as LIMBS,
+)
 from app.rules.cyborg.tests import characteristic_test
 from app.rules.dice import Dice, RollRecord
 from app.rules.notation import roll
 from app.rules.system import N_
 
 RULE = "Règles § (III) Combats / Calcul des dégâts"
-LIMBS = ("right_arm", "left_arm", "right_leg", "left_leg")
 # Skills a cyborg uses with the left hand at −50 % once the right arm is lost (note 1).
 LEFT_HAND_SKILLS = ("arme_blanche", "arme_a_feu", "esquive_parade")
 MAX_LOCATION_ROLLS = 1000

@@ -19,7 +19,7 @@ from app.rules.cyborg.content import (
     FACTORS,
     MAX_RESISTANCE,
     ContentError,
-    _check_source,
+    check_source,
 )
 from app.rules.cyborg.damage import damage_points
 from app.rules.system import N_
@@ -54,7 +54,7 @@ def _read() -> dict[str, Any]:
 def symptoms() -> dict[str, Symptom]:
     found = {}
     for key, entry in _read()["symptom"].items():
-        _check_source(entry, f"poisons.toml symptom {key}")
+        check_source(entry, f"poisons.toml symptom {key}")
         changes = entry.get("characteristics", {})
         if any(name not in CHARACTERISTICS for name in changes):
             raise ContentError(f"poisons.toml symptom {key}: unknown characteristic")
@@ -67,7 +67,7 @@ def poisons() -> dict[str, Poison]:
     found = {}
     for entry in _read()["poison"]:
         where = f"poisons.toml {entry.get('key')}"
-        _check_source(entry, where)
+        check_source(entry, where)
         if entry["factor"] not in FACTORS or any(s not in symptoms() for s in entry["symptoms"]):
             raise ContentError(f"{where}: bad factor or symptom")
         found[entry["key"]] = Poison(entry["key"], entry["name"], entry["factor"], entry["mode"],

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
-from app.rules.cyborg.content import DATA, ContentError, _check_source
+from app.rules.cyborg.content import DATA, ContentError, check_source
 from app.rules.cyborg.tests import SkillTest, skill_test
 from app.rules.dice import Dice, RollRecord
 from app.rules.errors import RulesError
@@ -152,7 +152,7 @@ def ranks() -> tuple[Rank, ...]:
     found = []
     fields = set(Rank.__dataclass_fields__)
     for entry in _ranks_file()["rank"]:
-        _check_source(entry, f"ranks.toml {entry.get('key')}")
+        check_source(entry, f"ranks.toml {entry.get('key')}")
         found.append(Rank(**{k: v for k, v in entry.items() if k in fields}))
     if [rank.missions for rank in found] != sorted(rank.missions for rank in found):
         raise ContentError("ranks.toml: ranks must be in mission order")

@@ -1,0 +1,623 @@
+"""Cyborg Anti-Alien at the table: the state, the fold, what each member may do, the view.
+
+The state keeps the free-play shape the engine's board draws (``board``, ``tokens``,
+``order``, ``turn``) and adds the game's own: each token is a participant with its santé,
+wounds, lost limbs, magazines and states; ``initiative`` holds the groups' order and the
+group acting now (Règles § (III) Combats / Déroulement); ``chase`` the running chase
+(§ (IV) Poursuites); ``hour`` the mission clock for poisons (§ (V)) and first aid (§ (II)).
+Deciding (dice) lives in ``match_actions.py``; this module is pure.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.rules.cyborg.chases import DISTANCES, all_vehicles, custom_vehicles
+from app.rules.cyborg.combat import modifier_table
+from app.rules.cyborg.content import CHARACTERISTICS, Weapon, all_weapons, skills
+from app.rules.cyborg.poisons import poisons, symptoms
+from app.rules.cyborg.profiles import PROFILES
+from app.rules.cyborg.sheet import derived, kind_of, missions_of
+from app.rules.match import ActionForm, Actor, Event, MatchSetup, State
+
+GROUPS = ("cyborgs", "aliens", "humains")
+DEFAULT_GROUP = {"cyborg": "cyborgs", "alien": "aliens", "human": "humains"}
+# States that stop a participant from acting (and from dodging).
+DOWN = ("dead", "unconscious", "coma", "paralysed", "out_of_action")
+STATES = ("dead", "unconscious", "coma", "paralysed", "out_of_action", "strangled",
+          "immobilised", "hidden")
+GRENADE_RADIUS = 3  # Règles § (III) Catalogue des armes: "un rayon d'action de 3 mètres"
+PUNCH = "poing"
+
+
+# — participants ——————————————————————————————————————————————————————————————
+
+def participant(token_id: str, name: str, sheet: Mapping[str, Any], *,
+                character_id: int | None = None, owner_id: int | None = None,
+                group: str | None = None, x: int = 0, y: int = 0,
+                content: Any = None) -> dict[str, Any]:
+    """A participant as the match keeps it, built once from its sheet (JSON only)."""
+    sheet = dict(sheet or {})
+    values = derived(sheet, content or {})
+    kind = kind_of(sheet)
+    custom = (sheet.get("custom_skill") or {}) if isinstance(sheet.get("custom_skill"),
+                                                            dict) else {}
+    held = {}
+    for line in values["skills"]:
+        skill = skills()[line["key"]]
+        formula = list(custom.get("formula") or skill.formula) if skill.custom \
+            else list(skill.formula)
+        held[line["key"]] = {"name": line["name"], "formula": formula, "flat": skill.base,
+                             "extra": line["total"] - line["base"]}
+    catalogue = all_weapons(content)
+    weapon_keys = [key for key in sheet.get("weapons", []) if key in catalogue]
+    lost = [limb for limb in sheet.get("lost_limbs", []) if isinstance(limb, str)]
+    locations = sheet.get("locations") if isinstance(sheet.get("locations"), list) else None
+    sante_max = sheet.get("sante_max", 10)
+    return {
+        "id": token_id, "name": name, "character_id": character_id, "owner_id": owner_id,
+        "kind": kind, "group": group or DEFAULT_GROUP[kind],
+        "x": x, "y": y, "initiative": None,
+        "humanoid": bool(sheet.get("humanoid", True)), "locations": locations,
+        "characteristics": dict(values["characteristics"]),
+        "skills": held,
+        "sante": int(sheet.get("sante", sante_max)), "sante_max": int(sante_max),
+        "resistance": int(values["resistance"]),
+        "weapons": weapon_keys,
+        "magazines": {key: catalogue[key].magazine for key in weapon_keys
+                      if catalogue[key].magazine is not None},
+        "lost_limbs": lost, "broken_limbs": [], "cut_in_two": False,
+        "penalties": {}, "skill_penalties": {},
+        "states": ["dead"] if sheet.get("fate", "active") != "active" else [],
+        "turns_to_live": None, "unbalanced_until": 0, "acted": False,
+        "modifier": {"value": 0, "label": ""},
+        "poisoning": None, "first_aid_day": None,
+        "missions": missions_of(sheet) if kind == "cyborg" else 0,
+    }
+
+
+def characteristic(person: Mapping[str, Any], name: str) -> int:
+    """The characteristic a test uses: the sheet's, the wounds' penalties, the poison's."""
+    value = person["characteristics"].get(name, 0) + person["penalties"].get(name, 0)
+    value += poison_effects(person)["characteristics"].get(name, 0)
+    return max(0, value)
+
+
+def skill(person: Mapping[str, Any], key: str) -> int:
+    """A skill's percentage now: its base from the characteristics as they are now (a lost leg
+    lowers Esquive/Parade), the sheet's credit and rank bonus, the wounds' and poison's
+    penalties. 0 for a skill not held."""
+    held = person["skills"].get(key)
+    if held is None:
+        return 0
+    now = {name: characteristic(person, name) for name in CHARACTERISTICS}
+    base = held["flat"] + sum(now[name] for name in held["formula"])
+    value = base + held["extra"] + person["skill_penalties"].get(key, 0)
+    return max(0, value + poison_effects(person)["skills"])
+
+
+def poison_effects(person: Mapping[str, Any]) -> dict[str, Any]:
+    poisoning = person.get("poisoning")
+    if not poisoning or poisoning.get("cured"):
+        return {"skills": 0, "characteristics": {}, "symptoms": []}
+    found: dict[str, Any] = {"skills": 0, "characteristics": {}, "symptoms": []}
+    for key in poisons()[poisoning["poison"]].symptoms:
+        symptom = symptoms()[key]
+        found["symptoms"].append(symptom.name)
+        found["skills"] += symptom.skills
+        for name, value in symptom.characteristics.items():
+            found["characteristics"][name] = found["characteristics"].get(name, 0) + value
+    return found
+
+
+def is_down(person: Mapping[str, Any]) -> bool:
+    return any(state in person["states"] for state in DOWN)
+
+
+def can_dodge(state: State, person: Mapping[str, Any]) -> bool:
+    """Up, and not unbalanced by a defensive master stroke this round or the next."""
+    return not is_down(person) and state["round"] > person["unbalanced_until"]
+
+
+def weapon_of(state: State, key: str, person: Mapping[str, Any] | None = None) -> Weapon:
+    """A weapon by key: the catalogue, the campaign's own (copied at start) or a fist."""
+    if key == PUNCH:
+        from app.rules.cyborg.combat import punch
+
+        return punch(characteristic(person, "force") if person else 10)
+    custom = state.get("custom_weapons", {}).get(key)
+    if custom is not None:
+        return Weapon(**custom)
+    return all_weapons()[key]
+
+
+def usable_weapons(state: State, person: Mapping[str, Any]) -> list[str]:
+    """The weapons this participant can use: a one-armed fighter cannot hold a two-handed
+    weapon (Règles § (III) Catalogue des armes, *: Tablée refuses rather than guess a malus);
+    a fist is always there while an arm is."""
+    one_armed = any(limb in person["lost_limbs"] + person["broken_limbs"]
+                    for limb in ("right_arm", "left_arm"))
+    found = [key for key in person["weapons"]
+             if not (one_armed and weapon_of(state, key).two_handed)]
+    both_gone = all(limb in person["lost_limbs"] for limb in ("right_arm", "left_arm"))
+    return found + ([] if both_gone else [PUNCH])
+
+
+# — set-up ————————————————————————————————————————————————————————————————————
+
+def start(setup: MatchSetup, dice: Any) -> list[Event]:
+    options = setup.options
+    content = options.get("content") or {}
+    board = {"unit": options.get("unit", "sq"), "width": int(options.get("width", 40)),
+             "height": int(options.get("height", 30)), "terrain": []}
+    custom = {key: weapon.__dict__ for key, weapon in all_weapons(content).items()
+              if weapon.source == "gm"}
+    vehicles = {key: vehicle.__dict__ for key, vehicle in custom_vehicles(content).items()}
+    events = [Event("match_started", {"name": setup.name, "board": board,
+                                      "custom_weapons": custom, "custom_vehicles": vehicles})]
+    count = len(setup.participants)
+    for index, entry in enumerate(setup.participants):
+        x = round((index + 1) * board["width"] / (count + 1))
+        token = participant(f"t{index + 1}", entry.name, entry.sheet,
+                            character_id=entry.character_id, owner_id=entry.owner_id,
+                            x=x, y=min(3, board["height"]), content=content)
+        events.append(Event("participant_added", {"token": token}))
+    return events
+
+
+# — the fold (pure, no dice) ——————————————————————————————————————————————————————
+
+def evolve(state: State, event: Event) -> State:
+    handler = _EVOLVE.get(event.kind)
+    if handler is not None:
+        handler(state, event.payload)
+    return state
+
+
+def _started(state: State, p: dict) -> None:
+    state.update(name=p["name"], board=p["board"], tokens={}, order=[], turn=None, round=0,
+                 next_token=1, status="running", notes=0, rolls=0, initiative=None,
+                 chase=None, hour=0, custom_weapons=p.get("custom_weapons", {}),
+                 custom_vehicles=p.get("custom_vehicles", {}), mission=None)
+
+
+def _order(state: State) -> None:
+    """Board order: the acting group's members first, then by group order, then by id."""
+    initiative = state.get("initiative")
+    rank = {group: i for i, group in enumerate(initiative["order"])} if initiative else {}
+    state["order"] = sorted(state["tokens"], key=lambda tid: (
+        rank.get(state["tokens"][tid]["group"], len(rank)), int(tid[1:])))
+
+
+def _added(state: State, p: dict) -> None:
+    token = copy.deepcopy(p["token"])
+    state["tokens"][token["id"]] = token
+    state["next_token"] = max(state["next_token"], int(token["id"][1:]) + 1)
+    _order(state)
+
+
+def _group_set(state: State, p: dict) -> None:
+    state["tokens"][p["token"]]["group"] = p["group"]
+    _order(state)
+
+
+def _initiative(state: State, p: dict) -> None:
+    state["initiative"] = {"order": p["order"], "totals": p["totals"],
+                           "surprise": p.get("surprise"), "active": 0}
+    state["round"] = p["round"]
+    for token in state["tokens"].values():
+        token["acted"] = False
+        token["initiative"] = p["totals"].get(token["group"])
+    _order(state)
+
+
+def _phase(state: State, p: dict) -> None:
+    state["initiative"]["active"] = p["active"]
+    if p["round"] != state["round"]:
+        state["round"] = p["round"]
+        for token in state["tokens"].values():
+            token["acted"] = False
+    for token_id, turns in p.get("turns_to_live", {}).items():
+        token = state["tokens"][token_id]
+        token["turns_to_live"] = turns
+        if turns <= 0 and "dead" not in token["states"]:
+            token["states"].append("dead")
+
+
+def _moved(state: State, p: dict) -> None:
+    token = state["tokens"][p["token"]]
+    token["x"], token["y"] = p["to"]
+
+
+def _hit(state: State, target_id: str, shot: Mapping[str, Any]) -> None:
+    """One shot's outcome on its target: santé, then the wound if santé reached 0 or less."""
+    target = state["tokens"][target_id]
+    target["sante"] = shot["sante"]
+    wound = shot.get("wound")
+    if wound:
+        _wound(target, wound)
+
+
+def _wound(target: dict, wound: Mapping[str, Any]) -> None:
+    for flag, name in (("dead", "dead"), ("unconscious", "unconscious"), ("coma", "coma"),
+                       ("paralysed", "paralysed"), ("cut_in_two", "out_of_action")):
+        if wound.get(flag) and name not in target["states"]:
+            target["states"].append(name)
+    if wound.get("cut_in_two"):
+        target["cut_in_two"] = True
+    if wound.get("turns_to_live") is not None:
+        target["turns_to_live"] = wound["turns_to_live"]
+        if "strangled" not in target["states"]:
+            target["states"].append("strangled")
+    if wound.get("lost_limb") and wound["lost_limb"] not in target["lost_limbs"]:
+        target["lost_limbs"].append(wound["lost_limb"])
+    if wound.get("broken_limb") and wound["broken_limb"] not in target["broken_limbs"]:
+        target["broken_limbs"].append(wound["broken_limb"])
+    for name, value in (wound.get("penalties") or {}).items():
+        target["penalties"][name] = target["penalties"].get(name, 0) + value
+    for key, value in (wound.get("skill_penalties") or {}).items():
+        # The left hand's −50 % is one penalty, however often the right arm is hit.
+        target["skill_penalties"][key] = min(target["skill_penalties"].get(key, 0), value)
+
+
+def _attacked(state: State, p: dict) -> None:
+    attacker = state["tokens"][p["attacker"]]
+    if p.get("in_combat"):
+        attacker["acted"] = True
+    if p.get("magazine") is not None:
+        attacker["magazines"][p["weapon"]] = p["magazine"]
+    for shot in p["shots"]:
+        _hit(state, shot["target"], shot)
+        if shot.get("attacker_unbalanced"):
+            attacker["unbalanced_until"] = p["round"] + 1
+
+
+def _reloaded(state: State, p: dict) -> None:
+    token = state["tokens"][p["token"]]
+    token["magazines"][p["weapon"]] = p["magazine"]
+    if p.get("in_combat"):
+        token["acted"] = True
+
+
+def _first_aid(state: State, p: dict) -> None:
+    patient = state["tokens"][p["patient"]]
+    patient["sante"] = p["sante"]
+    patient["first_aid_day"] = p["day"]
+    if p.get("in_combat"):
+        state["tokens"][p["token"]]["acted"] = True
+
+
+def _poisoned(state: State, p: dict) -> None:
+    state["tokens"][p["token"]]["poisoning"] = dict(p["poisoning"])
+
+
+def _hours(state: State, p: dict) -> None:
+    state["hour"] = p["hour"]
+    for token_id, change in p["tokens"].items():
+        token = state["tokens"][token_id]
+        token["sante"] = change["sante"]
+        token["poisoning"]["hours"] += len(change["lost"])
+        if change["dead"] and "dead" not in token["states"]:
+            token["states"].append("dead")
+
+
+def _antidote(state: State, p: dict) -> None:
+    state["tokens"][p["token"]]["poisoning"]["cured"] = True
+
+
+def _corrected(state: State, p: dict) -> None:
+    token = state["tokens"][p["token"]]
+    field = p["field"]
+    if field.startswith("magazine:"):
+        token["magazines"][field.split(":", 1)[1]] = p["after"]
+    elif field in CHARACTERISTICS:
+        token["characteristics"][field] = p["after"]
+    else:
+        token[field] = p["after"]
+
+
+def _state_set(state: State, p: dict) -> None:
+    token = state["tokens"][p["token"]]
+    if p["on"] and p["state"] not in token["states"]:
+        token["states"].append(p["state"])
+    elif not p["on"] and p["state"] in token["states"]:
+        token["states"].remove(p["state"])
+        if p["state"] == "strangled":
+            token["turns_to_live"] = None
+
+
+def _modifier(state: State, p: dict) -> None:
+    state["tokens"][p["token"]]["modifier"] = {"value": p["value"], "label": p["label"]}
+
+
+def _counter(key: str) -> Callable[[State, dict], None]:
+    def handler(state: State, _p: dict) -> None:
+        state[key] += 1
+    return handler
+
+
+def _chase_started(state: State, p: dict) -> None:
+    state["chase"] = copy.deepcopy(p["chase"])
+
+
+def _chase_round(state: State, p: dict) -> None:
+    chase = state["chase"]
+    chase["distance"] = p["after"]
+    chase["rounds"] += 1
+    _chase_harm(state, p)
+
+
+def _chase_harm(state: State, p: dict) -> None:
+    chase = state["chase"]
+    for side, structure in (p.get("structure") or {}).items():
+        chase[side]["structure"] = structure
+    for side in p.get("wrecked") or []:
+        chase[side]["wrecked"] = True
+    for token_id, sante in (p.get("harm") or {}).items():
+        state["tokens"][token_id]["sante"] = sante
+    for token_id, wound in (p.get("wounds") or {}).items():
+        _wound(state["tokens"][token_id], wound)
+    for shot in p.get("shots") or []:
+        _hit(state, shot["target"], shot)
+    if p.get("magazine"):
+        state["tokens"][p["shooter"]]["magazines"][p["magazine"]["weapon"]] = \
+            p["magazine"]["left"]
+
+
+def _chase_ended(state: State, _p: dict) -> None:
+    state["chase"] = None
+
+
+def _terrain_added(state: State, p: dict) -> None:
+    state["board"]["terrain"].append(p["terrain"])
+
+
+def _mission_ended(state: State, p: dict) -> None:
+    state["mission"] = copy.deepcopy(p["results"])
+    state["status"] = "finished"
+
+
+def _ended(state: State, _p: dict) -> None:
+    state["status"] = "finished"
+
+
+_EVOLVE: dict[str, Callable[[State, dict], None]] = {
+    "match_started": _started,
+    "participant_added": _added,
+    "group_set": _group_set,
+    "initiative_rolled": _initiative,
+    "phase_ended": _phase,
+    "token_moved": _moved,
+    "attacked": _attacked,
+    "reloaded": _reloaded,
+    "tested": _counter("rolls"),
+    "opposed": _counter("rolls"),
+    "first_aid": _first_aid,
+    "poisoned": _poisoned,
+    "hours_passed": _hours,
+    "antidote": _antidote,
+    "corrected": _corrected,
+    "state_set": _state_set,
+    "modifier_set": _modifier,
+    "note_added": _counter("notes"),
+    "chase_started": _chase_started,
+    "chase_round": _chase_round,
+    "manoeuvre": _chase_harm,
+    "vehicle_shot": _chase_harm,
+    "chase_ended": _chase_ended,
+    "terrain_added": _terrain_added,
+    "mission_ended": _mission_ended,
+    "match_ended": _ended,
+}
+
+
+# — who acts now ——————————————————————————————————————————————————————————————————
+
+def active_group(state: State) -> str | None:
+    initiative = state.get("initiative")
+    if not initiative or not initiative["order"]:
+        return None
+    return initiative["order"][initiative["active"]]
+
+
+def may_act(state: State, person: Mapping[str, Any]) -> bool:
+    """Up, and — once initiative is rolled — in the group acting now and not acted yet this
+    round (Règles § (III) Déroulement: each group declares and resolves its actions)."""
+    if is_down(person):
+        return False
+    group = active_group(state)
+    return group is None or (person["group"] == group and not person["acted"])
+
+
+def in_combat(state: State) -> bool:
+    return active_group(state) is not None
+
+
+# — the forms ————————————————————————————————————————————————————————————————————
+
+def _names(state: State, ids: list[str]) -> list[list[str]]:
+    return [[tid, state["tokens"][tid]["name"]] for tid in ids]
+
+
+def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
+    """Only what this actor may do now, with only legal choices in each form."""
+    if actor.is_spectator or state.get("status") == "finished":
+        return []
+    tokens = state["tokens"]
+    mine = [tid for tid in state["order"] if actor.controls(tokens[tid])]
+    up = [tid for tid in state["order"] if "dead" not in tokens[tid]["states"]]
+    acting = [tid for tid in mine if may_act(state, tokens[tid])]
+    forms: list[ActionForm] = []
+    if acting and in_combat(state):
+        weapons = {tid: [[key, weapon_of(state, key, tokens[tid]).name]
+                         for key in usable_weapons(state, tokens[tid])] for tid in acting}
+        targets = [tid for tid in up]
+        forms.append(ActionForm("attack", "Attack", "cyborg/_attack.html", {
+            "tokens": acting, "weapons": weapons, "targets": targets,
+            "modifiers": [[entry.key, entry.label, entry.value, entry.table, entry.at_least]
+                          for entry in modifier_table().values() if entry.key != "rafale"],
+            "radius": GRENADE_RADIUS}))
+        reloadable = {tid: [[key, weapon_of(state, key).name]
+                            for key in tokens[tid]["magazines"]
+                            if tokens[tid]["magazines"][key] < (weapon_of(state, key).magazine
+                                                                or 0)]
+                      for tid in acting}
+        reloadable = {tid: found for tid, found in reloadable.items() if found}
+        if reloadable:
+            forms.append(ActionForm("reload", "Reload", "cyborg/_reload.html",
+                                    {"tokens": list(reloadable), "weapons": reloadable}))
+    movers = [tid for tid in mine if not is_down(tokens[tid]) and (
+        actor.is_gm or may_act(state, tokens[tid]) or not in_combat(state))]
+    if movers:
+        forms.append(ActionForm("move", "Move", "cyborg/_move.html", {"tokens": movers}))
+    testers = [tid for tid in mine if not is_down(tokens[tid])]
+    if testers:
+        forms.append(ActionForm("test", "Test", "cyborg/_test.html", {
+            "tokens": testers, "characteristics": list(CHARACTERISTICS),
+            "skills": {tid: [[key, held["name"]] for key, held in tokens[tid]["skills"].items()]
+                       for tid in testers}, "malus": actor.is_gm}))
+    healers = [tid for tid in acting if "premiers_soins" in tokens[tid]["skills"]]
+    day = state["hour"] // 24
+    patients = [tid for tid in up if tokens[tid]["first_aid_day"] != day
+                and tokens[tid]["sante"] < tokens[tid]["sante_max"]]
+    if healers and patients:
+        forms.append(ActionForm("first_aid", "First aid", "cyborg/_first_aid.html",
+                                {"tokens": healers, "patients": patients}))
+    if in_combat(state) and (actor.is_gm or any(tokens[tid]["group"] == active_group(state)
+                                                for tid in mine)):
+        forms.append(ActionForm("end_phase", "End the group's turn", "cyborg/_end_phase.html",
+                                {"group": active_group(state)}))
+    chase = state.get("chase")
+    if chase:
+        shooters = [tid for tid in mine if not is_down(tokens[tid])
+                    and any(tid in chase[side]["riders"] for side in ("pursuer", "quarry"))]
+        if shooters and chase["mode"] == "vehicle":
+            forms.append(ActionForm("shoot_vehicle", "Shoot between vehicles",
+                                    "cyborg/_shoot_vehicle.html", {
+                                        "tokens": shooters,
+                                        "weapons": {tid: [[key, weapon_of(state, key).name]
+                                                          for key in usable_weapons(
+                                                              state, tokens[tid])
+                                                          if key != PUNCH
+                                                          and weapon_of(state, key).kind
+                                                          == "ranged"]
+                                                    for tid in shooters},
+                                        "targets": [tid for side in ("pursuer", "quarry")
+                                                    for tid in chase[side]["riders"]
+                                                    if tid in up]}))
+    forms.append(ActionForm("note", "Add a note", "cyborg/_note.html"))
+    if actor.is_gm:
+        forms += _gm_forms(state)
+    return forms
+
+
+def _gm_forms(state: State) -> list[ActionForm]:
+    tokens = state["tokens"]
+    everyone = list(state["order"])
+    up = [tid for tid in everyone if "dead" not in tokens[tid]["states"]]
+    groups = sorted({tokens[tid]["group"] for tid in everyone} | set(GROUPS))
+    present = sorted({tokens[tid]["group"] for tid in up})
+    forms = [
+        ActionForm("roll_initiative", "Initiative", "cyborg/_initiative.html",
+                   {"groups": present}),
+        ActionForm("add_participant", "Add a participant", "cyborg/_add.html",
+                   {"profiles": [[key, profile.name] for key, profile in PROFILES.items()],
+                    "groups": list(GROUPS)}),
+    ]
+    if everyone:
+        forms += [
+            ActionForm("set_group", "Group", "cyborg/_group.html",
+                       {"tokens": everyone, "groups": groups}),
+            ActionForm("opposed", "Opposed test", "cyborg/_opposed.html",
+                       {"tokens": up, "characteristics": list(CHARACTERISTICS)}),
+            ActionForm("situational", "Situational modifier", "cyborg/_situational.html",
+                       {"tokens": up}),
+            ActionForm("correct", "Correct a value", "cyborg/_correct.html",
+                       {"tokens": everyone, "fields": ["sante", "sante_max", "resistance",
+                                                       *CHARACTERISTICS],
+                        "magazines": {tid: list(tokens[tid]["magazines"]) for tid in everyone}}),
+            ActionForm("set_state", "States", "cyborg/_state.html",
+                       {"tokens": everyone, "states": list(STATES)}),
+            ActionForm("poison", "Poison", "cyborg/_poison.html",
+                       {"tokens": up, "poisons": [[key, entry.name, entry.factor, entry.mode]
+                                                  for key, entry in poisons().items()]}),
+            ActionForm("hours", "Time passes", "cyborg/_hours.html", {"hour": state["hour"]}),
+        ]
+        cured = [tid for tid in up if tokens[tid]["poisoning"]
+                 and not tokens[tid]["poisoning"]["cured"]]
+        if cured:
+            forms.append(ActionForm("antidote", "Antidote", "cyborg/_antidote.html",
+                                    {"tokens": cured}))
+    chase = state.get("chase")
+    vehicles = all_vehicles(state.get("custom_vehicles"))
+    if chase is None and len(up) >= 2:
+        forms.append(ActionForm("start_chase", "Start a chase", "cyborg/_chase.html", {
+            "tokens": up, "distances": list(DISTANCES),
+            "vehicles": [[key, vehicle.name] for key, vehicle in vehicles.items()]}))
+    elif chase is not None:
+        if chase["distance"] in DISTANCES or chase["distance"] == "cote_a_cote":
+            forms.append(ActionForm("chase_round", "Chase round", "cyborg/_chase_round.html",
+                                    {"mode": chase["mode"]}))
+            if chase["mode"] == "vehicle":
+                forms.append(ActionForm("manoeuvre", "Manoeuvre", "cyborg/_manoeuvre.html",
+                                        {"sides": ["pursuer", "quarry"],
+                                         "alongside": chase["distance"] == "cote_a_cote"}))
+        forms.append(ActionForm("end_chase", "End the chase", "cyborg/_end_chase.html"))
+    forms += [ActionForm("add_terrain", "Add cover", "cyborg/_terrain.html"),
+              ActionForm("end_mission", "End of mission", "cyborg/_end_mission.html"),
+              ActionForm("end_match", "End the match", "cyborg/_end.html")]
+    return forms
+
+
+# — view and between matches ————————————————————————————————————————————————————
+
+def view(state: State, viewer: Actor) -> State:
+    """Nothing in the state is secret: the aliens' true look is the GM's to describe."""
+    return state
+
+
+def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]:
+    """Write the match back on the sheets (Règles § (VI) Régénération, § (VII) Progression).
+
+    After "end of mission": the rolls it made (recovery + 1D6, ranks, new skills, surgery)
+    are applied. After a plain end: santé as it is now, limbs lost, death.
+    """
+    changed: dict[int, dict] = {}
+    results = state.get("mission") or {}
+    for token in state.get("tokens", {}).values():
+        sheet = sheets.get(token.get("character_id"))
+        if sheet is None:
+            continue
+        new = copy.deepcopy(sheet)
+        result = results.get(token["id"])
+        if result is None:
+            new["sante"] = min(token["sante"], new.get("sante_max", token["sante"]))
+            if new.get("kind", "cyborg") == "cyborg":
+                new["lost_limbs"] = sorted(set(token["lost_limbs"]))
+        else:
+            new["sante_max"] = new["sante"] = result["sante_max"]
+            if result.get("missions") is not None:
+                new["missions"] = result["missions"]
+            if result.get("new_skills"):
+                new["skills"] = {**new.get("skills", {}),
+                                 **{key: 0 for key in result["new_skills"]}}
+                new["drawn"] = list(new.get("drawn") or [
+                    key for key in new.get("skills", {})
+                    if key not in ("arme_blanche", "arme_a_feu", "esquive_parade")
+                    and key not in result["new_skills"]]) + list(result["new_skills"])
+            if result.get("followers"):
+                new["followers"] = min(6, new.get("followers", 0) + result["followers"])
+            new["lost_limbs"] = sorted(result.get("lost_limbs", []))
+            bonus = dict(new.get("surgery_bonus") or {})
+            for name, value in (result.get("surgery_bonus") or {}).items():
+                bonus[name] = bonus.get(name, 0) + value
+            if bonus:
+                new["surgery_bonus"] = bonus
+        fate = (result or {}).get("fate") or ("dead" if "dead" in token["states"] else None)
+        if fate and fate != "active":
+            new["fate"] = fate
+        if new != sheet:
+            changed[token["character_id"]] = new
+    return changed
