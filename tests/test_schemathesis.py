@@ -104,6 +104,9 @@ REFUSES_VALID_DATA = {
                                                                "undone: 422",
     "POST /campaigns/{campaign_id}/matches/{match_id}/redo": "redo only follows an undo: 422",
     "POST /campaigns/{campaign_id}/rolls": "the dice expression must parse: 422",
+    "POST /campaigns/{campaign_id}/content/{kind}": "each kind has its own fields, checked "
+                                                    "by the game system's rules: 422",
+    "PUT /campaigns/{campaign_id}/content/items/{item_id}": "the item's kind's fields: 422",
     "POST /campaigns/{campaign_id}/rolls/{roll_id}/corrections": "a roll already corrected, "
                                                                  "or a correction itself: 422",
     "GET /invites/{token}": "an expired, revoked or used-up link answers 410 Gone",
