@@ -20,6 +20,7 @@ from app.db import make_engine, make_sessionmaker
 from app.errors import AppError, NotAuthenticated
 from app.i18n import gettext as _
 from app.live import make_broker
+from app.services.match_feed import MatchFeeds
 from app.web.middleware import WebMiddleware
 from app.web.templating import STATIC_DIR, render
 
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.broker = broker
     app.state.engine = make_engine(settings.resolved_database_url)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
+    app.state.match_feeds = MatchFeeds(app.state.sessionmaker)
     app.add_middleware(WebMiddleware, settings=settings)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     _include_routers(app)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import json
 from datetime import datetime
-from functools import partial
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, Header, Path, Query, Request
@@ -28,8 +27,9 @@ from app.models import Match
 from app.rules.dice import SystemDice
 from app.services import match_publish
 from app.services.access import CampaignAccess
+from app.services.match_feed import Viewer
 from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
-from app.web.streams import Item, StreamSource, event_stream
+from app.web.streams import Item, event_stream
 
 router = protected_router(tags=["matches"])
 
@@ -260,16 +260,27 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
     """The match's events, live, as you may see them (``after`` and ``Last-Event-ID`` are
     read by the stream itself; declared here for the documentation and validation)."""
     match = tables.get_match(db, access, match_id)
-    ids = {"sessionmaker": request.app.state.sessionmaker, "campaign_id": access.campaign.id,
-           "user_id": access.user.id}
-    source = StreamSource(
-        channel=match_publish.channel(match.id), key=access.user.id,
-        items_after=partial(_stream_items, match_id=match.id, **ids),
-        still_allowed=partial(match_publish.still_member, role_at_connect=access.role, **ids))
-    return event_stream(request, source, request_session=db)
+    viewer = Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
+                    match_id=match.id, user_id=access.user.id, role=access.role)
+    return event_stream(request, JsonEvents(viewer), request_session=db)
 
 
-def _stream_items(after_seq: int, **ids: Any) -> list[Item]:
-    return [Item(id=event["seq"], event=STREAM_EVENT,
-                 data=json.dumps(event, ensure_ascii=False, separators=(",", ":")))
-            for event in match_publish.visible_events_after(after_seq=after_seq, **ids)]
+class JsonEvents:
+    """The API stream's source: each event as JSON, redacted for the viewer, in the event
+    loop (the read itself is shared by every stream of the match)."""
+
+    def __init__(self, viewer: Viewer) -> None:
+        self.viewer = viewer
+        self.channel = match_publish.channel(viewer.match_id)
+        self.key = viewer.actor.user_id
+
+    async def items_after(self, after: int, *, wanted: int, fresh: bool) -> list[Item] | None:
+        batch = await self.viewer.read(after, wanted=wanted, fresh=fresh)
+        if batch is None:
+            return None
+        return [Item(id=event["seq"], event=STREAM_EVENT,
+                     data=batch.as_json(event, self.viewer.actor))
+                for event in batch.after(after)]
+
+    def close(self) -> None:
+        self.viewer.close()

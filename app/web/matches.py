@@ -23,6 +23,7 @@ from app.models import Match
 from app.rules.dice import Dice, SystemDice
 from app.services import characters, match_publish, matches
 from app.services.access import CampaignAccess
+from app.services.match_feed import Viewer
 from app.web.campaigns import error_page
 from app.web.deps import DbSession, MemberAccess, SettingsDep, csrf_token_for, protected_router
 from app.web.forms import field_errors, see_other
@@ -245,10 +246,11 @@ def stream(request: Request, db: DbSession, access: MemberAccess,
            match_id: MatchId) -> Response:
     """Server-Sent Events for this viewer; resumable with ``Last-Event-ID`` (or ``?after=``)."""
     tables.get_match(db, access, match_id)
-    source = MatchStream(sessionmaker=request.app.state.sessionmaker,
-                         campaign_id=access.campaign.id, match_id=match_id,
-                         user_id=access.user.id, role=access.role, locale=get_locale(),
-                         csrf_token=csrf_token_for(request)).source()
+    viewer = Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
+                    match_id=match_id, user_id=access.user.id, role=access.role)
+    source = MatchStream(viewer=viewer, sessionmaker=request.app.state.sessionmaker,
+                         campaign_id=access.campaign.id, locale=get_locale(),
+                         csrf_token=csrf_token_for(request))
     return event_stream(request, source, request_session=db)
 
 

@@ -156,7 +156,7 @@ def roll_stream(request: Request, db: DbSession, access: MemberAccess) -> Respon
                                         role=role)
 
     return event_stream(request, StreamSource(channel=f"campaign:{campaign_id}", key=user_id,
-                                              items_after=items_after,
+                                              read_after=items_after,
                                               still_allowed=still_allowed),
                         request_session=db)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from fastapi import Request
 from sqlalchemy.orm import Session
@@ -31,16 +32,43 @@ class Item:
     data: str
 
 
+class Source(Protocol):
+    """Where a stream's items come from."""
+
+    channel: str
+    key: int
+
+    async def items_after(self, after: int, *, wanted: int, fresh: bool) -> list[Item] | None:
+        """Items after ``after`` as this viewer may see them (at most a page), read after
+        seq ``wanted`` was committed (a notification names it; 0 on connecting); ``fresh``
+        on (re)connecting. ``None``: the viewer may no longer watch, end the stream."""
+
+    def close(self) -> None:
+        """The stream ended."""
+
+
 @dataclass(frozen=True)
 class StreamSource:
-    """Where a stream's items come from; both callables are sync (they use the database)."""
+    """A source from two blocking callables (they use the database; run in the thread pool).
+
+    For streams with few viewers each (the roll log); a match's streams share reads through
+    ``app.services.match_feed`` instead.
+    """
 
     channel: str
     key: int
     # Items after this id, as this viewer may see them (at most a page).
-    items_after: Callable[[int], list[Item]]
+    read_after: Callable[[int], list[Item]]
     # Is the viewer still allowed to watch? Checked before every send.
     still_allowed: Callable[[], bool]
+
+    async def items_after(self, after: int, *, wanted: int, fresh: bool) -> list[Item] | None:
+        if not await run_in_threadpool(self.still_allowed):
+            return None
+        return await run_in_threadpool(self.read_after, after)
+
+    def close(self) -> None:
+        return None
 
 
 def last_event_id(request: Request) -> int:
@@ -52,30 +80,36 @@ def last_event_id(request: Request) -> int:
         return 0
 
 
-async def _events(request: Request, source: StreamSource, after: int
+async def _events(request: Request, source: Source, after: int
                   ) -> AsyncIterator[ServerSentEvent]:
     broker = request.app.state.broker
-    sent = after
+    sent, wanted, fresh = after, 0, True
     yield ServerSentEvent(comment="connected", retry=RETRY_MS)
-    # Subscribe before reading the backlog, so nothing published meanwhile is missed.
-    async with broker.subscribe(source.channel, key=source.key) as subscription:
-        while True:
-            if not await run_in_threadpool(source.still_allowed):
-                return
-            items = await run_in_threadpool(source.items_after, sent)
-            for item in items:
-                yield ServerSentEvent(item.data, event=item.event, id=str(item.id))
-                sent = item.id
-            if items:
-                continue  # a full page: read on before waiting
-            try:
-                await subscription.__anext__()
-            except StopAsyncIteration:
-                # Kicked, closed, or fell behind: the browser reconnects and resumes.
-                return
+    try:
+        # Subscribe before reading the backlog, so nothing published meanwhile is missed.
+        async with broker.subscribe(source.channel, key=source.key) as subscription:
+            while True:
+                items = await source.items_after(sent, wanted=wanted, fresh=fresh)
+                if items is None:
+                    return
+                fresh = False
+                for item in items:
+                    yield ServerSentEvent(item.data, event=item.event, id=str(item.id))
+                    sent = item.id
+                if items:
+                    continue  # maybe a full page: read on before waiting
+                try:
+                    message = await subscription.__anext__()
+                except StopAsyncIteration:
+                    # Kicked, closed, or fell behind: the browser reconnects and resumes.
+                    return
+                seq = message.get("seq") if isinstance(message, dict) else None
+                wanted = seq if isinstance(seq, int) else wanted
+    finally:
+        source.close()
 
 
-def event_stream(request: Request, source: StreamSource, *,
+def event_stream(request: Request, source: Source, *,
                  request_session: Session) -> EventSourceResponse:
     """The response for ``source``. The request's session is closed first: a stream lives
     for hours and must not hold a pooled connection (the source opens its own per read)."""

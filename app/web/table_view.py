@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app import tables
 from app.errors import NotFound
@@ -38,7 +39,8 @@ from app.rules.dice import RollRecord
 from app.rules.match import CONTROL_KINDS, ActionForm, Actor, State
 from app.services import match_publish, matches
 from app.services.access import CampaignAccess
-from app.web.streams import Item, StreamSource
+from app.services.match_feed import Viewer
+from app.web.streams import Item
 from app.web.templating import templates
 
 GENERIC_ACTION = "matches/_generic_action.html"
@@ -217,31 +219,35 @@ class TableView:
 class MatchStream:
     """One viewer's stream of a match (the scheme is in the module docstring).
 
-    Each call opens its own database session: the stream outlives the request that opened
-    it. The viewer's membership is re-read before every send: leaving the campaign, or a
-    role lowered since connecting (a GM made player must stop receiving GM-only lines), ends
-    the stream; each batch is rendered for the role the viewer has now.
+    The new events and the members' roles come from the match's shared feed
+    (``app.services.match_feed``): a role changed since connecting ends the stream (a GM
+    made player must stop receiving GM-only lines; the browser reconnects with its new
+    role). Each batch is then rendered for this viewer with a session of its own, since the
+    stream outlives the request that opened it.
     """
 
-    def __init__(self, *, sessionmaker: Callable[[], Session], campaign_id: int,
-                 match_id: int, user_id: int, role: Role, locale: str,
-                 csrf_token: str) -> None:
-        self.sessionmaker = sessionmaker
-        self.campaign_id, self.match_id, self.user_id = campaign_id, match_id, user_id
-        self.role, self.locale, self.csrf_token = role, locale, csrf_token
+    def __init__(self, *, viewer: Viewer, sessionmaker: Callable[[], Session],
+                 campaign_id: int, locale: str, csrf_token: str) -> None:
+        self.viewer, self.sessionmaker = viewer, sessionmaker
+        self.campaign_id, self.match_id = campaign_id, viewer.match_id
+        self.user_id = viewer.actor.user_id
+        self.channel, self.key = match_publish.channel(self.match_id), self.user_id
+        self.locale, self.csrf_token = locale, csrf_token
         self._connected = False
         self._signature: str | None = None
 
-    def source(self) -> StreamSource:
-        return StreamSource(channel=match_publish.channel(self.match_id), key=self.user_id,
-                            items_after=self.items_after, still_allowed=self.still_allowed)
+    async def items_after(self, after: int, *, wanted: int, fresh: bool) -> list[Item] | None:
+        batch = await self.viewer.read(after, wanted=wanted, fresh=fresh)
+        if batch is None:
+            return None
+        if self._connected and not batch.after(after):
+            return []
+        return await run_in_threadpool(self._render, after)
 
-    def still_allowed(self) -> bool:
-        return match_publish.still_member(sessionmaker=self.sessionmaker,
-                                          campaign_id=self.campaign_id, user_id=self.user_id,
-                                          role_at_connect=self.role)
+    def close(self) -> None:
+        self.viewer.close()
 
-    def items_after(self, after: int) -> list[Item]:
+    def _render(self, after: int) -> list[Item]:
         set_locale(self.locale)
         with self.sessionmaker() as db:
             access = matches.reload_access(db=db, campaign_id=self.campaign_id,
