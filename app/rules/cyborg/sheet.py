@@ -429,9 +429,13 @@ def _credit_problems(sheet: Sheet) -> list[Problem]:
     if used > CREDIT:
         problems.append(Problem("skills", N_("The credit to spread is %(n)s %% at most."),
                                 RULE_SKILLS, {"n": CREDIT, "used": used}))
+    rolled = _characteristics(sheet)
+    custom = _custom_formula(sheet)
     for line in lines:
-        # The cap binds what creation gives (base + credit); the ranks' bonuses come on top.
-        if line["cap"] is not None and line["base"] + line["allocated"] > line["cap"]:
+        # The cap binds what creation gives (the rolled characteristics' base + credit): the
+        # ranks' and the surgeons' bonuses come on top (docs/games/cyborg.md).
+        created = base_percentage(skills()[line["key"]], rolled, custom) + line["allocated"]
+        if line["cap"] is not None and created > line["cap"]:
             problems.append(Problem(f"skills.{line['key']}", N_("%(skill)s is %(n)s %% at most."),
                                     RULE_SKILLS + " (N.B.)",
                                     {"skill": line["name"], "n": line["cap"]}))

@@ -1,0 +1,333 @@
+"""Cyborg Anti-Alien as a GameSystem: the sheet, its form, and the table's decide/evolve with
+scripted dice (the seed's armoured door and a laboratory fight), plus invariants."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.rules.cyborg.profiles import PROFILES
+from app.rules.cyborg.sheet import validate
+from app.rules.dice import ScriptedDice, SeededDice
+from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.registry import get_system
+from app.rules.system import GameSystem
+
+CYBORG = get_system("cyborg")
+GM = Actor(1, is_gm=True)
+ALICE = Actor(7, character_ids=frozenset({10}))
+
+
+def door_cyborg() -> dict:
+    """Kenji with the seed's force 13 (Règles § (I): the armoured door)."""
+    sheet = copy.deepcopy(PROFILES["kenji"].sheet)
+    sheet["characteristics"]["force"] = 13
+    return sheet
+
+
+def lab(*extra: ParticipantSetup) -> dict:
+    setup = MatchSetup("Laboratoire", (
+        ParticipantSetup("Kenji", 10, 7, door_cyborg()),
+        ParticipantSetup("Pieuvre", 11, None, PROFILES["pieuvre"].sheet), *extra))
+    return fold(CYBORG, CYBORG.start(setup, ScriptedDice([])))
+
+
+def act(state: dict, action: dict, faces=(), actor: Actor = GM) -> tuple[list, dict]:
+    dice = ScriptedDice(faces)
+    events, after = apply(CYBORG, state, action, actor, dice)
+    dice.assert_exhausted()
+    assert fold(CYBORG, events, state) == after
+    return events, after
+
+
+class TestSystem:
+    def test_it_is_registered_with_its_seed(self) -> None:
+        assert isinstance(CYBORG, GameSystem)
+        assert (CYBORG.key, CYBORG.name_fr, CYBORG.seed_file, CYBORG.uses_board) == (
+            "cyborg", "Cyborg Anti-Alien", "001_616c5a18be6336a5.txt", True)
+        assert {kind.key for kind in CYBORG.content_kinds} == {
+            "weapon_ranged", "weapon_melee", "vehicle_ground", "vehicle_air"}
+
+    def test_roll_sheet_rolls_what_the_text_rolls(self) -> None:
+        sheet, rolls = CYBORG.roll_sheet(SeededDice(5))
+        assert CYBORG.validate_sheet(sheet) == []
+        assert [r.expression for r in rolls[:7]] == ["4d6kh3"] * 6 + ["10d4+10"]
+        assert all(r.expression == "1d20+1d6-1" for r in rolls[7:])
+        assert len(sheet["drawn"]) == 3
+        assert {"characteristics", "sante_max", "drawn"} <= set(CYBORG.rolled_fields)
+
+    def test_the_demo_has_two_cyborgs_for_the_players_and_gm_profiles(self) -> None:
+        demo = CYBORG.demo_characters()
+        assert [c.player for c in demo if c.player is not None] == [0, 1]
+        kinds = {c.sheet.get("kind", "cyborg") for c in demo if c.player is None}
+        assert kinds == {"alien", "human"}
+        assert any(c.sheet.get("humanoid") is False and c.sheet.get("locations") for c in demo)
+        assert all(CYBORG.validate_sheet(c.sheet) == [] for c in demo)
+
+    def test_the_form_reads_back_the_sheet(self) -> None:
+        sheet = PROFILES["kenji"].sheet
+        form = {f"char_{k}": str(v) for k, v in sheet["characteristics"].items()}
+        form |= {"sante": "38", "sante_max": "38", "resistance": "7", "missions": "0",
+                 "custom_name": "Au choix du joueur", "drawn": "premiers_soins, conduite, reperage",
+                 "custom_formula_1": "intelligence", "custom_formula_2": "volonte",
+                 "custom_formula_3": "dexterite", "kind": "cyborg", "fate": "active",
+                 "humanoid_shown": "1", "humanoid": "on", "rank_picks": ""}
+        form |= {f"skill_{k}": str(v) for k, v in sheet["skills"].items()}
+        form |= {f"weapon_{n}": key for n, key in enumerate(sheet["weapons"])}
+        read = CYBORG.sheet_from_form(form)
+        assert CYBORG.validate_sheet(read) == []
+        assert read["skills"] == sheet["skills"] and read["weapons"] == sheet["weapons"]
+        assert CYBORG.sheet_from_form({"char_force": "x"})["characteristics"]["force"] == "x"
+
+    def test_santé_max_may_pass_50_after_missions(self) -> None:
+        sheet = copy.deepcopy(PROFILES["kenji"].sheet)
+        sheet["sante_max"] = sheet["sante"] = 51
+        assert [p.field for p in validate(sheet)] == ["sante_max"]
+        sheet["missions"] = 1
+        assert validate(sheet) == []
+        sheet["sante_max"] = sheet["sante"] = 57
+        assert [p.field for p in validate(sheet)] == ["sante_max"]
+
+    def test_ranks_give_their_bonuses_in_derived(self) -> None:
+        sheet = copy.deepcopy(PROFILES["kenji"].sheet)
+        before = {line["key"]: line["total"] for line in CYBORG.derived(sheet)["skills"]}
+        sheet.update(missions=3, rank_picks=["force", "rapidite"])
+        values = CYBORG.derived(sheet)
+        assert values["rank"] == "Initié"
+        assert values["characteristics"]["force"] == 15
+        # +5 % on every skill, and the +1s raise the bases that use them.
+        assert values["skills"][0]["total"] == before["arme_blanche"] + 5 + 2
+        sheet["rank_picks"] = ["force", "rapidite", "dexterite"]
+        assert [p.field for p in validate(sheet)] == ["rank_picks"]
+
+    def test_a_lost_leg_and_the_left_hand_in_derived(self) -> None:
+        sheet = copy.deepcopy(PROFILES["kenji"].sheet)
+        sheet["lost_limbs"] = ["right_arm", "left_leg"]
+        values = CYBORG.derived(sheet)
+        assert values["characteristics"]["rapidite"] == 12 - 5
+        firearm = next(line for line in values["skills"] if line["key"] == "arme_a_feu")
+        assert firearm["penalty"] == -50
+        assert validate(sheet) == []
+
+    def test_gm_custom_weapons_are_valid_on_a_sheet_and_reach_the_table(self) -> None:
+        content = {"weapon_ranged": [{"key": "blaster", "name": "Blaster", "source": "gm",
+                                      "damage_type": "brulure", "factor": "L",
+                                      "magazine": 10, "shots_per_turn": 2}]}
+        sheet = copy.deepcopy(PROFILES["pieuvre"].sheet)
+        sheet["weapons"].append("gm:blaster")
+        assert validate(sheet) != [] and validate(sheet, content) == []
+        setup = MatchSetup("x", (ParticipantSetup("P", 1, None, sheet),),
+                           {"content": content})
+        state = fold(CYBORG, CYBORG.start(setup, ScriptedDice([])))
+        assert state["tokens"]["t1"]["magazines"]["gm:blaster"] == 10
+        assert state["custom_weapons"]["gm:blaster"]["factor"] == "L"
+
+
+class TestTheTable:
+    def test_the_armoured_door_at_the_table(self) -> None:
+        """Règles § (I): force 13, the GM's malus 3, the d20 shows 9: 12 < 13, a success."""
+        state = lab()
+        events, state = act(state, {"kind": "test", "token": "t1", "test": "characteristic",
+                                    "characteristic": "force", "malus": 3}, [9])
+        payload = events[0].payload
+        assert (payload["value"], payload["malus"], payload["score"], payload["success"]) == (
+            13, 3, 12, True)
+        with pytest.raises(IllegalAction) as refused:
+            act(state, {"kind": "test", "token": "t1", "characteristic": "force",
+                        "malus": 3}, actor=ALICE)
+        assert refused.value.code == "gm_malus"
+
+    def test_a_laboratory_fight(self) -> None:
+        state = lab()
+        assert "attack" not in {f.kind for f in CYBORG.legal_actions(state, ALICE)}
+        events, state = act(state, {"kind": "roll_initiative"})
+        assert events[0].payload["order"] == ["cyborgs", "aliens"]  # rapidité 12 against 11
+        assert events[0].payload["totals"] == {"cyborgs": 12, "aliens": 11}
+        # Two shots of the sawn-off shotgun in the dark (Arme à feu 72 − 15 = 57): a hit the
+        # octopus fails to dodge (G × 3 = 8), then a master stroke (40: units 0, 16).
+        events, state = act(state, {"kind": "attack", "token": "t1", "weapon":
+                                    "fusil_a_canon_scie", "target": "t2", "shots": 2,
+                                    "mod_obscurite": "on"}, [23, 80, 40, 55], actor=ALICE)
+        shots = events[0].payload["shots"]
+        assert [(s["hit"], s["damage"], s["sante"]) for s in shots] == [
+            (True, 8, 22), (True, 16, 6)]
+        assert shots[0]["attack"]["target"] == 57 and shots[1]["master"]
+        assert state["tokens"]["t1"]["magazines"]["fusil_a_canon_scie"] == 0
+        assert state["tokens"]["t1"]["acted"]
+        with pytest.raises(IllegalAction):
+            act(state, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2"},
+                actor=ALICE)
+        events, state = act(state, {"kind": "end_phase"}, actor=ALICE)
+        # The octopus lashes (Arme blanche 55): 30 hits; Kenji parries with 20 — units 0, a
+        # defensive master stroke: the octopus cannot dodge next turn.
+        events, state = act(state, {"kind": "attack", "token": "t2", "weapon": "tentacules",
+                                    "target": "t1"}, [30, 20])
+        assert events[0].payload["shots"][0]["attacker_unbalanced"]
+        assert state["tokens"]["t2"]["unbalanced_until"] == 2
+        events, state = act(state, {"kind": "end_phase"})
+        assert state["round"] == 2
+        # The chainsaw (Arme blanche 60, déchirure H): 12 hits, no dodge; 6 − 9 = −3: the
+        # octopus's own location table, 5 is its "manteau": cut in two, constitution + 4
+        # (15 + 4 = 19 > 15) fails: dead.
+        events, state = act(state, {"kind": "attack", "token": "t1", "weapon": "tronconneuse",
+                                    "target": "t2"}, [12, 5, 15], actor=ALICE)
+        shot = events[0].payload["shots"][0]
+        assert shot["defence"] is None and shot["damage"] == 9 and shot["sante"] == -3
+        assert shot["wound"]["location_name"] == "manteau" and shot["wound"]["dead"]
+        assert "dead" in state["tokens"]["t2"]["states"]
+        with pytest.raises(IllegalAction) as refused:
+            act(state, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2"},
+                actor=ALICE)
+        assert refused.value.code in ("cannot_act", "not_a_target")
+
+    def test_a_burst_rolls_every_round_and_empties_the_magazine(self) -> None:
+        sheet = copy.deepcopy(PROFILES["infiltre"].sheet)  # pistolet-mitrailleur, 50 rounds
+        state = lab(ParticipantSetup("Infiltré", 12, None, sheet))
+        _, state = act(state, {"kind": "roll_initiative", "surprise": "aliens"})
+        assert state["initiative"]["order"][0] == "aliens"
+        # Arme à feu 49 + 5 (burst) = 54; three rounds, each rolled; Kenji dodges with 40.
+        events, state = act(state, {"kind": "attack", "token": "t3", "weapon":
+                                    "pistolet_mitrailleur", "target": "t1", "shots": 3},
+                            [54, 99, 55, 10, 38])
+        payload = events[0].payload
+        assert payload["burst"] and payload["magazine"] == 47
+        assert [s["hit"] for s in payload["shots"]] == [True, False, False]
+        assert state["tokens"]["t1"]["sante"] == 38 - 3  # F against resistance 7
+
+    def test_a_grenade_hits_everyone_in_its_radius(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "move", "token": "t1", "x": 20, "y": 3})
+        _, state = act(state, {"kind": "roll_initiative"})
+        # The octopus stands at (27, 3); Kenji at 7 squares is out of the 3 m blast. 15 hits;
+        # the octopus dodges with 30 (70 fails): K × 3 = 12.
+        events, state = act(state, {"kind": "attack", "token": "t1", "weapon":
+                                    "lance_grenades", "target": "t2"}, [15, 70], actor=ALICE)
+        area = events[0].payload["area"]
+        assert area["caught"] == ["t2"] and state["tokens"]["t2"]["sante"] == 18
+        assert state["tokens"]["t1"]["magazines"]["lance_grenades"] == 3
+
+    def test_a_chase_on_foot_ends_when_the_pursuer_catches_up(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
+                               "mode": "foot", "distance": "courte"})
+        # Kenji (rapidité 12) rolls 5, the octopus (11) 18: the pursuer closes the distance.
+        events, state = act(state, {"kind": "chase_round"}, [5, 18])
+        assert events[0].payload["after"] == "rattrape"
+        assert "chase_round" not in {f.kind for f in CYBORG.legal_actions(state, GM)}
+
+    def test_a_vehicle_chase_with_an_accident(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
+                               "mode": "vehicle", "distance": "moyenne", "accidents": "on",
+                               "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "moto"})
+        # Conduite 46 for Kenji: 30 passes; the octopus has no Conduite (0): 50 fails — an
+        # accident; its safety (moto, 0) roll 3 fails: 1D100 = 41 → 10 santé.
+        events, state = act(state, {"kind": "chase_round"}, [30, 50, 3, 41])
+        payload = events[0].payload
+        assert payload["accident"][0]["damage"] == 10
+        assert state["tokens"]["t2"]["sante"] == 20
+        assert state["chase"]["quarry"]["wrecked"]
+
+    def test_poison_first_aid_and_the_end_of_the_mission(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "poison", "token": "t1", "poison": "arsenic"})
+        # Santé 38 / 5 = 7: N against 7 = 11 an hour; two hours: 16.
+        events, state = act(state, {"kind": "hours", "hours": 2})
+        assert events[0].payload["tokens"]["t1"]["lost"] == [11, 11]
+        assert state["tokens"]["t1"]["sante"] == 16
+        _, state = act(state, {"kind": "antidote", "token": "t1"})
+        # Premiers soins 41 on himself: 11 succeeds, 2D6 = 3 + 4.
+        events, state = act(state, {"kind": "first_aid", "token": "t1", "patient": "t1"},
+                            [11, 3, 4], actor=ALICE)
+        assert state["tokens"]["t1"]["sante"] == 23
+        with pytest.raises(IllegalAction) as refused:
+            act(state, {"kind": "first_aid", "token": "t1", "patient": "t1"}, actor=ALICE)
+        assert refused.value.code == "first_aid_today"
+        _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante",
+                               "value": 20, "reason": "chute"})
+        events, state = act(state, {"kind": "end_mission"}, [4])
+        result = events[0].payload["results"]["t1"]
+        assert (result["sante_max"], result["missions"]) == (42, 1)
+        changed = CYBORG.between_matches(state, {10: door_cyborg(),
+                                                 11: PROFILES["pieuvre"].sheet})
+        assert changed[10]["sante"] == changed[10]["sante_max"] == 42
+        assert changed[10]["missions"] == 1
+        assert validate(changed[10]) == []
+        assert 11 not in changed  # profiles do not recover between missions
+
+    def test_surgery_at_the_end_of_the_mission(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,
+                               "reason": "x"})
+        _, state = act(state, {"kind": "roll_initiative"})
+        _, state = act(state, {"kind": "end_phase"})
+        # A tentacle (E × 7 = 2) at santé 1: broyage, location 1 (right arm): broken.
+        _, state = act(state, {"kind": "attack", "token": "t2", "weapon": "tentacules",
+                               "target": "t1"}, [5, 99, 1])
+        assert state["tokens"]["t1"]["broken_limbs"] == ["right_arm"]
+        state["tokens"]["t1"]["lost_limbs"] = ["left_leg"]  # as if a shot had taken it
+        # Recovery 1D6 = 2; surgery 6: a better leg, +1 rapidité.
+        _, state = act(state, {"kind": "end_mission"}, [2, 6])
+        changed = CYBORG.between_matches(state, {10: door_cyborg()})
+        assert changed[10]["lost_limbs"] == [] and changed[10]["surgery_bonus"] == {
+            "rapidite": 1}
+        assert validate(changed[10]) == []
+
+
+ACTIONS = st.lists(st.tuples(st.sampled_from(
+    ["attack", "attack", "attack", "end_phase", "reload", "first_aid", "hours", "test",
+     "initiative", "poison"]), st.integers(0, 1000)), min_size=1, max_size=40)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), plan=ACTIONS)
+def test_invariants_hold_whatever_is_played(seed: int, plan: list) -> None:
+    """No negative counter, nothing above its maximum, and a participant who is down never
+    acts: whatever the dice and the order of actions."""
+    dice = SeededDice(seed)
+    state = lab(ParticipantSetup("Sora", 13, 8, PROFILES["sora"].sheet),
+                ParticipantSetup("Vigile", 14, None, PROFILES["vigile"].sheet))
+    _, state = apply(CYBORG, state, {"kind": "roll_initiative"}, GM, dice)
+    for kind, pick in plan:
+        tokens = list(state["tokens"].values())
+        token = tokens[pick % len(tokens)]
+        target = tokens[(pick // 7) % len(tokens)]
+        weapons = token["weapons"] + ["poing"]
+        action = {"attack": {"kind": "attack", "token": token["id"], "target": target["id"],
+                             "weapon": weapons[pick % len(weapons)], "shots": 1 + pick % 3},
+                  "end_phase": {"kind": "end_phase"},
+                  "reload": {"kind": "reload", "token": token["id"],
+                             "weapon": weapons[pick % len(weapons)]},
+                  "first_aid": {"kind": "first_aid", "token": token["id"],
+                                "patient": target["id"]},
+                  "hours": {"kind": "hours", "hours": 1 + pick % 5},
+                  "test": {"kind": "test", "token": token["id"], "characteristic": "force"},
+                  "initiative": {"kind": "roll_initiative"},
+                  "poison": {"kind": "poison", "token": target["id"], "poison": "arsenic"}}[kind]
+        down = any(s in token["states"] for s in ("dead", "unconscious", "coma", "paralysed",
+                                                  "out_of_action"))
+        try:
+            _, state = apply(CYBORG, state, action, GM, dice)
+        except IllegalAction:
+            continue
+        if kind in ("attack", "reload", "first_aid", "test"):
+            assert not down, f"{token['name']} acted while down"
+        for person in state["tokens"].values():
+            assert person["sante"] <= person["sante_max"]
+            for key, left in person["magazines"].items():
+                assert 0 <= left <= (PROFILES_WEAPON_MAX.get(key) or left), (key, left)
+            assert person["unbalanced_until"] >= 0
+            assert person["turns_to_live"] is None or person["turns_to_live"] >= 0 \
+                or "dead" in person["states"]
+
+
+def _magazines() -> dict[str, int]:
+    from app.rules.cyborg.content import weapons
+
+    return {key: weapon.magazine for key, weapon in weapons().items() if weapon.magazine}
+
+
+PROFILES_WEAPON_MAX = _magazines()
