@@ -1,0 +1,180 @@
+"""Cyborg Anti-Alien through the real table engine: a whole scripted fight and a chase with
+fold(log) == snapshot after every step, rewind and redo, the sheets written back at the end of
+the mission; then the JSON API and the table page."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from bs4 import BeautifulSoup
+from sqlalchemy import select, update
+
+from app import tables
+from app.models import Character, Membership, Role, User
+from app.rules.cyborg.profiles import PROFILES
+from app.rules.dice import ScriptedDice
+from app.services import campaigns
+from app.services.access import load_campaign_access
+from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+
+pytest_plugins = ["tests.match_fixtures"]
+
+SECRET = "test-secret"
+
+
+def door_cyborg() -> dict:
+    sheet = copy.deepcopy(PROFILES["kenji"].sheet)
+    sheet["characteristics"]["force"] = 13  # the seed's armoured-door cyborg
+    return sheet
+
+
+@pytest.fixture
+def lab(db, api):
+    """A cyborg campaign: GM Mia, Paul plays Kenji, the GM's octopus alien."""
+    users = {name: api(name) for name in ("mia", "paul")}
+    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["mia"].id),
+                                         name="KCA", system="cyborg")
+    db.add(Membership(campaign_id=campaign.id, user_id=users["paul"].id, role=Role.PLAYER))
+    kenji = Character(campaign_id=campaign.id, owner_id=users["paul"].id, name="Kenji",
+                      sheet=door_cyborg())
+    octopus = Character(campaign_id=campaign.id, owner_id=None, name="Pieuvre",
+                        sheet=copy.deepcopy(PROFILES["pieuvre"].sheet))
+    db.add_all([kenji, octopus])
+    db.commit()
+    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
+              for name, user in users.items()}
+    match = tables.create_match(db=db, secret=SECRET, access=access["mia"], name="Labo",
+                                character_ids=[kenji.id, octopus.id],
+                                options={"width": 40, "height": 30, "unit": "sq"},
+                                dice=ScriptedDice([]))
+    return access, match, kenji.id, octopus.id, users
+
+
+def test_a_scripted_fight_and_chase_fold_to_the_snapshot(db, lab):
+    access, match, kenji, octopus, _users = lab
+    gm, paul = access["mia"], access["paul"]
+    play(db, SECRET, match, [
+        Step(gm, {"kind": "test", "token": "t1", "characteristic": "force", "malus": 3}, [9]),
+        Step(gm, {"kind": "roll_initiative"}),
+        Step(paul, {"kind": "attack", "token": "t1", "weapon": "fusil_a_canon_scie",
+                    "target": "t2", "shots": 2, "mod_obscurite": "on"}, [23, 80, 40, 55]),
+        Step(paul, {"kind": "end_phase"}),
+        Step(gm, {"kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1"},
+             [30, 20]),
+        Step(gm, {"kind": "end_phase"}),
+        Step(gm, {"kind": "add_participant", "profile": "infiltre", "x": 30, "y": 10}),
+        Step(gm, {"kind": "start_chase", "pursuer": "t1", "quarry": "t3", "mode": "foot",
+                  "distance": "moyenne"}),
+        Step(gm, {"kind": "chase_round"}, [5, 18]),
+        Step(gm, {"kind": "end_chase"}),
+        Step(paul, {"kind": "attack", "token": "t1", "weapon": "tronconneuse",
+                    "target": "t2"}, [12, 5, 15]),
+    ])
+    db.refresh(match)
+    state = match.state
+    assert "dead" in state["tokens"]["t2"]["states"]
+    assert state["tokens"]["t2"]["sante"] == -3
+    assert state["tokens"]["t1"]["magazines"]["fusil_a_canon_scie"] == 0
+    assert state["chase"] is None
+    assert_rewind_and_redo_round_trip(db, gm, match, to_seq=6)
+    play(db, SECRET, match, [Step(gm, {"kind": "end_mission"}, [4])])
+    db.refresh(match)
+    assert match.status == "finished"
+    db.expire_all()
+    sheet = db.get(Character, kenji).sheet
+    assert (sheet["sante"], sheet["sante_max"], sheet["missions"]) == (42, 42, 1)
+    assert db.get(Character, octopus).sheet["fate"] == "dead"
+
+
+def test_the_rolls_are_signed_into_the_campaign_log(db, lab):
+    from app.models import Roll
+
+    access, match, *_ = lab
+    play(db, SECRET, match, [Step(access["mia"], {"kind": "roll_initiative"}),
+                             Step(access["paul"], {"kind": "attack", "token": "t1",
+                                                   "weapon": "poing", "target": "t2"},
+                                  [23, 80])])
+    rolls = db.scalars(select(Roll).where(Roll.match_id == match.id)).all()
+    assert [roll.record["total"] for roll in rolls] == [23, 80]
+
+
+def test_the_json_api_gives_the_state_and_legal_forms(db, lab):
+    _access, match, _kenji, _octopus, users = lab
+    base = f"/campaigns/{match.campaign_id}/matches/{match.id}"
+    paul = users["paul"].get(base).json()
+    kinds = {form["kind"] for form in paul["legal_actions"]}
+    assert {"move", "test", "note"} <= kinds and "roll_initiative" not in kinds
+    assert users["mia"].post(base + "/actions", json={"action": {
+        "kind": "roll_initiative"}}).status_code == 200
+    paul = users["paul"].get(base).json()
+    attack = next(f for f in paul["legal_actions"] if f["kind"] == "attack")
+    assert attack["choices"]["tokens"] == ["t1"]
+    assert "poing" in dict(attack["choices"]["weapons"]["t1"])
+    refused = users["paul"].post(base + "/actions", json={"action": {
+        "kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1"}})
+    assert refused.status_code == 422
+
+
+@pytest.fixture
+def lab_page(db, web, libre_dice):
+    people = {name: web(name) for name in ("mia", "paul")}
+    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
+    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="KCA",
+                                         system="cyborg")
+    db.add(Membership(campaign_id=campaign.id, user_id=ids["paul"], role=Role.PLAYER))
+    kenji = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Kenji",
+                      sheet=door_cyborg())
+    octopus = Character(campaign_id=campaign.id, name="Pieuvre",
+                        sheet=copy.deepcopy(PROFILES["pieuvre"].sheet))
+    db.add_all([kenji, octopus])
+    db.execute(update(User).values(locale="en"))
+    db.commit()
+    return people, campaign.id, kenji.id, octopus.id, libre_dice
+
+
+def test_the_table_page_plays_an_attack(db, lab_page):
+    people, campaign_id, kenji, octopus, dice = lab_page
+    mia, paul = people["mia"], people["paul"]
+    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
+        "width": "40", "height": "30", "unit": "sq"}, follow_redirects=False)
+    assert opened.status_code == 303, opened.text
+    url = opened.headers["location"]
+    page = BeautifulSoup(mia.client.get(url).text, "html.parser")
+    assert page.select_one("#action-roll_initiative") is not None
+    assert "Pieuvre" in page.select_one(".participants").text
+    assert mia.client.post(url + "/actions", data={"csrf_token": mia.csrf(),
+                                                   "kind": "roll_initiative"},
+                           follow_redirects=False).status_code == 303
+    page = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    form = page.select_one("#action-attack")
+    assert form is not None and form.select_one("input[name=mod_obscurite]") is not None
+    dice.script(23, 80)
+    done = paul.client.post(url + "/actions", data={
+        "csrf_token": paul.csrf(), "kind": "attack", "token": "t1", "weapon": "poing",
+        "target": "t2", "shots": "1"}, follow_redirects=False)
+    assert done.status_code == 303, done.text
+    page = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    log = page.select(".log-line, li.log-entry, #log li")
+    text = " ".join(line.text for line in log) or page.text
+    assert "attacks with Punch" in text and "damage table D × resistance 3 = 5" in text
+    assert "22" in page.select_one(".participants").text or "25" in page.select_one(
+        ".participants").text
+
+
+def test_the_sheet_pages_render(db, lab_page):
+    people, campaign_id, kenji, _octopus, _dice = lab_page
+    paul, mia = people["paul"], people["mia"]
+    view = BeautifulSoup(paul.client.get(f"/campaigns/{campaign_id}/characters/{kenji}").text,
+                         "html.parser")
+    assert view.select_one(".sheet-cyborg") is not None
+    assert "Esquive/Parade" in view.text
+    edit = BeautifulSoup(paul.client.get(
+        f"/campaigns/{campaign_id}/characters/{kenji}/edit").text, "html.parser")
+    assert edit.select_one("#sheet-char-force").has_attr("readonly")
+    gm_edit = BeautifulSoup(mia.client.get(
+        f"/campaigns/{campaign_id}/characters/{kenji}/edit").text, "html.parser")
+    assert not gm_edit.select_one("#sheet-char-force").has_attr("readonly")
+    printed = paul.client.get(f"/campaigns/{campaign_id}/characters/{kenji}/print")
+    assert printed.status_code == 200 and "Programme du cyborg" in printed.text
