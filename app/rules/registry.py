@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from app.rules.cyborg.system import CYBORG
 from app.rules.libre import LIBRE
+from app.rules.mutatior.system import MUTATIOR
 from app.rules.system import GameSystem
 
-SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (LIBRE, CYBORG)}
+SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (LIBRE, MUTATIOR, CYBORG)}
 
 
 def get_system(key: str) -> GameSystem | None:

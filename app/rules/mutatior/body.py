@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.rules.mutatior.content import IMPLANTS, ORGAN_WEIGHTS, SKILLS, rule
+from app.rules.mutatior.content import ORGAN_WEIGHTS, SKILLS, implant, rule
 from app.rules.system import N_, Problem
 
 MIN_LIMBS, MAX_LIMBS = 2, 10
@@ -80,12 +80,12 @@ class Limb:
 
     @property
     def armour(self) -> int:
-        return sum(IMPLANTS[key].armour for key in self.defensive if key in IMPLANTS)
+        return sum(found.armour for key in self.defensive if (found := implant(key)))
 
     @property
     def attack_bonus(self) -> int:
-        implant = IMPLANTS.get(self.offensive or "")
-        return implant.attack if implant else 0
+        found = implant(self.offensive)
+        return found.attack if found else 0
 
     def implant_keys(self) -> tuple[str, ...]:
         return tuple(k for k in (self.offensive, *self.defensive, self.special) if k)
@@ -145,8 +145,8 @@ class Mutant:
         """§ Terminologie: the creature's total weight — organs plus grafted implants."""
         organs = (self.muscle_count * ORGAN_WEIGHTS["muscle"]
                   + self.pump * ORGAN_WEIGHTS["biomoteur"] + self.brain * ORGAN_WEIGHTS["lobe"])
-        implants = sum(IMPLANTS[key].weight_kg for limb in self.limbs
-                       for key in limb.implant_keys() if key in IMPLANTS)
+        implants = sum(found.weight_kg for limb in self.limbs
+                       for key in limb.implant_keys() if (found := implant(key)))
         return organs + implants
 
     @property
@@ -298,7 +298,7 @@ def _implant_problems(where: str, limb: Limb) -> list[Problem]:
     slots = [("offensive", limb.offensive, "offensive"), ("special", limb.special, "special")]
     slots += [("defensive", key, "defensive") for key in limb.defensive]
     for field, key, kind in slots:
-        if key is not None and (key not in IMPLANTS or IMPLANTS[key].kind != kind):
+        if key is not None and ((found := implant(key)) is None or found.kind != kind):
             problems.append(Problem(f"{where}.{field}", N_("Unknown %(kind)s implant: %(key)s."),
                                     R_SPECIAL, {"kind": kind, "key": key}))
     if len(limb.defensive) > MAX_DEFENSIVE:

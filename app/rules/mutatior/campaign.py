@@ -14,7 +14,7 @@ from typing import ClassVar
 from app.rules.dice import Dice, RollRecord
 from app.rules.mutatior.body import Limb, Mutant, validate
 from app.rules.mutatior.combat import _roll
-from app.rules.mutatior.content import IMPLANTS, ORGAN_WEIGHTS, SKILLS, rule
+from app.rules.mutatior.content import ORGAN_WEIGHTS, SKILLS, implant, rule
 from app.rules.mutatior.skills import IllegalSkill, move_organs
 from app.rules.system import N_, Problem
 
@@ -52,7 +52,7 @@ def limb_biomass(limb: Limb, *, live: bool = True) -> int:
     """A limb's weight: its (living) organs and its implants."""
     prefix = "live_" if live else ""
     organs = sum(getattr(limb, prefix + organ) * weight for organ, weight in _WEIGHT.items())
-    return organs + sum(IMPLANTS[k].weight_kg for k in limb.implant_keys() if k in IMPLANTS)
+    return organs + sum(found.weight_kg for k in limb.implant_keys() if (found := implant(k)))
 
 
 def live_biomass(mutant: Mutant) -> int:

@@ -8,6 +8,9 @@ where it comes from (``source = "seed"`` with its section, or ``"house"`` with a
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -90,3 +93,67 @@ SKILLS: dict[str, Skill] = _skills()
 def rule(section: str) -> str:
     """A citation of the seed, e.g. ``000_e34df4ff7a8d792c.txt § 2-1 Corps``."""
     return f"{SEED} § {section}"
+
+
+# — The GM's custom implants and special organs (per campaign, ``GameSystem.content_kinds``) —
+#
+# The body code looks implants up with ``implant(key)``: the catalogue first, then the items of
+# the campaign whose rules are being applied, set for the duration of a call with
+# ``custom_implants(content)``. A GM item key is prefixed ``gm-`` by the platform, so it never
+# shadows a catalogue entry.
+
+CONTENT_KINDS = {"offensive_implant": "offensive", "defensive_implant": "defensive",
+                 "special_organ": "special"}
+_CUSTOM: ContextVar[Mapping[str, Implant] | None] = ContextVar("mutatior_custom_implants",
+                                                            default=None)
+
+
+def _int_field(item: Mapping[str, object], name: str, low: int, high: int) -> int:
+    value = item.get(name, 0)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return max(low, min(high, value))
+
+
+def custom_catalogue(content: Mapping[str, object] | None) -> dict[str, Implant]:
+    """The campaign's custom items as ``Implant``s (malformed items are skipped)."""
+    found: dict[str, Implant] = {}
+    for kind_key, kind in CONTENT_KINDS.items():
+        items = (content or {}).get(kind_key) or []
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if not isinstance(item, Mapping) or not isinstance(item.get("key"), str):
+                continue
+            key = item["key"]
+            if key in IMPLANTS or key in found:
+                continue
+            found[key] = Implant(key, kind, str(item.get("name") or key),
+                                 _int_field(item, "weight_kg", 0, 1000),
+                                 _int_field(item, "attack", 0, 10) if kind == "offensive" else 0,
+                                 _int_field(item, "armour", 0, 10) if kind == "defensive" else 0,
+                                 "gm")
+    return found
+
+
+@contextmanager
+def custom_implants(content: Mapping[str, object] | None) -> Iterator[dict[str, Implant]]:
+    """Within the block, ``implant(key)`` also knows the campaign's custom items."""
+    catalogue = custom_catalogue(content)
+    token = _CUSTOM.set(catalogue)
+    try:
+        yield catalogue
+    finally:
+        _CUSTOM.reset(token)
+
+
+def implant(key: str | None) -> Implant | None:
+    """The catalogue's implant of that key, else the current campaign's custom one."""
+    if not key:
+        return None
+    return IMPLANTS.get(key) or (_CUSTOM.get() or {}).get(key)
+
+
+def all_implants() -> dict[str, Implant]:
+    """The catalogue and the current campaign's custom items."""
+    return {**(_CUSTOM.get() or {}), **IMPLANTS}

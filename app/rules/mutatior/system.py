@@ -1,0 +1,233 @@
+"""Mutatior — le choc des titans as a Tablée game system (seed ``000_e34df4ff7a8d792c.txt``).
+
+The sheet is a mutant (``sheet.py``), checked by the rules core (``body.validate``); the table
+is an arena fight (``match.py``). The GM's custom implants and special organs come in
+``content`` (kinds below) and are merged with the catalogue by ``content.custom_implants``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.mutatior import match
+from app.rules.mutatior.body import Limb, Mutant, validate
+from app.rules.mutatior.body import derived as body_derived
+from app.rules.mutatior.campaign import _WEIGHT, XP_PER_SKILL
+from app.rules.mutatior.content import (
+    ORGAN_WEIGHTS,
+    SKILLS,
+    all_implants,
+    custom_implants,
+    rule,
+)
+from app.rules.mutatior.samples import nurglie, scarabator
+from app.rules.mutatior.sheet import (
+    DEFENSIVE_SLOTS,
+    FORM_ROWS,
+    LOST_FIELDS,
+    ORGAN_FIELDS,
+    blank_limb,
+    mutant_of,
+    shape_problems,
+    sheet_of,
+)
+from app.rules.system import (
+    N_,
+    NO_CONTENT,
+    Content,
+    ContentField,
+    ContentKind,
+    DemoCharacter,
+    Problem,
+    Sheet,
+)
+
+R_SPECIAL = rule("2-2 Organes / Organes spéciaux")
+TRUE_WORDS = frozenset({"on", "true", "1", "yes"})
+
+
+def _int_or_raw(value: str) -> int | str:
+    text = value.strip()
+    if text.lstrip("-").isdigit():
+        return int(text)
+    return text
+
+
+class MutatiorSystem:
+    key = "mutatior"
+    name_fr = "Mutatior — le choc des titans"
+    name_en = "Mutatior — clash of the titans"
+    seed_file = "000_e34df4ff7a8d792c.txt"
+    uses_board = True
+    content_kinds = (
+        ContentKind("offensive_implant", N_("Offensive implants"), (
+            ContentField("attack", N_("Bonus to the limb's attack"), "int", 0, 10),
+            ContentField("weight_kg", N_("Weight (kg)"), "int", 0, 1000),
+        ), rule=R_SPECIAL),
+        ContentKind("defensive_implant", N_("Defensive implants"), (
+            ContentField("armour", N_("Armour (taken off the damage)"), "int", 0, 10),
+            ContentField("weight_kg", N_("Weight (kg)"), "int", 0, 1000),
+        ), rule=R_SPECIAL),
+        ContentKind("special_organ", N_("Special organs"), (
+            ContentField("weight_kg", N_("Weight (kg)"), "int", 0, 1000),
+            ContentField("effect", N_("Effect (applied by the GM)"), "text", required=False),
+        ), rule=R_SPECIAL),
+    )
+
+    # — the sheet —
+
+    def new_sheet(self) -> Sheet:
+        """A plain being (§ Terminologie): a bide with the pump, a head with the brain, two
+        arms and two legs; one skill to choose (here Chouchou du public)."""
+        trunk = {**blank_limb("tronc", trunk=True), "muscles": 6, "biomoteurs": 5}
+        head = {**blank_limb("tête"), "muscles": 2, "lobes": 3}
+        limbs = [trunk, head] + [{**blank_limb(name), "muscles": 4} for name in (
+            "bras gauche", "bras droit", "jambe gauche", "jambe droite")]
+        return {"limbs": limbs, "skills": ["chouchou_du_public"], "xp": 0, "fame": 0,
+                "reserve_kg": 0, "team": "", "dead": False}
+
+    def validate_sheet(self, sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
+        problems = shape_problems(sheet)
+        if problems:
+            return problems
+        with custom_implants(content):
+            return validate(mutant_of(sheet))
+
+    def derived(self, sheet: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
+        with custom_implants(content):
+            mutant = mutant_of(sheet)
+            values = body_derived(mutant)
+            values.update(
+                live_brain=mutant.live_brain, live_pump=mutant.live_pump,
+                live_muscle_mass_kg=mutant.live_muscle_mass_kg,
+                lost_organs=mutant.lost_organs, dead_limbs=mutant.dead_limbs,
+                heal_cost_kg=sum(getattr(limb, f"lost_{organ}") * weight
+                                 for limb in mutant.limbs if not limb.dead
+                                 for organ, weight in _WEIGHT.items()),
+                new_skills=mutant.xp // XP_PER_SKILL,
+                reserve_kg=sheet.get("reserve_kg", 0),
+                dead=bool(sheet.get("dead")) or mutant.dead,
+                category_t=next((t for t in (1, 2, 3) if mutant.biomass <= t * 1000), None),
+            )
+            return values
+
+    def sheet_from_form(self, form: Mapping[str, str]) -> Sheet:
+        """Fields: ``limb_N_name``, ``limb_N_muscles`` … ``limb_N_lost_lobes``, ``trunk`` (the
+        trunk row's N), ``limb_N_tentacle``, ``limb_N_offensive``, ``limb_N_special``,
+        ``limb_N_defensive_1..3``, ``limb_N_remove``; ``skill_<key>``; ``xp``, ``fame``,
+        ``reserve_kg``, ``team``, ``dead``. An empty row (no name, no organ) is dropped."""
+        limbs = []
+        trunk_row = form.get("trunk", "").strip()
+        for index in range(FORM_ROWS):
+            prefix = f"limb_{index}_"
+            if form.get(prefix + "remove", "").strip().lower() in TRUE_WORDS:
+                continue
+            name = form.get(prefix + "name", "").strip()
+            organs = {key: form.get(prefix + key, "").strip()
+                      for key in (*ORGAN_FIELDS, *LOST_FIELDS)}
+            if not name and not any(value not in ("", "0") for value in organs.values()):
+                continue
+            limb: dict[str, Any] = {"name": name, "trunk": trunk_row == str(index),
+                                    "tentacle": form.get(prefix + "tentacle", "").strip().lower()
+                                    in TRUE_WORDS}
+            for key, value in organs.items():
+                limb[key] = _int_or_raw(value) if value else 0
+            limb["offensive"] = form.get(prefix + "offensive", "").strip()
+            limb["special"] = form.get(prefix + "special", "").strip()
+            limb["defensive"] = [key for slot in range(1, DEFENSIVE_SLOTS + 1)
+                                 if (key := form.get(f"{prefix}defensive_{slot}", "").strip())]
+            limbs.append(limb)
+        sheet: Sheet = {"limbs": limbs,
+                        "skills": [key for key in SKILLS
+                                   if form.get(f"skill_{key}", "").strip().lower() in TRUE_WORDS],
+                        "team": form.get("team", "").strip(),
+                        "dead": form.get("dead", "").strip().lower() in TRUE_WORDS}
+        for key in ("xp", "fame", "reserve_kg"):
+            raw = form.get(key, "").strip()
+            sheet[key] = _int_or_raw(raw) if raw else 0
+        return sheet
+
+    def demo_characters(self) -> list[DemoCharacter]:
+        """Two teams for the 2-tonne category, one per demo player (§ 3 Campagne)."""
+        return [DemoCharacter(mutant.name, sheet_of(mutant), notes, player=player)
+                for mutant, notes, player in demo_teams()]
+
+    def catalogue(self) -> dict[str, Any]:
+        """What the sheet templates offer: implants by slot, skills, organ weights."""
+        by_kind: dict[str, list[tuple[str, str]]] = {"offensive": [], "defensive": [],
+                                                     "special": []}
+        for key, item in all_implants().items():
+            by_kind[item.kind].append((key, item.name))
+        return {"implants": by_kind, "names": {key: item.name
+                                               for key, item in all_implants().items()},
+                "skills": [(key, skill.name, skill.effect) for key, skill in SKILLS.items()],
+                "skill_names": {key: skill.name for key, skill in SKILLS.items()},
+                "weights": dict(ORGAN_WEIGHTS), "rows": FORM_ROWS,
+                "defensive_slots": DEFENSIVE_SLOTS}
+
+    # — the table: see match.py —
+    start = staticmethod(match.start)
+    decide = staticmethod(match.decide)
+    evolve = staticmethod(match.evolve)
+    legal_actions = staticmethod(match.legal_actions)
+    view = staticmethod(match.view)
+    between_matches = staticmethod(match.between_matches)
+
+
+# — the demo teams —
+
+def grosbaf() -> Mutant:
+    """§ Exemple de combat: Patom's horned yeti (7 muscles and a horn in the head, claws)."""
+    return Mutant("Grosbaf", (
+        Limb("tronc", muscles=7, biomoteurs=6, trunk=True),
+        Limb("tête", muscles=7, lobes=1, offensive="corne"),
+        Limb("bras gauche", muscles=6, offensive="griffes"),
+        Limb("bras droit", muscles=6),
+        Limb("jambe gauche", muscles=6),
+        Limb("jambe droite", muscles=6),
+    ), skills=("chouchou_du_public",))
+
+
+def zetzet() -> Mutant:
+    """§ Exemple de combat: Yetzar's blue cobra (6 muscles in the torso, pump 8)."""
+    return Mutant("Zetzet", (
+        Limb("torse", muscles=6, biomoteurs=4, trunk=True),
+        Limb("tête", muscles=5, lobes=3),
+        Limb("queue", muscles=4, biomoteurs=4),
+    ), skills=("mimetisme",))
+
+
+def cafardor() -> Mutant:
+    """House: a quick cockroach with a spiked tail (Coureur effréné)."""
+    return Mutant("Cafardor", (
+        Limb("tronc", muscles=6, biomoteurs=5, trunk=True, defensive=("carapace",)),
+        Limb("tête", muscles=3, lobes=2, offensive="mandibules"),
+        Limb("patte gauche", muscles=4, biomoteurs=3),
+        Limb("patte droite", muscles=4),
+        Limb("queue", muscles=4, offensive="queue_epineuse"),
+    ), skills=("coureur_effrene",))
+
+
+def gelatron() -> Mutant:
+    """House: a jelly with a tentacle and regrowing lobes (Gélatine expansive)."""
+    return Mutant("Gélatron", (
+        Limb("tronc", muscles=5, biomoteurs=6, trunk=True),
+        Limb("tête", muscles=2, lobes=4),
+        Limb("tentacule", muscles=6, tentacle=True, special="ventouses"),
+        Limb("pseudopode", muscles=5),
+    ), skills=("gelatine_expansive",))
+
+
+def demo_teams() -> list[tuple[Mutant, str, int]]:
+    return [
+        (scarabator(), "§ Feuilles de mutants: 565 kg, cerveau 5, pompe 12, Gros tas.", 0),
+        (nurglie(), "§ Feuilles de mutants: 355 kg, cerveau 1, pompe 5, Obsédé.", 0),
+        (grosbaf(), "§ Exemple de combat: le yéti cornu de Patom.", 0),
+        (zetzet(), "§ Exemple de combat: le cobra bleu de Yetzar.", 1),
+        (cafardor(), "Mutant maison : un cafard rapide à queue épineuse.", 1),
+        (gelatron(), "Mutant maison : une gelée à tentacule.", 1),
+    ]
+
+
+MUTATIOR = MutatiorSystem()

@@ -1,0 +1,374 @@
+"""Mutatior as a GameSystem: the sheet, the table's decide/evolve, and the text's example fight
+replayed through the table (000_e34df4ff7a8d792c.txt § Exemple de combat)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.rules.dice import ScriptedDice, SeededDice
+from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.mutatior import match as table
+from app.rules.mutatior.sheet import sheet_of
+from app.rules.mutatior.system import MUTATIOR, grosbaf, zetzet
+from app.rules.registry import get_system
+from app.rules.system import GameSystem
+
+GM = Actor(1, is_gm=True)
+PATOM = Actor(10, character_ids=frozenset({1}))
+YETZAR = Actor(11, character_ids=frozenset({2}))
+
+
+# — the sheet —
+
+def test_registered_and_a_game_system():
+    assert get_system("mutatior") is MUTATIOR
+    assert isinstance(MUTATIOR, GameSystem)
+    assert MUTATIOR.seed_file == "000_e34df4ff7a8d792c.txt" and MUTATIOR.uses_board
+
+
+def test_new_sheet_and_demo_characters_are_valid_and_teams_fit_two_tonnes():
+    assert MUTATIOR.validate_sheet(MUTATIOR.new_sheet()) == []
+    demo = MUTATIOR.demo_characters()
+    for character in demo:
+        assert MUTATIOR.validate_sheet(character.sheet) == [], character.name
+    for player in (0, 1):
+        team = [c for c in demo if c.player == player]
+        assert 3 <= len(team) <= 10
+        assert sum(MUTATIOR.derived(c.sheet)["biomass"] for c in team) <= 2000
+        skills = [s for c in team for s in c.sheet["skills"]]
+        assert len(skills) == len(set(skills))
+
+
+def test_the_sample_sheets_show_their_printed_figures():
+    by_name = {c.name: MUTATIOR.derived(c.sheet) for c in MUTATIOR.demo_characters()}
+    scarabator, nurglie = by_name["Scarabator"], by_name["Nurglie"]
+    assert (scarabator["biomass"], scarabator["brain"], scarabator["pump"],
+            scarabator["muscle_mass_kg"], scarabator["movement_cm"]) == (565, 5, 12, 310, 24)
+    assert (nurglie["biomass"], nurglie["brain"], nurglie["pump"],
+            nurglie["muscle_mass_kg"], nurglie["movement_cm"]) == (355, 1, 5, 260, 10)
+    assert scarabator["popularity"] == 1 and scarabator["initiative_bonus"] == 5
+
+
+def rules_of(problems):
+    return {(p.field, p.rule.split(" § ")[-1]) for p in problems}
+
+
+def test_every_broken_building_rule_is_reported_with_its_section():
+    sheet = MUTATIOR.new_sheet()
+    sheet["limbs"][0]["trunk"] = False  # no trunk
+    sheet["limbs"][2]["lobes"] = 2  # lobes in a second limb
+    sheet["limbs"][3].update(muscles=5, biomoteurs=4)  # a ninth organ
+    sheet["limbs"][4]["muscles"] = 0  # a limb without muscle
+    sheet["limbs"][5]["defensive"] = ["carapace", "carapace"]
+    sheet["skills"] = []
+    found = rules_of(MUTATIOR.validate_sheet(sheet))
+    assert ("limbs", "2-1 Corps") in found
+    assert ("brain", "2-2 Organes / Lobe") in found
+    assert ("limbs.3", "2-1 Corps") in found
+    assert ("limbs.4.muscles", "2-2 Organes / Muscle") in found
+    assert ("limbs.5.defensive", "Terminologie / Implants défensifs") in found
+    assert ("skills", "2-3 Compétences") in found
+
+
+def test_shape_problems_come_before_the_rules_and_never_raise():
+    for bad in ({"limbs": "x"}, {"limbs": [{"name": 3}], "skills": []}, [], {"xp": -1},
+                {"limbs": [], "skills": [], "extra": 1}):
+        problems = MUTATIOR.validate_sheet(bad)
+        assert problems and all(p.message for p in problems)
+
+
+def test_custom_implants_from_the_campaign_are_known_to_the_sheet():
+    sheet = MUTATIOR.new_sheet()
+    sheet["limbs"][2]["offensive"] = "gm-scie"
+    assert any(p.field == "limbs.2.offensive" for p in MUTATIOR.validate_sheet(sheet))
+    content = {"offensive_implant": [{"key": "gm-scie", "name": "Scie", "attack": 2,
+                                      "weight_kg": 30, "source": "gm"}]}
+    assert MUTATIOR.validate_sheet(sheet, content) == []
+    assert MUTATIOR.derived(sheet, content)["biomass"] == \
+        MUTATIOR.derived(MUTATIOR.new_sheet())["biomass"] + 30
+
+
+def test_sheet_from_form_reads_limbs_skills_and_drops_empty_or_removed_rows():
+    form = {"trunk": "0", "limb_0_name": "bide", "limb_0_muscles": "6", "limb_0_biomoteurs": "5",
+            "limb_1_name": "tête", "limb_1_muscles": "2", "limb_1_lobes": "3",
+            "limb_1_offensive": "corne", "limb_1_defensive_1": "carapace",
+            "limb_2_name": "queue", "limb_2_muscles": "4", "limb_2_remove": "on",
+            "limb_3_name": "", "limb_3_muscles": "",
+            "limb_4_name": "bras", "limb_4_muscles": "x",
+            "skill_coquet": "on", "xp": "3", "team": " Les Cornus "}
+    sheet = MUTATIOR.sheet_from_form(form)
+    assert [limb["name"] for limb in sheet["limbs"]] == ["bide", "tête", "bras"]
+    assert sheet["limbs"][0]["trunk"] and not sheet["limbs"][1]["trunk"]
+    assert sheet["limbs"][1]["offensive"] == "corne"
+    assert sheet["limbs"][1]["defensive"] == ["carapace"]
+    assert sheet["limbs"][2]["muscles"] == "x"  # kept as typed: validation says why
+    assert sheet["skills"] == ["coquet"] and sheet["xp"] == 3 and sheet["team"] == "Les Cornus"
+    assert any(p.field == "limbs.2.muscles" for p in MUTATIOR.validate_sheet(sheet))
+    assert MUTATIOR.sheet_from_form({}) == {"limbs": [], "skills": [], "team": "",
+                                           "dead": False, "xp": 0, "fame": 0, "reserve_kg": 0}
+
+
+# — the table —
+
+def example_match(faces=()):
+    """Grosbaf (Patom's, character 1) and Zetzet (Yetzar's, character 2) in a 60 cm arena."""
+    setup = MatchSetup("Le choc", (
+        ParticipantSetup("Grosbaf", 1, 10, sheet_of(grosbaf())),
+        ParticipantSetup("Zetzet", 2, 11, sheet_of(zetzet()))))
+    return fold(MUTATIOR, MUTATIOR.start(setup, ScriptedDice(faces)))
+
+
+def play(state, actor, action, faces):
+    dice = ScriptedDice(faces)
+    events, state = apply(MUTATIOR, state, action, actor, dice)
+    dice.assert_exhausted()
+    assert fold(MUTATIOR, events, copy.deepcopy(state)) is not None
+    return events, state
+
+
+def limb(state, tid, name):
+    return next(entry for entry in state["bodies"][tid]["limbs"] if entry["name"] == name)
+
+
+def to_the_second_round(state):
+    """Placement, the fight starts (beau temps), a first round to close in."""
+    _, state = play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 20}, [])
+    _, state = play(state, YETZAR, {"kind": "move", "token": "m2", "x": 30, "y": 50}, [])
+    # Weather 5 (beau temps); initiative Grosbaf 6 + 1 = 7, Zetzet 1 + 3 = 4.
+    events, state = play(state, GM, {"kind": "start_fight"}, [5, 6, 1])
+    assert [e.kind for e in events] == ["fight_started", "round_started", "turn_started"]
+    assert state["weather"]["key"] == "beau_temps" and state["turn"] == "m1"
+    _, state = play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 32}, [])
+    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    _, state = play(state, YETZAR, {"kind": "move", "token": "m2", "x": 30, "y": 36}, [])
+    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
+    assert state["turn"] is None
+    # Round 2: Grosbaf has the first initiative again (5 + 1 against 2 + 3).
+    _, state = play(state, GM, {"kind": "new_round"}, [5, 2])
+    assert state["initiative"] == ["m1", "m2"] and state["turn"] == "m1"
+    return state
+
+
+def test_grosbaf_against_zetzet_through_the_table():
+    state = to_the_second_round(example_match())
+    # Grosbaf tries to impale Zetzet's torso: 7 + 1 (horn) + 3 = 11 against 6 + 2 = 8.
+    events, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                        "target": "m2:torse"}, [3, 2])
+    hit = events[0].payload
+    assert (hit["attack"], hit["defence"], hit["damage"]) == (11, 8, 3)
+    assert hit["rolls"][0]["modifiers"] == [{"value": 7, "label": "muscles"},
+                                            {"value": 1, "label": "corne"}]
+    assert limb(state, "m2", "torse")["lost_muscles"] == 3
+    assert state["pending"]["kind"] == "second_attack" and state["pending"]["needs_pump"]
+    # The head may not attack again, nor the torso be aimed at.
+    forms = {f.kind: f for f in MUTATIOR.legal_actions(state, PATOM)}
+    assert "m1:tête" not in forms["attack"].choices["limbs"]
+    assert "m2:torse" not in forms["attack"].choices["targets"]
+    assert "end_turn" not in forms and "decline" in forms
+    # The claws' second attack: the pump roll 4 + 5 = 9 against a pump of 6 fails.
+    events, state = play(state, PATOM, {"kind": "attack", "limb": "m1:bras gauche",
+                                        "target": "m2:tête"}, [4, 5])
+    assert [e.kind for e in events] == ["follow_up_failed"]
+    assert events[0].payload["rolls"][0]["total"] == 9 and state["pending"] is None
+    assert state["activation"]["acted"]
+    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    assert state["turn"] == "m2"
+    # Zetzet bites Grosbaf's leg: 5 + 4 = 9 against 6 + 3 = 9; both pump rolls succeed,
+    # Zetzet's 2 is lower than Grosbaf's 4: Zetzet attacks again, without a pump roll.
+    events, state = play(state, YETZAR, {"kind": "attack", "limb": "m2:tête",
+                                         "target": "m1:jambe gauche"}, [4, 3, 1, 1, 1, 3])
+    bite = events[0].payload
+    assert (bite["attack"], bite["defence"], bite["winner"], bite["tie_winner"]) == (
+        9, 9, None, "attacker")
+    assert state["pending"] == {"kind": "second_attack", "by": "m2", "against": "m1",
+                                "needs_pump": False, "not_with": "tête",
+                                "not_at": "jambe gauche", "only_with": None, "only_at": None}
+    # The tail on Grosbaf's head: 4 + 2 = 6 against 7 + 1 = 8: Grosbaf may counter on a pump
+    # roll, with another limb than his head, on another limb than the tail.
+    events, state = play(state, YETZAR, {"kind": "attack", "limb": "m2:queue",
+                                         "target": "m1:tête"}, [2, 1])
+    assert events[0].payload["winner"] == "defender"
+    assert state["pending"]["kind"] == "counter" and state["pending"]["by"] == "m1"
+    assert state["pending"]["needs_pump"]
+    options = MUTATIOR.legal_actions(state, PATOM)
+    attack = next(f for f in options if f.kind == "attack")
+    assert "m1:tête" not in attack.choices["limbs"]
+    assert "m2:queue" not in attack.choices["targets"]
+    assert not [f for f in MUTATIOR.legal_actions(state, YETZAR) if f.kind == "attack"]
+
+
+def test_a_dead_limb_cannot_attack_and_the_trunk_never_does():
+    state = to_the_second_round(example_match())
+    with pytest.raises(IllegalAction) as refusal:
+        play(state, PATOM, {"kind": "attack", "limb": "m1:tronc", "target": "m2:torse"}, [])
+    assert refusal.value.code == "trunk_never_attacks"
+    with pytest.raises(IllegalAction) as refusal:
+        play(state, YETZAR, {"kind": "attack", "limb": "m2:tête", "target": "m1:tronc"}, [])
+    assert refusal.value.code == "not_your_turn"
+
+
+def test_placement_keeps_enemies_30_cm_apart():
+    state = example_match()
+    with pytest.raises(IllegalAction) as refusal:
+        play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 40}, [])
+    assert refusal.value.code == "too_close"
+
+
+def test_moving_is_limited_to_the_pump_and_leaving_a_melee_owes_attacks():
+    state = to_the_second_round(example_match())
+    with pytest.raises(IllegalAction) as refusal:
+        play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 10}, [])
+    assert refusal.value.code == "too_far"
+    # Grosbaf leaves the melee: Zetzet (2 appendages against 5) gets at least one attack.
+    events, state = play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 24}, [])
+    assert events[0].payload["escape"][0]["count"] == 1
+    forms = {f.kind: f for f in MUTATIOR.legal_actions(state, YETZAR)}
+    assert forms["attack"].choices["mode"] == "free"
+
+
+def test_a_sprint_is_a_pump_roll_and_a_natural_seven_opens_a_crowd_event():
+    state = to_the_second_round(example_match())
+    events, state = play(state, PATOM, {"kind": "sprint", "token": "m1"}, [3, 4])
+    assert events[0].payload["moves"] == 1  # a natural 7 always fails
+    assert state["crowd"]["chances"] == {"owner-11": 1}
+    assert any(f.kind == "crowd_event" for f in MUTATIOR.legal_actions(state, YETZAR))
+    # Projecteur (6): 2d6 = 8 succeeds; Grosbaf has −4 at his next initiative.
+    events, state = play(state, YETZAR, {"kind": "crowd_event", "team": "owner-11",
+                                         "event": "projecteur", "victim": "m1"}, [4, 4])
+    assert events[0].payload["success"] and state["spotlight"] == ["m1"]
+    assert state["crowd"]["chances"]["owner-11"] == 0
+
+
+def test_the_chicken_lands_far_from_the_creatures_and_walks_each_round():
+    state = to_the_second_round(example_match())
+    state["crowd"]["chances"]["owner-10"] = 1
+    events, state = play(state, PATOM, {"kind": "crowd_event", "team": "owner-10",
+                                        "event": "lancer_de_poulet"}, [3, 4])
+    assert [e.kind for e in events] == ["crowd_attempt", "piece_added"]
+    chicken = state["tokens"]["p1"]
+    assert chicken["kind"] == "chicken" and "p1" in state["order"]
+    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
+    before = (state["tokens"]["p1"]["x"], state["tokens"]["p1"]["y"])
+    events, state = play(state, GM, {"kind": "new_round"}, [3, 3, 5, 2])
+    assert events[0].kind == "piece_moved" and events[0].payload["walked"] == 6
+    after = (state["tokens"]["p1"]["x"], state["tokens"]["p1"]["y"])
+    assert round(((after[0] - before[0]) ** 2 + (after[1] - before[1]) ** 2) ** 0.5) == 6
+
+
+def test_bets_settle_at_the_end_and_secret_bets_stay_secret():
+    state = example_match()
+    _, state = play(state, PATOM, {"kind": "place_bet", "bet": "victory", "stake": 20}, [])
+    events, state = play(state, YETZAR, {"kind": "place_bet", "bet": "secret", "stake": 10,
+                                         "mutant": "m2"}, [])
+    assert events[0].visibility == "self"
+    assert len(MUTATIOR.view(state, PATOM)["bets"]) == 1
+    assert len(MUTATIOR.view(state, YETZAR)["bets"]) == 2
+    _, state = play(state, GM, {"kind": "start_fight"}, [5, 6, 1])
+    # Both survive: 2d6 each, the prizes (2d6 × 5 and 1d6 × 5 for each tied team), then
+    # Grosbaf's Chouchou du public (1d6 × popularity).
+    events, state = play(state, GM, {"kind": "end_fight", "winner": "owner-10"},
+                         [1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 2])
+    results = state["results"]
+    assert results["winner"] == "owner-10"
+    nets = {bet["id"]: bet["net"] for bet in results["bets"]}
+    assert nets == {1: 20, 2: 10}  # victory won; secret: 10 // popularity 1
+    assert state["status"] == "finished" and MUTATIOR.legal_actions(state, GM) == []
+
+
+def test_between_matches_writes_wounds_xp_and_biomass_to_valid_sheets():
+    state = to_the_second_round(example_match())
+    _, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                   "target": "m2:torse"}, [3, 2])
+    _, state = play(state, PATOM, {"kind": "decline"}, [])
+    # 2d6 per survivor, the éclopé (Zetzet's team), the tafiotte (Grosbaf's), Chouchou.
+    _, state = play(state, GM, {"kind": "end_fight", "winner": "owner-10"},
+                    [1, 1, 2, 2, 3, 3, 4, 5])
+    sheets = {1: sheet_of(grosbaf()), 2: sheet_of(zetzet())}
+    changed = MUTATIOR.between_matches(state, sheets)
+    assert set(changed) == {1, 2}
+    for sheet in changed.values():
+        assert MUTATIOR.validate_sheet(sheet) == []
+    assert next(x for x in changed[2]["limbs"] if x["name"] == "torse")["lost_muscles"] == 3
+    assert changed[1]["xp"] == 1 and changed[2]["xp"] == 1
+    assert changed[1]["reserve_kg"] > 0
+
+
+def test_gm_modifier_and_correction_are_events():
+    state = to_the_second_round(example_match())
+    _, state = play(state, GM, {"kind": "gm_modifier", "token": "m1", "value": 2,
+                                "reason": "en hauteur"}, [])
+    events, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                        "target": "m2:torse"}, [3, 2])
+    assert {"value": 2, "label": "en hauteur"} in events[0].payload["rolls"][0]["modifiers"]
+    assert state["modifiers"] == {}
+    events, state = play(state, GM, {"kind": "gm_correct", "limb": "m2:torse",
+                                     "organ": "muscles", "lost": 1, "reason": "erreur"}, [])
+    assert events[0].payload["before"] == 5 and limb(state, "m2", "torse")["lost_muscles"] == 1
+    with pytest.raises(IllegalAction):
+        play(state, PATOM, {"kind": "gm_correct", "limb": "m2:torse", "organ": "muscles",
+                            "lost": 0}, [])
+
+
+# — invariants —
+
+def _random_fight(seed: int, steps: int):
+    state = example_match()
+    dice = SeededDice(seed)
+    _, state = apply(MUTATIOR, state, {"kind": "start_fight"}, GM, dice)
+    seen = [copy.deepcopy(state)]
+    for _ in range(steps):
+        forms = {f.kind: f for f in MUTATIOR.legal_actions(state, GM)}
+        if "attack" in forms:
+            form = forms["attack"]
+            pick = dice.roll(len(form.choices["targets"]))[0] - 1
+            action = {"kind": "attack", "limb": form.choices["limbs"][0],
+                      "target": form.choices["targets"][pick]}
+        elif "crowd_event" in forms:
+            action = {"kind": "pass_crowd", "team": forms["crowd_event"].choices["teams"][0]}
+        elif "move" in forms and state["activation"]["moved"] == 0:
+            tid = state["turn"]
+            other = next(t for t in table.fighters(state) if t != tid) \
+                if len(table.fighters(state)) > 1 else tid
+            me, them = state["tokens"][tid], state["tokens"][other]
+            dx, dy = them["x"] - me["x"], them["y"] - me["y"]
+            far = (dx * dx + dy * dy) ** 0.5 or 1
+            go = max(0.0, min(state["activation"]["allowance"] - 0.5, far - 3))
+            action = {"kind": "move", "token": tid, "x": round(me["x"] + dx / far * go),
+                      "y": round(me["y"] + dy / far * go)}
+        elif "decline" in forms:
+            action = {"kind": "decline"}
+        elif "end_turn" in forms:
+            action = {"kind": "end_turn"}
+        elif "new_round" in forms:
+            action = {"kind": "new_round"}
+        else:
+            break
+        acting = state.get("turn")
+        _events, state = apply(MUTATIOR, state, action, GM, dice)
+        if acting is not None and action["kind"] in ("attack", "move") and \
+                action.get("limb", acting + ":").startswith(acting + ":"):
+            assert not table.mutant(seen[-1], acting).dead  # a dead mutant never acts
+        seen.append(copy.deepcopy(state))
+    return seen
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_no_negative_counter_and_the_dead_never_act(seed):
+    for state in _random_fight(seed, 40):
+        for tid, body in state["bodies"].items():
+            for entry in body["limbs"]:
+                for organ in ("muscles", "biomoteurs", "lobes"):
+                    assert 0 <= entry[f"lost_{organ}"] <= entry[organ]
+        assert all(n >= 0 for n in state["crowd"]["chances"].values())
+        if state["turn"] is not None:
+            assert not table.mutant(state, state["turn"]).dead
+        for form in MUTATIOR.legal_actions(state, GM):
+            if form.kind == "attack":
+                assert not table.mutant(state, form.choices["token"]).dead
+        assert fold(MUTATIOR, [], state) == state

@@ -1,0 +1,190 @@
+"""Mutatior through the real engine, the web pages and the JSON API.
+
+Mia is the GM; Paul (Patom) plays Grosbaf, Pia (Yetzar) plays Zetzet: the text's example
+fight (000_e34df4ff7a8d792c.txt § Exemple de combat), scripted die by die.
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select, update
+
+from app import tables
+from app.models import Character, Match, Membership, Role, User
+from app.rules.dice import ScriptedDice
+from app.rules.mutatior.sheet import sheet_of
+from app.rules.mutatior.system import grosbaf, zetzet
+from app.services import campaigns
+from app.services.access import load_campaign_access
+from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+
+pytest_plugins = ["tests.match_fixtures"]
+SECRET = "test-secret"
+
+
+@pytest.fixture
+def arena(db, web, libre_dice):
+    people = {name: web(name) for name in ("mia", "paul", "pia")}
+    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
+    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="Arène",
+                                         system="mutatior")
+    db.add_all([Membership(campaign_id=campaign.id, user_id=ids[name], role=Role.PLAYER)
+                for name in ("paul", "pia")])
+    gros = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Grosbaf",
+                     sheet=sheet_of(grosbaf()))
+    zet = Character(campaign_id=campaign.id, owner_id=ids["pia"], name="Zetzet",
+                    sheet=sheet_of(zetzet()))
+    db.add_all([gros, zet])
+    db.execute(update(User).values(locale="en"))
+    db.commit()
+    access = {name: load_campaign_access(db, db.get(User, ids[name]), campaign.id)
+              for name in people}
+    return {"people": people, "access": access, "campaign": campaign.id,
+            "gros": gros.id, "zet": zet.id, "dice": libre_dice}
+
+
+def opening(gm, paul, pia) -> list[Step]:
+    """Placement, the fight (beau temps), a first round to close in, the second round."""
+    return [
+        Step(gm, {"kind": "entrance_prize", "team": "owner-%d" % paul.user.id}, [6, 6]),
+        Step(paul, {"kind": "place_bet", "bet": "victory", "stake": 20}),
+        Step(paul, {"kind": "move", "token": "m1", "x": 30, "y": 20}),
+        Step(pia, {"kind": "move", "token": "m2", "x": 30, "y": 50}),
+        Step(gm, {"kind": "start_fight"}, [5, 6, 1]),
+        Step(paul, {"kind": "move", "token": "m1", "x": 30, "y": 32}),
+        Step(paul, {"kind": "end_turn", "token": "m1"}),
+        Step(pia, {"kind": "move", "token": "m2", "x": 30, "y": 36}),
+        Step(pia, {"kind": "end_turn", "token": "m2"}),
+        Step(gm, {"kind": "new_round"}, [5, 2]),
+    ]
+
+
+def example(paul, pia) -> list[Step]:
+    """§ Exemple de combat, as the text tells it."""
+    return [
+        Step(paul, {"kind": "attack", "limb": "m1:tête", "target": "m2:torse"}, [3, 2]),
+        Step(paul, {"kind": "attack", "limb": "m1:bras gauche", "target": "m2:tête"}, [4, 5]),
+        Step(paul, {"kind": "end_turn", "token": "m1"}),
+        Step(pia, {"kind": "attack", "limb": "m2:tête", "target": "m1:jambe gauche"},
+             [4, 3, 1, 1, 1, 3]),
+        Step(pia, {"kind": "attack", "limb": "m2:queue", "target": "m1:tête"}, [2, 1]),
+        # Grosbaf's counter: pump 2 + 2 ≤ 6, then his right arm on Zetzet's head: 6 + 6 = 12
+        # against 5 + 1 = 6: six damage, the head's five muscles and one of its three lobes.
+        Step(paul, {"kind": "attack", "limb": "m1:bras droit", "target": "m2:tête"},
+             [2, 2, 6, 1]),
+        Step(pia, {"kind": "end_turn", "token": "m2"}),
+    ]
+
+
+def test_the_example_fight_through_the_engine_folds_and_rewinds(db, arena):
+    gm, paul, pia = (arena["access"][name] for name in ("mia", "paul", "pia"))
+    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Le choc",
+                                character_ids=[arena["gros"], arena["zet"]],
+                                dice=ScriptedDice([]))
+    play(db, SECRET, match, opening(gm, paul, pia) + example(paul, pia))
+    db.refresh(match)
+    state = match.state
+    torse = next(x for x in state["bodies"]["m2"]["limbs"] if x["name"] == "torse")
+    head = next(x for x in state["bodies"]["m2"]["limbs"] if x["name"] == "tête")
+    assert torse["lost_muscles"] == 3
+    assert (head["lost_muscles"], head["lost_lobes"]) == (5, 1)
+    assert state["pending"] is None and state["turn"] is None  # the round is over
+    assert state["killed_by"] == {}
+    assert_rewind_and_redo_round_trip(db, gm, match, to_seq=match.seq - 3)
+    # The end: Grosbaf's team wins, XP and biomass go back to the sheets.
+    play(db, SECRET, match, [
+        # 2d6 per survivor, the éclopé (Zetzet's team), the tafiotte (Grosbaf's), Chouchou.
+        Step(gm, {"kind": "end_fight", "winner": "owner-%d" % paul.user.id},
+             [3, 4, 2, 2, 5, 6, 1, 4]),
+    ])
+    db.refresh(match)
+    assert match.status == "finished" and match.state["results"]["winner"] == \
+        "owner-%d" % paul.user.id
+    db.expire_all()
+    gros_sheet = db.get(Character, arena["gros"]).sheet
+    zet_sheet = db.get(Character, arena["zet"]).sheet
+    assert gros_sheet["xp"] == 1 and zet_sheet["xp"] == 1 and not zet_sheet["dead"]
+    assert next(x for x in zet_sheet["limbs"] if x["name"] == "tête")["lost_lobes"] == 1
+    assert gros_sheet["reserve_kg"] > 0
+
+
+def test_the_table_page_offers_only_legal_forms_and_plays_through_them(db, arena):
+    mia, paul = arena["people"]["mia"], arena["people"]["paul"]
+    base = f"/campaigns/{arena['campaign']}/matches"
+    token = mia.csrf()
+    response = mia.client.post(base, data={
+        "csrf_token": token, "name": "Le choc", "characters": [str(arena["gros"]),
+                                                              str(arena["zet"])],
+        "width": "60", "height": "60", "unit": "cm"}, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    url = response.headers["location"]
+    page = mia.page(url)
+    assert page.select_one("svg#board")["viewbox"] == "0 0 60 60"
+    assert page.select_one("#participant-m1 .participant-name").get_text(strip=True) == \
+        "Grosbaf"
+    kinds = {form["data-kind"] for form in page.select("#action-panel form.action")}
+    assert {"start_fight", "entrance_prize", "set_arena", "move"} <= kinds
+    assert "attack" not in kinds
+    player_kinds = {form["data-kind"] for form in paul.page(url).select("#action-panel form")}
+    assert "start_fight" not in player_kinds and "place_bet" in player_kinds
+    arena["dice"].script(5, 6, 1)
+    response = mia.client.post(url + "/actions", data={"csrf_token": token,
+                                                       "kind": "start_fight"})
+    assert response.status_code in (200, 303), response.text
+    page = mia.page(url)
+    log = page.select("#log > li.log-line")
+    assert any("Weather (1d6): Beau temps" in line.get_text(" ", strip=True) for line in log)
+    assert page.select_one(".weather") is not None
+    assert any(form["data-kind"] == "attack" for form in page.select("#action-panel form")) \
+        is False  # nobody is in contact yet
+    assert "Bookmaker" in page.get_text()
+
+
+def test_the_character_pages_render_the_builder_and_the_printable_sheet(db, arena):
+    paul = arena["people"]["paul"]
+    url = f"/campaigns/{arena['campaign']}/characters/{arena['gros']}"
+    view = paul.page(url)
+    assert "corne" in view.get_text().lower() or "Corne" in view.get_text()
+    assert view.select_one('[data-key="biomass"]').get_text(strip=True) == "500 kg"
+    edit = paul.page(url + "/edit")
+    assert edit.select_one('input[name="limb_0_name"]')["value"] == "tronc"
+    assert edit.select_one('input[name="trunk"][value="0"]').has_attr("checked")
+    assert edit.select_one('input[name="limb_6_name"]') is not None  # a spare row
+    for field in edit.select("input:not([type=hidden])"):
+        assert field.get("id") and edit.select_one(f'label[for="{field["id"]}"]'), field
+    printed = paul.page(url + "/print")
+    cells = [cell.get_text(strip=True) for cell in printed.select(".mutatior-card th")]
+    assert {"NOM", "Biomasse", "CERVEAU", "POMPE", "COMPETENCE"} <= set(cells)
+    # The live panel: a ninth organ in a limb is refused with its rule.
+    form = {"csrf_token": paul.csrf(url + "/edit"), "trunk": "0", "limb_0_name": "tronc",
+            "limb_0_muscles": "3", "limb_0_biomoteurs": "6", "limb_1_name": "tête",
+            "limb_1_muscles": "8", "limb_1_lobes": "1", "skill_coquet": "on"}
+    preview = paul.client.post(url + "/sheet-preview", data=form)
+    assert preview.status_code == 200
+    assert "2-1 Corps" in preview.text
+    form["limb_1_muscles"] = "7"
+    preview = paul.client.post(url + "/sheet-preview", data=form)
+    assert 'data-key="biomass"' in preview.text
+
+
+def test_the_json_api_shows_the_state_and_applies_actions(db, arena, api):
+    gm, paul, pia = (arena["access"][name] for name in ("mia", "paul", "pia"))
+    match = tables.create_match(db=db, secret=SECRET, access=gm, name="API",
+                                character_ids=[arena["gros"], arena["zet"]],
+                                dice=ScriptedDice([]))
+    db.commit()
+    client = arena["people"]["paul"].client
+    base = f"/api/v1/campaigns/{arena['campaign']}/matches/{match.id}"
+    answer = client.get(base)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["state"]["tokens"]["m1"]["name"] == "Grosbaf"
+    kinds = {action["kind"] for action in body["legal_actions"]}
+    assert "place_bet" in kinds and "start_fight" not in kinds
+    response = client.post(base + "/actions", json={"action": {
+        "kind": "move", "token": "m1", "x": 30, "y": 40}, "seq": body["seq"]},
+        headers={"X-CSRF-Token": arena["people"]["paul"].csrf()})
+    assert response.status_code == 422, response.text  # too close to Zetzet
+    assert "30 cm" in response.json()["error"]["message"]
+    db.expire_all()
+    assert db.get(Match, match.id).seq == body["seq"]
