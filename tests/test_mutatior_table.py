@@ -46,7 +46,7 @@ def arena(db, web, libre_dice):
 def opening(gm, paul, pia) -> list[Step]:
     """Placement, the fight (beau temps), a first round to close in, the second round."""
     return [
-        Step(gm, {"kind": "entrance_prize", "team": "owner-%d" % paul.user.id}, [6, 6]),
+        Step(gm, {"kind": "entrance_prize", "team": f"owner-{paul.user.id}"}, [6, 6]),
         Step(paul, {"kind": "place_bet", "bet": "victory", "stake": 20}),
         Step(paul, {"kind": "move", "token": "m1", "x": 30, "y": 20}),
         Step(pia, {"kind": "move", "token": "m2", "x": 30, "y": 50}),
@@ -94,12 +94,12 @@ def test_the_example_fight_through_the_engine_folds_and_rewinds(db, arena):
     # The end: Grosbaf's team wins, XP and biomass go back to the sheets.
     play(db, SECRET, match, [
         # 2d6 per survivor, the éclopé (Zetzet's team), the tafiotte (Grosbaf's), Chouchou.
-        Step(gm, {"kind": "end_fight", "winner": "owner-%d" % paul.user.id},
+        Step(gm, {"kind": "end_fight", "winner": f"owner-{paul.user.id}"},
              [3, 4, 2, 2, 5, 6, 1, 4]),
     ])
     db.refresh(match)
     assert match.status == "finished" and match.state["results"]["winner"] == \
-        "owner-%d" % paul.user.id
+        f"owner-{paul.user.id}"
     db.expire_all()
     gros_sheet = db.get(Character, arena["gros"]).sheet
     zet_sheet = db.get(Character, arena["zet"]).sheet
@@ -167,8 +167,8 @@ def test_the_character_pages_render_the_builder_and_the_printable_sheet(db, aren
     assert 'data-key="biomass"' in preview.text
 
 
-def test_the_json_api_shows_the_state_and_applies_actions(db, arena, api):
-    gm, paul, pia = (arena["access"][name] for name in ("mia", "paul", "pia"))
+def test_the_json_api_shows_the_state_and_applies_actions(db, arena):
+    gm = arena["access"]["mia"]
     match = tables.create_match(db=db, secret=SECRET, access=gm, name="API",
                                 character_ids=[arena["gros"], arena["zet"]],
                                 dice=ScriptedDice([]))
