@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import func, select, text
 
 from app.models import Campaign, Invite, Membership, Role
+from app.rules.registry import all_systems
 from tests.conftest import TEST_PASSWORD
 from tests.helpers import ApiUser, WebUser, csrf_from, soup
 
@@ -85,7 +86,8 @@ def make_table(web, new_client) -> Table:
 def test_a_new_campaign_opens_on_its_page_with_me_as_gm(web):
     gina = web("gina", display_name="Gina")
     page = gina.page("/campaigns")
-    assert [o["value"] for o in page.select("select#field-system option")] == ["libre"]
+    assert [o["value"] for o in page.select("select#field-system option")] == [
+        system.key for system in all_systems()]
     campaign_id = create_in_browser(gina, name="Les Ombres", description="Ligne 1\nLigne 2")
     page = gina.page(f"/campaigns/{campaign_id}")
     assert page.select_one("main h1").text == "Les Ombres"
