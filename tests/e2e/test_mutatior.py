@@ -1,0 +1,101 @@
+"""A short Mutatior fight in two Chromium profiles: Mia (GM, who also runs Zetzet) and Paul
+(Grosbaf's trainer). The accounts, the campaign and the mutants come through the JSON API; the
+fight is played through the pages: placement, the fight's start (weather, initiative), moving
+into contact, an attack, the end of the fight, each browser seeing the other's actions live.
+The table's dice are real, so the script follows whoever has the initiative.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.rules.mutatior.sheet import sheet_of
+from app.rules.mutatior.system import grosbaf, zetzet
+from tests.e2e.test_table import LIVE, Campaign, _api_user, act, log_in, token
+
+# Where each mutant is placed, and where it moves to on its first turn: 4 cm apart, in contact
+# (5 cm) whoever moves first (Grosbaf moves 12 cm, Zetzet 16 cm).
+PLACES = {"Grosbaf": (30, 20), "Zetzet": (30, 50)}
+CONTACT = {"Grosbaf": (30, 32), "Zetzet": (30, 36)}
+
+
+@pytest.fixture
+def arena(live_server) -> Campaign:
+    suffix = uuid.uuid4().hex[:8]
+    gm, player = f"mia-{suffix}", f"paul-{suffix}"
+    with httpx.Client(base_url=live_server.url, timeout=10) as client:
+        gm_auth, player_auth = _api_user(client, gm), _api_user(client, player)
+        created = client.post("/api/v1/campaigns", headers=gm_auth,
+                              json={"name": "L'arène", "system": "mutatior"}).json()
+        invite = client.post(f"/api/v1/campaigns/{created['id']}/invites", headers=gm_auth,
+                             json={"role": "player"}).json()
+        accepted = client.post(f"/api/v1/invites/{invite['token']}/accept", headers=player_auth)
+        assert accepted.status_code == 200, accepted.text
+        for auth, mutant in ((player_auth, grosbaf()), (gm_auth, zetzet())):
+            made = client.post(f"/api/v1/campaigns/{created['id']}/characters", headers=auth,
+                               json={"name": mutant.name, "sheet": sheet_of(mutant)})
+            assert made.status_code == 201, made.text
+    return Campaign(created["id"], gm, player)
+
+
+def current(page: Page) -> str:
+    return page.locator("#turn .current-turn").inner_text().removesuffix("'s turn")
+
+
+def test_a_short_fight_in_the_browser(new_context, arena):
+    gm = log_in(new_context, arena.gm)
+    gm.on("dialog", lambda dialog: dialog.accept())
+    player = log_in(new_context, arena.player)
+    gm.goto(f"/campaigns/{arena.id}/matches")
+    gm.fill("#field-name", "Le choc")
+    gm.get_by_label("Grosbaf").check()
+    gm.get_by_label("Zetzet").check()
+    gm.fill("#field-width", "60")
+    gm.fill("#field-height", "60")
+    gm.get_by_role("button", name="Start the match").click()
+    expect(gm.locator("h1")).to_have_text("Le choc")
+    player.goto(gm.url)
+    expect(player.locator("#participant-m1 .participant-name")).to_have_text("Grosbaf")
+    expect(token(player, "m2")).to_be_visible()
+
+    # Placement: 30 cm apart; too close is refused with the rule.
+    act(player, "move", {"token": "m1", "x": "30", "y": "40"})
+    expect(player.locator("form#action-move .form-error[role=alert]")).to_contain_text("30 cm")
+    act(player, "move", {"token": "m1", "x": "30", "y": "20"})
+    expect(token(gm, "m1")).to_have_attribute("data-y", "20", timeout=LIVE)
+    act(gm, "move", {"token": "m2", "x": "30", "y": "50"})
+    expect(token(player, "m2")).to_have_attribute("data-y", "50", timeout=LIVE)
+
+    # The fight: weather and the first initiative.
+    act(gm, "start_fight")
+    expect(player.locator("#log > li.kind-fight_started")).to_be_visible(timeout=LIVE)
+    expect(player.locator("#turn .round")).to_have_text("Round 1", timeout=LIVE)
+    expect(player.locator(".weather")).to_be_visible()
+
+    # Whoever has the initiative moves into contact; the other follows, then attacks.
+    first = current(gm)
+    x, y = CONTACT[first]
+    pages = {"Grosbaf": player, "Zetzet": gm}
+    act(pages[first], "move", {"x": str(x), "y": str(y)})
+    expect(gm.locator("#log > li.kind-moved")).to_have_count(1, timeout=LIVE)
+    act(pages[first], "end_turn")
+    second = "Zetzet" if first == "Grosbaf" else "Grosbaf"
+    expect(gm.locator("#turn .current-turn")).to_have_text(f"{second}'s turn", timeout=LIVE)
+    x, y = CONTACT[second]
+    act(pages[second], "move", {"x": str(x), "y": str(y)})
+    expect(pages[second].locator("form#action-attack")).to_be_visible(timeout=LIVE)
+    act(pages[second], "attack")
+    line = player.locator("#log > li.kind-attacked").first
+    expect(line).to_be_visible(timeout=LIVE)
+    expect(line.locator(".log-text")).to_contain_text("d6 + muscles each")
+    expect(line.locator(".faces li.die")).to_have_count(2)
+
+    # The GM ends the fight; XP and biomass are settled, the player sees it live.
+    act(gm, "end_fight")
+    expect(player.locator("#log > li.kind-fight_ended")).to_be_visible(timeout=LIVE)
+    expect(player.locator("#turn")).to_contain_text("The fight is over", timeout=LIVE)
+    expect(gm.locator("#action-panel form.action")).to_have_count(0)
