@@ -41,6 +41,7 @@ FIELDS = {
     "not": "a note at the table", "rpu": "a roll's purpose at the table",
     "frp": "a free roll's purpose", "cor": "a GM's correction reason",
     "imp": "an imported campaign's name",
+    "ccn": "a custom content item's name", "cct": "a custom content item's text field",
 }
 
 
@@ -126,6 +127,8 @@ def _plant(world: World) -> dict[str, int]:
         "version": character["version"], "name": payload("chn"), "notes": payload("cho"),
         "sheet": {"hp": 9, "hp_max": 10, "statuses": payload("sts"),
                   "counters": [{"label": short_payload("ctr"), "value": 2}]}}))
+    _ok(api["gm"].put(f"{base}/content/items/{world.ids['content_item']}", json={
+        "name": payload("ccn"), "data": {"hp_max": 6, "statuses": payload("cct")}}))
     match = _ok(api["gm"].post(base + "/matches", json={
         "name": payload("mtn"),
         "character_ids": [world.ids["character"], world.ids["other_character"]]}), 201)
@@ -154,10 +157,11 @@ def _plant(world: World) -> dict[str, int]:
                             if item["name"] == payload("chn"))
     copied_match = next(item["id"] for item in _ok(api["gm"].get(copy + "/matches"))
                         if item["name"] == payload("mtn"))
+    copied_item = _ok(api["gm"].get(copy + "/content"))["items"][0]["id"]
     assert correction["id"] > roll["id"]
     return {"match": match["id"], "seq": match_after["seq"], "last_roll": correction["id"],
             "imported": imported_id, "imported.character": copied_character,
-            "imported.match": copied_match}
+            "imported.match": copied_match, "imported.item": copied_item}
 
 
 @pytest.fixture(scope="module")
@@ -177,17 +181,20 @@ NOT_PAGES = ("/stream", "/export", "/export.json", "/export.txt", "/portrait",
 def page_urls(world: World) -> list[str]:
     """Every page of the world: each page route with real ids, for both campaigns."""
     ids = world.ids
-    campaigns = [(ids["campaign"], ids["character"], ids["match"]),
-                 (ids["imported"], ids["imported.character"], ids["imported.match"])]
+    campaigns = [(ids["campaign"], ids["character"], ids["match"], ids["content_item"]),
+                 (ids["imported"], ids["imported.character"], ids["imported.match"],
+                  ids["imported.item"])]
     urls = []
     for method, path, _route in app_routes():
         if method != "GET" or path.startswith(API_PREFIX) or path.endswith(NOT_PAGES):
             continue
-        for campaign, character, match in campaigns if "{campaign_id" in path else [(0, 0, 0)]:
+        for campaign, character, match, item in (campaigns if "{campaign_id" in path
+                                                  else [(0, 0, 0, 0)]):
             url = (path.replace("{campaign_id:int}", str(campaign))
                    .replace("{campaign_id}", str(campaign))
                    .replace("{character_id}", str(character))
                    .replace("{match_id}", str(match))
+                   .replace("{item_id}", str(item))
                    .replace("{token}", ids["invite_token"]))
             assert "{" not in url, f"a page with an unknown parameter: {path}"
             if url not in urls:

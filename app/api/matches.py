@@ -25,6 +25,7 @@ from app.api.schemas import Model, error_responses
 from app.i18n import gettext
 from app.models import Match
 from app.rules.dice import SystemDice
+from app.rules.match import Actor
 from app.services import match_publish
 from app.services.access import CampaignAccess
 from app.services.match_feed import Viewer
@@ -157,7 +158,8 @@ def _answer(request: Request, db: DbSession, access: CampaignAccess,
             outcome: tables.ActionOutcome) -> ActionOut:
     """Announce the committed events, then answer with what the caller may see of them."""
     match_publish.publish_outcome(request.app.state.broker, outcome)
-    actor = tables.actor_for(db, access)
+    # Seeing an event depends on the role and who acted, not on the characters one plays.
+    actor = Actor(user_id=access.user.id, is_gm=access.is_gm)
     return ActionOut(seq=outcome.seq, replayed=outcome.replayed,
                      events=[EventOut(**tables.redact(event, actor))
                              for event in outcome.events])
