@@ -108,6 +108,22 @@ def test_the_example_fight_through_the_engine_folds_and_rewinds(db, arena):
     assert gros_sheet["reserve_kg"] > 0
 
 
+def test_a_re_roll_through_the_engine_folds_and_rewinds(db, arena):
+    gm, paul, pia = (arena["access"][name] for name in ("mia", "paul", "pia"))
+    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Relance",
+                                character_ids=[arena["gros"], arena["zet"]],
+                                dice=ScriptedDice([]))
+    pia_team = f"owner-{pia.user.id}"
+    play(db, SECRET, match, [
+        *opening(gm, paul, pia),
+        Step(paul, {"kind": "attack", "limb": "m1:tête", "target": "m2:torse"}, [3, 2]),
+        Step(pia, {"kind": "reroll", "team": pia_team}, [1, 6]),
+    ])
+    db.refresh(match)
+    assert match.state["teams"][pia_team]["rerolls"] == 3
+    assert_rewind_and_redo_round_trip(db, gm, match, to_seq=match.seq - 2)
+
+
 def test_the_table_page_offers_only_legal_forms_and_plays_through_them(db, arena):
     mia, paul = arena["people"]["mia"], arena["people"]["paul"]
     base = f"/campaigns/{arena['campaign']}/matches"

@@ -201,6 +201,29 @@ def test_grosbaf_against_zetzet_through_the_table():
     assert not [f for f in MUTATIOR.legal_actions(state, YETZAR) if f.kind == "attack"]
 
 
+def test_a_re_roll_plays_the_last_action_again_and_is_spent():
+    state = to_the_second_round(example_match())
+    # Zetzet's team weighs 300 kg against 500: four free re-rolls (one per 50 kg).
+    assert state["teams"]["owner-11"]["rerolls"] == 4
+    _, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                   "target": "m2:torse"}, [3, 2])
+    assert limb(state, "m2", "torse")["lost_muscles"] == 3
+    assert [f.kind for f in MUTATIOR.legal_actions(state, YETZAR)].count("reroll") == 1
+    assert not [f for f in MUTATIOR.legal_actions(state, PATOM) if f.kind == "reroll"]
+    # Yetzar re-rolls: 1 + 8 = 9 against 6 + 6 = 12, the torso is whole again and Zetzet
+    # may counter-attack.
+    events, state = play(state, YETZAR, {"kind": "reroll", "team": "owner-11"}, [1, 6])
+    assert [e.kind for e in events][:2] == ["rerolled", "attacked"]
+    assert limb(state, "m2", "torse")["lost_muscles"] == 0
+    assert state["teams"]["owner-11"]["rerolls"] == 3
+    assert state["pending"]["kind"] == "counter" and state["pending"]["by"] == "m2"
+    assert fold(MUTATIOR, events, copy.deepcopy(state)) is not None
+    assert "before" not in MUTATIOR.view(state, PATOM)["last_roll"]
+    # Any other action closes the window.
+    _, state = play(state, YETZAR, {"kind": "decline"}, [])
+    assert not [f for f in MUTATIOR.legal_actions(state, YETZAR) if f.kind == "reroll"]
+
+
 def test_a_dead_limb_cannot_attack_and_the_trunk_never_does():
     state = to_the_second_round(example_match())
     with pytest.raises(IllegalAction) as refusal:

@@ -249,6 +249,8 @@ def evolve(state: State, event: Event) -> State:
         state["tokens"][tid]["status"] = status
     for tid, xy in (payload.get("positions") or {}).items():
         state["tokens"][tid]["x"], state["tokens"][tid]["y"] = xy
+    if "reroll_point" in payload:
+        state["last_roll"] = copy.deepcopy(payload["reroll_point"])
     if "pending" in payload:
         state["pending"] = payload["pending"]
     if payload.get("activation") and state.get("activation"):
@@ -295,7 +297,7 @@ def _started(state: State, payload: dict) -> None:
                  pending=None, free_attacks=[], used_limbs={}, grips=[], angry=[],
                  crowd={"chances": {}, "attempts": {}}, booed={}, spotlight=[], feats=[],
                  extra_xp={}, killed_by={}, modifiers={}, bets=[], police={}, gains=[],
-                 results=None, next_piece=1, next_bet=1, sponged=[], notes=0)
+                 results=None, next_piece=1, next_bet=1, sponged=[], notes=0, last_roll=None)
     state["order"] = _board_order(state)
 
 
@@ -398,6 +400,18 @@ def _sponge(state: State, payload: dict) -> None:
         state["activation"] = None
 
 
+def _rerolled(state: State, payload: dict) -> None:
+    content = state.get("content") or {}
+    restored = copy.deepcopy(payload["restore"])
+    state.clear()
+    state.update(restored, content=content, last_roll=None)
+    team = state["teams"][payload["team"]]
+    if payload["spent"] == "free":
+        team["rerolls"] = max(0, team["rerolls"] - 1)
+    else:
+        team["bought"] = [tid for tid in team["bought"] if tid != payload["spent"]]
+
+
 def _modifier_set(state: State, payload: dict) -> None:
     state["modifiers"][payload["token"]] = {"value": payload["value"],
                                             "reason": payload["reason"]}
@@ -432,6 +446,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "crowd_attempt": _crowd_attempt,
     "sponge_thrown": _sponge,
     "modifier_set": _modifier_set,
+    "rerolled": _rerolled,
     "note_added": _noted,
     "fight_ended": _fight_ended,
 }
@@ -449,12 +464,88 @@ def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) ->
     if state.get("status") == "finished":
         raise _refuse("match_over")
     with custom_implants(state.get("content")):
-        events = handler(state, action, actor, dice)
-        events += _dead_turn_passes(state, events, dice)
+        if kind == "reroll":
+            events = _decide_reroll(state, action, actor, dice)
+        else:
+            events = _judged(state, action, actor, dice, handler)
     for event in events:  # the log names teams without the state at hand
         if event.kind in NAMES_TEAMS:
             event.payload["team_names"] = team_names(state)
     return events
+
+
+def _judged(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+            handler: Callable[..., list[Event]]) -> list[Event]:
+    """The handler's events, the turn passing if its mutant died, and the re-roll point: a
+    roll of the fight may be re-rolled at once, and only at once (§ 3 Relances)."""
+    events = handler(state, action, actor, dice)
+    events += _dead_turn_passes(state, events, dice)
+    if events and state.get("phase") == "fight":
+        events[0].payload["reroll_point"] = _reroll_point(state, action, actor) \
+            if action.get("kind") in REROLLABLE else None
+    return events
+
+
+REROLLABLE = frozenset({"attack", "shoot", "sprint", "sponge", "crowd_event"})
+
+
+def _reroll_point(state: State, action: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+    """What a re-roll needs: the action, who did it, the teams whose creatures rolled (each
+    with its creature, for a bought re-roll), and the state before it."""
+    rollers: list[str] = []
+    for field in ("limb", "target", "token"):
+        value = action.get(field)
+        if isinstance(value, str):
+            tid = value.partition(":")[0]
+            if tid in state["tokens"] and state["tokens"][tid]["kind"] == "mutant":
+                rollers.append(tid)
+    mutants = {}
+    for tid in rollers:
+        mutants.setdefault(_team(state, tid), tid)
+    if action.get("kind") == "crowd_event" and isinstance(action.get("team"), str):
+        mutants.setdefault(action["team"], None)
+    before = {key: copy.deepcopy(value) for key, value in state.items()
+              if key not in ("content", "last_roll")}
+    return {"action": {key: value for key, value in action.items()
+                       if key not in ("seq", "idempotency_key", "csrf_token")},
+            "actor": {"user_id": actor.user_id, "is_gm": actor.is_gm,
+                      "character_ids": sorted(actor.character_ids)},
+            "teams": sorted(mutants), "mutants": mutants, "before": before}
+
+
+def reroll_teams(state: State, actor: Actor) -> list[str]:
+    """The actor's teams that may re-roll the last roll now (and still have a re-roll)."""
+    point = state.get("last_roll")
+    if not point or state.get("phase") != "fight":
+        return []
+    teams = []
+    for team in point["teams"]:
+        if team not in _actor_teams(state, actor):
+            continue
+        own = state["teams"][team]
+        if own["rerolls"] > 0 or point["mutants"].get(team) in own["bought"]:
+            teams.append(team)
+    return teams
+
+
+def _decide_reroll(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """§ 3 Relances: the team spends a re-roll (its creature's bought one first, else a free
+    one) and the last action is played again from where it started, with new dice."""
+    point = state.get("last_roll")
+    if not point:
+        raise _refuse("illegal_action")
+    team = _team_field(state, action, actor)
+    if team not in reroll_teams(state, actor):
+        raise arena.IllegalArena("reroll_spent", mutant=team_names(state)[team]["captain"])
+    creature = point["mutants"].get(team)
+    spent = creature if creature in state["teams"][team]["bought"] else "free"
+    first = Event("rerolled", {"team": team, "spent": spent, "kind": point["action"]["kind"],
+                               "restore": point["before"]})
+    after = _simulate(state, [first])
+    original = Actor(point["actor"]["user_id"], is_gm=point["actor"]["is_gm"],
+                     character_ids=frozenset(point["actor"]["character_ids"]))
+    handler = _DECIDE[point["action"]["kind"]]
+    return [first, *_judged(after, point["action"], original, dice, handler)]
 
 
 def _dead_turn_passes(state: State, events: list[Event], dice: Dice) -> list[Event]:
@@ -476,9 +567,9 @@ def _dead_turn_passes(state: State, events: list[Event], dice: Dice) -> list[Eve
     return passed
 
 
-NAMES_TEAMS = frozenset({"entrance_prize", "rerolls_bought", "bet_placed", "fight_started",
-                         "crowd_attempt", "crowd_passed", "fight_ended", "piece_prize",
-                         "sponge_thrown"})
+NAMES_TEAMS = frozenset({"rerolled", "entrance_prize", "rerolls_bought", "bet_placed",
+                         "fight_started", "crowd_attempt", "crowd_passed", "fight_ended",
+                         "piece_prize", "sponge_thrown"})
 
 
 def team_names(state: State) -> dict[str, dict[str, str]]:
@@ -1629,6 +1720,7 @@ _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]
     "gm_modifier": _decide_gm_modifier,
     "gm_correct": _decide_gm_correct,
     "note": _decide_note,
+    "reroll": _decide_reroll,
     "end_fight": _decide_end_fight,
 }
 
@@ -1733,6 +1825,10 @@ def _fight_forms(state: State, actor: Actor, mine: list[str],
     if sponge:
         forms.append(ActionForm("sponge", "Throw in the sponge", "mutatior/_sponge.html",
                                 {"tokens": sponge}))
+    rerolls = reroll_teams(state, actor)
+    if rerolls:
+        forms.append(ActionForm("reroll", "Re-roll", "mutatior/_reroll.html",
+                                {"teams": rerolls, "kind": state["last_roll"]["action"]["kind"]}))
     crowd = [team for team in teams if state["crowd"]["chances"].get(team, 0) > 0]
     if crowd:
         forms.append(ActionForm("crowd_event", "Crowd event", "mutatior/_crowd.html", {
@@ -1767,11 +1863,14 @@ def _merge_moves(forms: list[ActionForm]) -> list[ActionForm]:
 
 def view(state: State, viewer: Actor) -> State:
     """Secret bets are seen by their bettor and the GM only (§ 3-3: "secrètement")."""
-    if viewer.is_gm or not state.get("bets"):
+    if viewer.is_gm:
         return state
-    bets = [bet for bet in state["bets"]
+    bets = [bet for bet in state.get("bets") or []
             if bet["kind"] != "secret" or bet["bettor"] == viewer.user_id]
-    return {**state, "bets": bets}
+    last = state.get("last_roll")
+    if last:  # the state before the roll holds the bets too
+        last = {key: value for key, value in last.items() if key != "before"}
+    return {**state, "bets": bets, "last_roll": last}
 
 
 def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]:
