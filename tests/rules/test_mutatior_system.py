@@ -224,6 +224,27 @@ def test_a_re_roll_plays_the_last_action_again_and_is_spent():
     assert not [f for f in MUTATIOR.legal_actions(state, YETZAR) if f.kind == "reroll"]
 
 
+def test_turn_skills_cerveau_mobile_and_instinct_vicieux():
+    state = to_the_second_round(example_match())
+    body = state["bodies"]["m1"]
+    body["skills"] = ["cerveau_mobile", "instinct_vicieux"]
+    forms = {f.kind: f for f in MUTATIOR.legal_actions(state, PATOM)}
+    assert forms["use_skill"].choices["cerveau_mobile"] == {"sources": ["tête"],
+                                                            "targets": ["tronc"]}
+    _, state = play(state, PATOM, {"kind": "use_skill", "token": "m1",
+                                   "skill": "cerveau_mobile", "source": "tête",
+                                   "to": "tronc"}, [])
+    assert limb(state, "m1", "tronc")["lobes"] == 1 and limb(state, "m1", "tête")["lobes"] == 0
+    # Once per turn; Instinct vicieux: 2d6 = 2 is not under a brain of 1.
+    with pytest.raises(IllegalAction):
+        play(state, PATOM, {"kind": "use_skill", "token": "m1", "skill": "cerveau_mobile",
+                            "source": "tronc", "to": "tête"}, [])
+    events, state = play(state, PATOM, {"kind": "use_skill", "token": "m1",
+                                        "skill": "instinct_vicieux", "limb": "m2:queue"},
+                         [1, 1])
+    assert events[0].visibility == "self" and events[0].payload["success"] is False
+
+
 def test_a_dead_limb_cannot_attack_and_the_trunk_never_does():
     state = to_the_second_round(example_match())
     with pytest.raises(IllegalAction) as refusal:

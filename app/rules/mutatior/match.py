@@ -297,7 +297,8 @@ def _started(state: State, payload: dict) -> None:
                  pending=None, free_attacks=[], used_limbs={}, grips=[], angry=[],
                  crowd={"chances": {}, "attempts": {}}, booed={}, spotlight=[], feats=[],
                  extra_xp={}, killed_by={}, modifiers={}, bets=[], police={}, gains=[],
-                 results=None, next_piece=1, next_bet=1, sponged=[], notes=0, last_roll=None)
+                 results=None, next_piece=1, next_bet=1, sponged=[], notes=0, last_roll=None,
+                 eaten=[])
     state["order"] = _board_order(state)
 
 
@@ -412,6 +413,11 @@ def _rerolled(state: State, payload: dict) -> None:
         team["bought"] = [tid for tid in team["bought"] if tid != payload["spent"]]
 
 
+def _skill_used(state: State, payload: dict) -> None:
+    if payload.get("eaten"):
+        state.setdefault("eaten", []).append(payload["eaten"])
+
+
 def _modifier_set(state: State, payload: dict) -> None:
     state["modifiers"][payload["token"]] = {"value": payload["value"],
                                             "reason": payload["reason"]}
@@ -445,6 +451,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "piece_added": _piece_added,
     "crowd_attempt": _crowd_attempt,
     "sponge_thrown": _sponge,
+    "skill_used": _skill_used,
     "modifier_set": _modifier_set,
     "rerolled": _rerolled,
     "note_added": _noted,
@@ -1404,6 +1411,88 @@ def _next_in_order(state: State, current: str) -> str | None:
     return None
 
 
+# — skills used on the mutant's own turn (§ 2-3 Compétences) —
+
+TURN_SKILLS = ("cerveau_mobile", "charognard", "instinct_vicieux")
+
+
+def skill_options(state: State, tid: str) -> dict[str, Any]:
+    """What the active mutant's turn skills may do now (each once per turn)."""
+    activation = state.get("activation") or {}
+    if state.get("phase") != "fight" or activation.get("token") != tid \
+            or state.get("pending") or not _alive(state, tid):
+        return {}
+    body = mutant(state, tid)
+    used = set(activation.get("skills", []))
+    options: dict[str, Any] = {}
+    if body.has("cerveau_mobile") and "cerveau_mobile" not in used:
+        sources = [limb.name for limb in body.limbs if limb.live_lobes > 0]
+        from_trunk = any(body.limb(name).trunk for name in sources)
+        # Every appendage hangs on the trunk: lobes go trunk ↔ appendage (skills.py).
+        targets = [limb.name for limb in body.living_limbs
+                   if limb.name not in sources and (limb.trunk or from_trunk)]
+        if sources and targets:
+            options["cerveau_mobile"] = {"sources": sources, "targets": targets}
+    if body.has("charognard") and "charognard" not in used and not activation.get("acted") \
+            and not activation.get("moved"):
+        corpses = [other for other, token in state["tokens"].items()
+                   if token["kind"] == "mutant" and token["status"] == "in" and other != tid
+                   and mutant(state, other).dead and other not in state.get("eaten", [])
+                   and _distance(state, tid, other) <= CONTACT_CM]
+        if corpses:
+            options["charognard"] = {"corpses": corpses}
+    if body.has("instinct_vicieux") and "instinct_vicieux" not in used:
+        limbs = [f"{other}:{limb.name}" for other in fighters(state)
+                 if _enemies(state, tid, other) for limb in mutant(state, other).living_limbs]
+        if limbs:
+            options["instinct_vicieux"] = {"limbs": limbs}
+    return options
+
+
+def _decide_skill(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """Cerveau mobile (the lobes move together to a connected limb with room), Charognard
+    (devour a corpse in contact instead of anything else this turn), Instinct vicieux (2d6
+    under the brain: does that enemy limb hold biomoteurs?)."""
+    _phase(state, "fight")
+    tid = _token(state, action)
+    _controlled(state, tid, actor)
+    skill = action.get("skill")
+    options = skill_options(state, tid).get(skill) if skill in TURN_SKILLS else None
+    if options is None:
+        raise _refuse("illegal_action")
+    body = mutant(state, tid)
+    payload: dict[str, Any] = {"token": tid, "name": body.name, "skill": skill,
+                               "activation": {"skills": [*state["activation"].get("skills", []),
+                                                         skill]}}
+    if skill == "cerveau_mobile":
+        source, target = action.get("source"), action.get("to")
+        if source not in options["sources"] or target not in options["targets"]:
+            raise _refuse("not_allowed_limb")
+        moved = skills.cerveau_mobile(body, source, target)
+        payload.update(source=source, to=target, bodies={tid: body_of(moved)})
+    elif skill == "charognard":
+        corpse = action.get("corpse")
+        if corpse not in options["corpses"]:
+            raise _refuse("bad_victim")
+        fed, regained = skills.charognard(body, mutant(state, corpse))
+        payload.update(corpse=corpse, corpse_name=state["tokens"][corpse]["name"],
+                       regained=regained, bodies={tid: body_of(fed)}, eaten=corpse)
+        payload["activation"]["acted"] = True
+        payload["activation"]["moved"] = state["activation"]["allowance"]
+    else:
+        ref = action.get("limb")
+        if ref not in options["limbs"]:
+            raise _refuse("not_allowed_limb")
+        enemy, _, limb_name = ref.partition(":")
+        instinct = skills.instinct_vicieux(body, mutant(state, enemy), limb_name, dice)
+        payload.update(target_name=state["tokens"][enemy]["name"], limb=limb_name,
+                       success=instinct.success, answer=instinct.has_biomoteurs,
+                       rolls=[_record(instinct.record)],
+                       chances=_sevens(state, tid, instinct.record))
+        return [Event("skill_used", payload, visibility="self")]
+    return [Event("skill_used", payload)]
+
+
 # — leaving: the sponge (§ 3-1) —
 
 def _decide_sponge(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -1721,6 +1810,7 @@ _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]
     "gm_correct": _decide_gm_correct,
     "note": _decide_note,
     "reroll": _decide_reroll,
+    "use_skill": _decide_skill,
     "end_fight": _decide_end_fight,
 }
 
@@ -1815,6 +1905,10 @@ def _fight_forms(state: State, actor: Actor, mine: list[str],
                 forms.append(ActionForm("shoot", "Shoot", "mutatior/_shoot.html",
                                         {"token": current, "limbs": limbs,
                                          "targets": targets}))
+        turn_skills = skill_options(state, current)
+        if turn_skills:
+            forms.append(ActionForm("use_skill", "Use a skill", "mutatior/_skill.html",
+                                    {"token": current, **turn_skills}))
         forms.append(ActionForm("end_turn", "End the turn", "mutatior/_end_turn.html",
                                 {"token": current}))
     if current is None and (actor.is_gm or teams):
