@@ -83,7 +83,7 @@ def test_two_browsers_play_a_short_cyborg_fight(new_context, cyborg_campaign):
     expect(line.locator("details.dice").first).to_be_attached()
     # His magazine is empty now; the panel offers to reload, not to attack again.
     expect(player.locator("#participant-t1 .magazines")).to_contain_text(
-        "fusil_a_canon_scie 0", timeout=LIVE)
+        "Fusil à canon scié 0", timeout=LIVE)
     expect(player.locator("form#action-attack")).to_have_count(0, timeout=LIVE)
 
     # Mia closes the mission: santé back, + 1D6, one mission more on Kenji's sheet.

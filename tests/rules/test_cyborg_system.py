@@ -219,16 +219,19 @@ class TestTheTable:
         assert "chase_round" not in {f.kind for f in CYBORG.legal_actions(state, GM)}
 
     def test_a_vehicle_chase_with_an_accident(self) -> None:
-        state = lab()
+        state = lab(ParticipantSetup("Vigile", 12, None, PROFILES["vigile"].sheet))
         _, state = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
                                "mode": "vehicle", "distance": "moyenne", "accidents": "on",
-                               "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "moto"})
+                               "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "moto",
+                               "quarry_passenger_t3": "on"})
+        assert state["chase"]["quarry"]["riders"] == ["t2", "t3"]
         # Conduite 46 for Kenji: 30 passes; the octopus has no Conduite (0): 50 fails — an
-        # accident; its safety (moto, 0) roll 3 fails: 1D100 = 41 → 10 santé.
-        events, state = act(state, {"kind": "chase_round"}, [30, 50, 3, 41])
+        # accident; each rider's safety roll (moto, 0) fails: 1D100 / 4 = 41 / 4 = 10 for the
+        # octopus, 20 / 4 = 5 for the guard on the back.
+        events, state = act(state, {"kind": "chase_round"}, [30, 50, 3, 41, 1, 20])
         payload = events[0].payload
-        assert payload["accident"][0]["damage"] == 10
-        assert state["tokens"]["t2"]["sante"] == 20
+        assert [harm["damage"] for harm in payload["accident"]] == [10, 5]
+        assert (state["tokens"]["t2"]["sante"], state["tokens"]["t3"]["sante"]) == (20, 5)
         assert state["chase"]["quarry"]["wrecked"]
 
     def test_poison_first_aid_and_the_end_of_the_mission(self) -> None:

@@ -66,6 +66,7 @@ def participant(token_id: str, name: str, sheet: Mapping[str, Any], *,
         "sante": int(sheet.get("sante", sante_max)), "sante_max": int(sante_max),
         "resistance": int(values["resistance"]),
         "weapons": weapon_keys,
+        "weapon_names": {key: catalogue[key].name for key in weapon_keys},
         "magazines": {key: catalogue[key].magazine for key in weapon_keys
                       if catalogue[key].magazine is not None},
         "lost_limbs": lost, "broken_limbs": [], "cut_in_two": False,
@@ -592,6 +593,8 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
             continue
         new = copy.deepcopy(sheet)
         result = results.get(token["id"])
+        if result is not None and result.get("missions") is None:
+            result = None  # died during the mission: nothing to recover, only the fate
         if result is None:
             new["sante"] = min(token["sante"], new.get("sante_max", token["sante"]))
             if new.get("kind", "cyborg") == "cyborg":
@@ -616,6 +619,7 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
             if bonus:
                 new["surgery_bonus"] = bonus
         fate = (result or {}).get("fate") or ("dead" if "dead" in token["states"] else None)
+        fate = fate or (results.get(token["id"]) or {}).get("fate")
         if fate and fate != "active":
             new["fate"] = fate
         if new != sheet:

@@ -640,6 +640,8 @@ def _decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[
             passengers = action.get(f"{side}_passengers") or []
             if isinstance(passengers, str):
                 passengers = [p.strip() for p in passengers.split(",") if p.strip()]
+            passengers = [*passengers, *(tid for tid in state["tokens"]
+                                         if _flag(action, f"{side}_passenger_{tid}"))]
             for passenger in passengers:
                 if passenger in state["tokens"] and passenger not in entry["riders"]:
                     entry["riders"].append(passenger)
