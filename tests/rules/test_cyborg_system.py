@@ -169,6 +169,15 @@ class TestTheTable:
         assert state["tokens"]["t2"]["unbalanced_until"] == 2
         events, state = act(state, {"kind": "end_phase"})
         assert state["round"] == 2
+        # Round 2: the empty shotgun is not offered; reloading it is.
+        forms = {form.kind: form for form in CYBORG.legal_actions(state, ALICE)}
+        assert "fusil_a_canon_scie" not in dict(forms["attack"].choices["weapons"]["t1"])
+        assert forms["reload"].choices["weapons"]["t1"] == [["fusil_a_canon_scie",
+                                                             "Fusil à canon scié"]]
+        assert "t1" in forms["attack"].choices["targets"]  # the form is shared; decide refuses
+        with pytest.raises(IllegalAction):
+            act(state, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t1"},
+                actor=ALICE)
         # The chainsaw (Arme blanche 60, déchirure H): 12 hits, no dodge; 6 − 9 = −3: the
         # octopus's own location table, 5 is its "manteau": cut in two, constitution + 4
         # (15 + 4 = 19 > 15) fails: dead.

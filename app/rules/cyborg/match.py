@@ -452,9 +452,11 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     acting = [tid for tid in mine if may_act(state, tokens[tid])]
     forms: list[ActionForm] = []
     if acting and in_combat(state):
+        # An empty magazine is not offered: the panel proposes to reload it instead.
         weapons = {tid: [[key, weapon_of(state, key, tokens[tid]).name]
-                         for key in usable_weapons(state, tokens[tid])] for tid in acting}
-        targets = [tid for tid in up]
+                         for key in usable_weapons(state, tokens[tid])
+                         if tokens[tid]["magazines"].get(key, 1) > 0] for tid in acting}
+        targets = list(up)
         forms.append(ActionForm("attack", "Attack", "cyborg/_attack.html", {
             "tokens": acting, "weapons": weapons, "targets": targets,
             "modifiers": [[entry.key, entry.label, entry.value, entry.table, entry.at_least]

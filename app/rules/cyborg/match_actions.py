@@ -326,6 +326,8 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
         raise _refuse("not_your_weapon", name=attacker["name"])
     weapon = weapon_of(state, key, attacker)
     target = _target_of(state, action)
+    if target["id"] == attacker["id"]:
+        raise _refuse("not_a_target", name=target["name"])
     kind = "melee" if weapon.kind == "melee" else "ranged"
     try:
         modifiers = attack_modifiers(kind, _chosen_modifiers(action))
