@@ -288,6 +288,70 @@ class TestTheTable:
             "rapidite": 1}
         assert validate(changed[10]) == []
 
+    def test_a_strangled_victim_dies_after_its_turns(self) -> None:
+        strangler = copy.deepcopy(PROFILES["vigile"].sheet)
+        strangler["weapons"] = ["garrot"]
+        state = lab(ParticipantSetup("Étrangleur", 12, None, strangler))
+        _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,
+                               "reason": "blessé"})
+        _, state = act(state, {"kind": "roll_initiative"})
+        assert state["initiative"]["order"] == ["cyborgs", "aliens", "humains"]
+        _, state = act(state, {"kind": "end_phase"})
+        _, state = act(state, {"kind": "end_phase"})
+        # The garrot (Arme blanche 31, étranglement D): 10 hits, Kenji's parry 90 fails;
+        # D × 7 = 1: santé 0 — the airways crushed, 1D6 = 2 turns to live.
+        events, state = act(state, {"kind": "attack", "token": "t3", "weapon": "garrot",
+                                    "target": "t1"}, [10, 90, 2])
+        assert events[0].payload["shots"][0]["wound"]["turns_to_live"] == 2
+        assert "strangled" in state["tokens"]["t1"]["states"]
+        for _ in range(3):
+            _, state = act(state, {"kind": "end_phase"})
+        assert state["round"] == 2 and state["tokens"]["t1"]["turns_to_live"] == 1
+        assert "dead" not in state["tokens"]["t1"]["states"]
+        for _ in range(3):
+            _, state = act(state, {"kind": "end_phase"})
+        assert "dead" in state["tokens"]["t1"]["states"]
+
+    def test_side_by_side_a_shot_at_the_structure_and_a_tour_de_force(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
+                               "mode": "vehicle", "distance": "courte",
+                               "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "fourgon"})
+        # Recoverable mistakes: Kenji's 10 passes (Conduite 46); the octopus (no Conduite)
+        # fails with 20: a mistake, 1D10 = 4 structure; the success gains: side by side.
+        events, state = act(state, {"kind": "chase_round"}, [10, 20, 4])
+        assert events[0].payload["after"] == "cote_a_cote"
+        assert state["chase"]["quarry"]["structure"] == 46
+        # Kenji drives and shoots: 72 − 5 − 5 − 10 (driver) = 52; 31 hits: G × 3 = 8.
+        events, state = act(state, {"kind": "shoot_vehicle", "token": "t1",
+                                    "weapon": "fusil_a_canon_scie", "aim": "structure"}, [31],
+                            actor=ALICE)
+        assert events[0].payload["rolls"][0]["target"] == 52
+        assert state["chase"]["quarry"]["structure"] == 38
+        assert state["tokens"]["t1"]["magazines"]["fusil_a_canon_scie"] == 1
+        # A tour de force (30 ≤ 46): the van crashes; its driver's safety die shows 3, at most
+        # the van's safety (3): unhurt.
+        events, state = act(state, {"kind": "manoeuvre", "side": "pursuer",
+                                    "tour_de_force": "on"}, [30, 3], actor=ALICE)
+        assert events[0].payload["accident"] == [
+            {"token": "t2", "name": "Pieuvre", "saved": True, "damage": 0, "sante": 30}]
+        assert state["chase"]["quarry"]["wrecked"]
+
+    def test_an_opposed_test_and_a_situational_modifier(self) -> None:
+        state = lab()
+        # Rapidité 12 against 11: both succeed (10, 8), the lower score wins.
+        events, state = act(state, {"kind": "opposed", "token": "t1", "other": "t2",
+                                    "characteristic": "rapidite"}, [10, 8])
+        assert events[0].payload["winner"] == "Pieuvre"
+        _, state = act(state, {"kind": "situational", "token": "t1", "value": -20,
+                               "label": "fumée"})
+        events, state = act(state, {"kind": "test", "token": "t1", "test": "skill",
+                                    "skill": "arme_a_feu"}, [55], actor=ALICE)
+        assert (events[0].payload["target"], events[0].payload["success"]) == (52, False)
+        with pytest.raises(IllegalAction):
+            act(state, {"kind": "situational", "token": "t1", "value": -20, "label": "x"},
+                actor=ALICE)
+
 
 ACTIONS = st.lists(st.tuples(st.sampled_from(
     ["attack", "attack", "attack", "end_phase", "reload", "first_aid", "hours", "test",
