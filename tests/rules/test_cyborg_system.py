@@ -407,3 +407,36 @@ def _magazines() -> dict[str, int]:
 
 
 PROFILES_WEAPON_MAX = _magazines()
+
+
+FIELDS = ("token", "target", "weapon", "shots", "patient", "characteristic", "skill", "malus",
+          "test", "other", "poison", "hours", "field", "value", "reason", "state", "on",
+          "label", "profile", "group", "x", "y", "surprise", "pursuer", "quarry", "mode",
+          "distance", "pursuer_vehicle", "quarry_vehicle", "pursuer_passengers", "side",
+          "tour_de_force", "aim", "modifiers", "mod_obscurite", "modv_obscurite", "text",
+          "w", "h")
+ODD = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12), st.floats(),
+                st.text(max_size=30), st.sampled_from(["t1", "t2", "t3", "poing", "force",
+                                                       "fusil_a_canon_scie", "on", "foot",
+                                                       "vehicle", "moto", "courte",
+                                                       "pursuer", "sante", "arsenic"]),
+                st.lists(st.text(max_size=5), max_size=3),
+                st.dictionaries(st.text(max_size=5), st.integers(), max_size=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(sorted(__import__(
+    "app.rules.cyborg.match_actions", fromlist=["_DECIDE"])._DECIDE)),
+       fields=st.dictionaries(st.sampled_from(FIELDS), ODD, max_size=8),
+       gm=st.booleans(), seed=st.integers(0, 100))
+def test_any_malformed_action_is_refused_with_a_reason(kind, fields, gm, seed) -> None:
+    """Whatever a client sends, the rules answer events or an ``IllegalAction``: never a
+    crash, never a state that does not fold."""
+    state = lab(ParticipantSetup("Vigile", 12, None, PROFILES["vigile"].sheet))
+    _, state = apply(CYBORG, state, {"kind": "roll_initiative"}, GM, SeededDice(0))
+    try:
+        events, after = apply(CYBORG, state, {**fields, "kind": kind},
+                              GM if gm else ALICE, SeededDice(seed))
+    except IllegalAction:
+        return
+    assert fold(CYBORG, events, state) == after

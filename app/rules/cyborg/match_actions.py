@@ -113,6 +113,12 @@ def _choice(action: Mapping[str, Any], field: str, choices: tuple[str, ...] | li
     return value
 
 
+def _key(action: Mapping[str, Any], field: str) -> str:
+    """A field that names something (a key, an id): text or nothing."""
+    value = action.get(field)
+    return value if isinstance(value, str) else ""
+
+
 def _flag(action: Mapping[str, Any], field: str) -> bool:
     value = action.get(field, False)
     return value is True or value in ("on", "true", "1", "yes")
@@ -235,7 +241,7 @@ def _all_rolls(shots: list[dict]) -> list[dict]:
 
 def _decide_add(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     _gm(actor)
-    profile = PROFILES.get(action.get("profile"))
+    profile = PROFILES.get(_key(action, "profile"))
     if profile is None:
         raise _refuse("bad_field", field="profile", reason=", ".join(PROFILES))
     name = _text(action, "name", NAME_MAX, required=False) or profile.name
@@ -265,7 +271,7 @@ def _decide_initiative(state: State, action, actor: Actor, dice: Dice) -> list[E
     for token in state["tokens"].values():
         if not is_down(token):
             groups.setdefault(token["group"], []).append(characteristic(token, "rapidite"))
-    surprise = action.get("surprise") or None
+    surprise = _key(action, "surprise") or None
     if surprise is not None and surprise not in groups:
         raise _refuse("bad_field", field="surprise", reason=", ".join(groups))
     try:
@@ -321,7 +327,7 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
     if not in_combat(state):
         raise _refuse("no_combat")
     attacker = _acting(state, action, actor)
-    key = action.get("weapon")
+    key = _key(action, "weapon")
     if key not in usable_weapons(state, attacker):
         raise _refuse("not_your_weapon", name=attacker["name"])
     weapon = weapon_of(state, key, attacker)
@@ -420,7 +426,7 @@ def _explosion(state: State, dice: Dice, attacker: dict, weapon: Any, percent: i
 def _decide_reload(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """Reloading is the participant's action of the round (docs/games/cyborg.md)."""
     token = _acting(state, action, actor)
-    key = action.get("weapon")
+    key = _key(action, "weapon")
     if key not in token["magazines"]:
         raise _refuse("not_your_weapon", name=token["name"])
     full = weapon_of(state, key).magazine
@@ -644,8 +650,9 @@ def _decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[
                 passengers = [p.strip() for p in passengers.split(",") if p.strip()]
             passengers = [*passengers, *(tid for tid in state["tokens"]
                                          if _flag(action, f"{side}_passenger_{tid}"))]
-            for passenger in passengers:
-                if passenger in state["tokens"] and passenger not in entry["riders"]:
+            for passenger in passengers if isinstance(passengers, list) else []:
+                if isinstance(passenger, str) and passenger in state["tokens"] \
+                        and passenger not in entry["riders"]:
                     entry["riders"].append(passenger)
         chase[side] = entry
     return [Event("chase_started", {"chase": chase, "pursuer_name": pursuer["name"],
@@ -762,7 +769,7 @@ def _decide_shoot_vehicle(state: State, action, actor: Actor, dice: Dice) -> lis
                  if shooter["id"] in chase[side]["riders"]), None)
     if mine is None or chase["mode"] != "vehicle":
         raise _refuse("not_riding", name=shooter["name"])
-    key = action.get("weapon")
+    key = _key(action, "weapon")
     if key not in usable_weapons(state, shooter) or key == PUNCH:
         raise _refuse("not_your_weapon", name=shooter["name"])
     weapon = weapon_of(state, key)
@@ -772,7 +779,7 @@ def _decide_shoot_vehicle(state: State, action, actor: Actor, dice: Dice) -> lis
     modifiers = chases.shot_modifiers(driver=chase[mine]["driver"] == shooter["id"])
     modifiers += _situational(shooter) + _poison_mod(shooter)
     percent = skill(shooter, weapon.skill)
-    aim = action.get("aim") or "structure"
+    aim = _key(action, "aim") or "structure"
     payload: dict[str, Any] = {"shooter": shooter["id"], "name": shooter["name"],
                                "weapon_name": weapon.name, "skill": percent,
                                "modifiers": [{"label": m.label, "value": m.value}
