@@ -178,3 +178,42 @@ def test_the_sheet_pages_render(db, lab_page):
     assert not gm_edit.select_one("#sheet-char-force").has_attr("readonly")
     printed = paul.client.get(f"/campaigns/{campaign_id}/characters/{kenji}/print")
     assert printed.status_code == 200 and "Programme du cyborg" in printed.text
+
+
+def _form_fields(form) -> dict[str, str]:
+    """What a browser would post for this form, untouched."""
+    fields: dict[str, str] = {}
+    for field in form.select("input[name], select[name], textarea[name]"):
+        name = field["name"]
+        if field.name == "select":
+            chosen = field.select_one("option[selected]") or field.select_one("option")
+            fields[name] = chosen.get("value", "") if chosen else ""
+        elif field.get("type") == "checkbox":
+            if field.has_attr("checked"):
+                fields[name] = field.get("value", "on")
+        elif field.name == "textarea":
+            fields[name] = field.text
+        else:
+            fields[name] = field.get("value", "")
+    return fields
+
+
+def test_a_player_spreads_the_credit_and_may_not_touch_the_dice(db, lab_page):
+    people, campaign_id, kenji, _octopus, _dice = lab_page
+    paul = people["paul"]
+    url = f"/campaigns/{campaign_id}/characters/{kenji}"
+    page = BeautifulSoup(paul.client.get(url + "/edit").text, "html.parser")
+    form = page.select_one("#sheet-char-force").find_parent("form")
+    fields = _form_fields(form)
+    fields["skill_arme_blanche"] = "15"  # 5 less than before: credit left 5
+    saved = paul.client.post(url + "/edit", data=fields, follow_redirects=False)
+    assert saved.status_code == 303, saved.text
+    db.expire_all()
+    assert db.get(Character, kenji).sheet["skills"]["arme_blanche"] == 15
+    page = BeautifulSoup(paul.client.get(url + "/edit").text, "html.parser")
+    fields = _form_fields(page.select_one("#sheet-char-force").find_parent("form"))
+    fields["char_force"] = "18"
+    refused = paul.client.post(url + "/edit", data=fields, follow_redirects=False)
+    assert refused.status_code == 422
+    db.expire_all()
+    assert db.get(Character, kenji).sheet["characteristics"]["force"] == 13

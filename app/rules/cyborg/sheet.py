@@ -155,6 +155,9 @@ def blank_sheet() -> Sheet:
         "skills": {key: 0 for key in given_skills()},
         "custom_skill": {"name": skills()[CUSTOM].name, "formula": list(skills()[CUSTOM].formula)},
         "weapons": list(starting_weapons()),
+        # What the table writes back (rolled fields: the player's form carries them as is).
+        "drawn": [], "missions": 0, "lost_limbs": [], "surgery_bonus": {}, "followers": 0,
+        "fate": "active", "kind": "cyborg", "rank_picks": [],
     }
 
 
@@ -410,8 +413,9 @@ def _skill_problems(sheet: Sheet, cyborg: bool = True) -> list[Problem]:
         problems.append(Problem("skills", N_("A cyborg draws exactly %(n)s more skills."),
                                 RULE_SKILLS, {"n": expected}))
     rolled = sheet.get("drawn")
-    if rolled is not None and not problems and (not isinstance(rolled, list)
-                                                or sorted(map(str, rolled)) != sorted(drawn)):
+    # An empty list: a sheet typed by the GM, or from before the draws were recorded.
+    if rolled not in (None, []) and not problems and (
+            not isinstance(rolled, list) or sorted(map(str, rolled)) != sorted(drawn)):
         problems.append(Problem("skills", N_("The drawn skills are the ones the dice gave: "
                                              "%(names)s."), RULE_SKILLS,
                                 {"names": ", ".join(skills()[key].name for key in rolled

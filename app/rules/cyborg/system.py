@@ -149,7 +149,7 @@ class CyborgSystem:
                 sheet["locations"] = names
         bonus = {name: _int(form[f"surgery_{name}"]) for name in ("force", "rapidite")
                  if (form.get(f"surgery_{name}") or "").strip() not in ("", "0")}
-        if bonus:
+        if bonus or any(f"surgery_{name}" in form for name in ("force", "rapidite")):
             sheet["surgery_bonus"] = bonus
         return sheet
 
