@@ -154,6 +154,11 @@ def test_the_table_page_offers_only_legal_forms_and_plays_through_them(db, arena
     assert any(form["data-kind"] == "attack" for form in page.select("#action-panel form")) \
         is False  # nobody is in contact yet
     assert "Bookmaker" in page.get_text()
+    # The spectators record everything: the replay shows the board at each step.
+    replay = paul.page(url + "/replay?step=1")
+    assert replay.select_one("svg#board") is not None
+    assert replay.select_one("#participant-m2 .participant-name").get_text(strip=True) == \
+        "Zetzet"
 
 
 def test_the_character_pages_render_the_builder_and_the_printable_sheet(db, arena):
