@@ -81,6 +81,8 @@ class TestSystem:
         assert CYBORG.validate_sheet(read) == []
         assert read["skills"] == sheet["skills"] and read["weapons"] == sheet["weapons"]
         assert CYBORG.sheet_from_form({"char_force": "x"})["characteristics"]["force"] == "x"
+        assert CYBORG.sheet_from_form({**form, "weapon_extra": "blaster"})["weapons"][-1] == (
+            "gm:blaster")
 
     def test_santé_max_may_pass_50_after_missions(self) -> None:
         sheet = copy.deepcopy(PROFILES["kenji"].sheet)

@@ -15,6 +15,7 @@ from app.rules.cyborg.content import (
     CHARACTERISTICS,
     DAMAGE_TYPES,
     FACTORS,
+    GM_PREFIX,
     LIMBS,
     skills,
     weapons,
@@ -130,6 +131,9 @@ class CyborgSystem:
             "weapons": [form[f"weapon_{n}"].strip() for n in range(12)
                         if (form.get(f"weapon_{n}") or "").strip()],
         }
+        extra = (form.get("weapon_extra") or "").strip()
+        if extra:  # a GM's weapon, by the key shown on the campaign's content page
+            sheet["weapons"].append(extra if extra.startswith(GM_PREFIX) else GM_PREFIX + extra)
         for key in ("drawn", "lost_limbs", "rank_picks"):
             if key in form:
                 sheet[key] = [part.strip() for part in form[key].split(",") if part.strip()]
