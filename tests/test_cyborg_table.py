@@ -217,3 +217,34 @@ def test_a_player_spreads_the_credit_and_may_not_touch_the_dice(db, lab_page):
     assert refused.status_code == 422
     db.expire_all()
     assert db.get(Character, kenji).sheet["characteristics"]["force"] == 13
+
+
+def test_a_gm_weapon_and_vehicle_from_the_content_page_reach_the_table(db, lab):
+    _access, _match, _kenji, octopus, users = lab
+    mia = users["mia"]
+    campaign = _match.campaign_id
+    blaster = mia.post(f"/campaigns/{campaign}/content/weapon_ranged", json={
+        "name": "Blaster", "data": {"damage_type": "brulure", "factor": "L", "magazine": 10,
+                                    "shots_per_turn": 2, "localised_burn": True}})
+    assert blaster.status_code == 201, blaster.text
+    key = "gm:" + blaster.json()["key"]
+    copter = mia.post(f"/campaigns/{campaign}/content/vehicle_air", json={
+        "name": "Hélico", "data": {"resistance": 4, "structure": 60, "safety": 3}})
+    assert copter.status_code == 201, copter.text
+    sheet = copy.deepcopy(PROFILES["pieuvre"].sheet)
+    sheet["weapons"].append(key)
+    character = mia.get(f"/campaigns/{campaign}/characters/{octopus}").json()
+    saved = mia.patch(f"/campaigns/{campaign}/characters/{octopus}", json={
+        "sheet": sheet, "version": character["version"]})
+    assert saved.status_code == 200, saved.text
+    opened = mia.post(f"/campaigns/{campaign}/matches", json={
+        "name": "Ciel", "character_ids": [_kenji, octopus],
+        "options": {"width": 40, "height": 30, "unit": "sq"}})
+    assert opened.status_code == 201, opened.text
+    state = opened.json()["state"]
+    assert state["custom_weapons"][key]["factor"] == "L"
+    assert state["tokens"]["t2"]["magazines"][key] == 10
+    gm_forms = {form["kind"]: form for form in mia.get(
+        f"/campaigns/{campaign}/matches/{opened.json()['id']}").json()["legal_actions"]}
+    vehicles = dict(gm_forms["start_chase"]["choices"]["vehicles"])
+    assert vehicles["gm:" + copter.json()["key"]] == "Hélico"
