@@ -290,6 +290,38 @@ class TestTheTable:
             "rapidite": 1}
         assert validate(changed[10]) == []
 
+    def test_the_fifth_mission_makes_a_commandeur_with_two_new_skills(self) -> None:
+        veteran = door_cyborg()
+        veteran.update(missions=4, sante_max=60, sante=60, rank_picks=["force", "dexterite"])
+        assert validate(veteran) == []
+        state = fold(CYBORG, CYBORG.start(MatchSetup("M5", (
+            ParticipantSetup("Kenji", 10, 7, veteran),)), ScriptedDice([])))
+        # Recovery 1D6 = 3; Commandeur: two skills drawn as at creation, (1D20 + 1D6) − 1:
+        # 18 + 1 − 1 = 18 (Mécanique), 2 + 1 − 1 = 2 (a given skill: drawn again),
+        # 20 + 2 − 1 = 21 (Anatomie).
+        events, state = act(state, {"kind": "end_mission"},
+                            [3, (20, 18), (6, 1), (20, 2), (6, 1), (20, 20), (6, 2)])
+        result = events[0].payload["results"]["t1"]
+        assert result["ranks"] == ["Commandeur"] and result["missions"] == 5
+        assert result["new_skills"] == ["mecanique", "anatomie"]
+        sheet = CYBORG.between_matches(state, {10: veteran})[10]
+        assert sheet["sante_max"] == 63 and sheet["missions"] == 5
+        assert sheet["drawn"][-2:] == ["mecanique", "anatomie"]
+        assert sheet["skills"]["anatomie"] == 0
+        assert validate(sheet) == []
+        values = CYBORG.derived(sheet)
+        assert values["rank"] == "Commandeur" and values["picks_left"] == 4
+        assert values["rank_skill_bonus"] == 10
+
+    def test_the_twenty_fifth_mission_ends_a_cyborg(self) -> None:
+        old = door_cyborg()
+        old.update(missions=24, sante_max=100, sante=100)
+        state = fold(CYBORG, CYBORG.start(MatchSetup("M25", (
+            ParticipantSetup("Kenji", 10, 7, old),)), ScriptedDice([])))
+        events, state = act(state, {"kind": "end_mission"}, [1])
+        assert events[0].payload["results"]["t1"]["fate"] == "eliminated"
+        assert CYBORG.between_matches(state, {10: old})[10]["fate"] == "eliminated"
+
     def test_a_strangled_victim_dies_after_its_turns(self) -> None:
         strangler = copy.deepcopy(PROFILES["vigile"].sheet)
         strangler["weapons"] = ["garrot"]
