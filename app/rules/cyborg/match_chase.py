@@ -1,0 +1,237 @@
+"""Cyborg Anti-Alien at the table: chases (Règles § (IV) Poursuites) — the distance ladder
+on foot and in vehicles, accidents, manoeuvres and tours de force, shots between vehicles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.rules.cyborg import chases
+from app.rules.cyborg.combat import CombatError
+from app.rules.cyborg.match import (
+    PUNCH,
+    characteristic,
+    is_down,
+    skill,
+    usable_weapons,
+    weapon_of,
+)
+from app.rules.cyborg.match_common import (
+    NAME_MAX,
+    all_rolls,
+    choice_field,
+    controlled,
+    flag,
+    int_field,
+    key_field,
+    poison_modifiers,
+    refuse,
+    require_gm,
+    rules_refusal,
+    shot_record,
+    situational,
+    target_for,
+    target_of,
+    text_field,
+)
+from app.rules.dice import Dice, Modifier
+from app.rules.match import Actor, Event, State
+
+
+
+def decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    require_gm(actor)
+    if state.get("chase"):
+        raise refuse("chase_running")
+    pursuer, quarry = target_of(state, action, "pursuer"), target_of(state, action, "quarry")
+    if pursuer["id"] == quarry["id"]:
+        raise refuse("bad_field", field="quarry", reason="≠")
+    mode = choice_field(action, "mode", ("foot", "vehicle"), "foot")
+    distance = choice_field(action, "distance", chases.DISTANCES, "moyenne")
+    vehicles = chases.all_vehicles(state.get("custom_vehicles"))
+    chase: dict[str, Any] = {"mode": mode, "distance": distance, "rounds": 0,
+                             "accidents": flag(action, "accidents") or mode == "foot"}
+    for side, token in (("pursuer", pursuer), ("quarry", quarry)):
+        entry: dict[str, Any] = {"driver": token["id"], "riders": [token["id"]],
+                                 "vehicle": None, "structure": None, "wrecked": False}
+        if mode == "vehicle":
+            key = choice_field(action, f"{side}_vehicle", list(vehicles))
+            vehicle = vehicles[key]
+            entry.update(vehicle=key, vehicle_name=vehicle.name, skill=vehicle.skill,
+                         structure=vehicle.structure, resistance=vehicle.resistance,
+                         safety=vehicle.safety)
+            passengers = action.get(f"{side}_passengers") or []
+            if isinstance(passengers, str):
+                passengers = [p.strip() for p in passengers.split(",") if p.strip()]
+            passengers = [*passengers, *(tid for tid in state["tokens"]
+                                         if flag(action, f"{side}_passenger_{tid}"))]
+            for passenger in passengers if isinstance(passengers, list) else []:
+                if isinstance(passenger, str) and passenger in state["tokens"] \
+                        and passenger not in entry["riders"]:
+                    entry["riders"].append(passenger)
+        chase[side] = entry
+    return [Event("chase_started", {"chase": chase, "pursuer_name": pursuer["name"],
+                                    "quarry_name": quarry["name"]})]
+
+
+def _chase(state: State) -> dict:
+    chase = state.get("chase")
+    if not chase:
+        raise refuse("no_chase")
+    return chase
+
+
+def _accident(state: State, dice: Dice, chase: dict, side: str, payload: dict) -> None:
+    """Every rider rolls the vehicle's safety; a failure costs 1D100 / 4 santé, not through
+    the damage table (§ (IV) Accidents)."""
+    entry = chase[side]
+    vehicle = chases.all_vehicles(state.get("custom_vehicles"))[entry["vehicle"]]
+    riders = [tid for tid in entry["riders"] if "dead" not in state["tokens"][tid]["states"]]
+    harmed = chases.accident(dice, vehicle, len(riders))
+    payload.setdefault("wrecked", []).append(side)
+    for tid, harm in zip(riders, harmed, strict=True):
+        before = payload.setdefault("harm", {}).get(tid, state["tokens"][tid]["sante"])
+        payload["harm"][tid] = before - harm.damage
+        payload.setdefault("accident", []).append({
+            "token": tid, "name": state["tokens"][tid]["name"], "saved": harm.saved,
+            "damage": harm.damage, "sante": before - harm.damage})
+        payload["rolls"] += [record.to_dict() for record in harm.records]
+
+
+def decide_chase_round(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """One round: on foot, rapidité against rapidité; in vehicles, the driving skills, a
+    failure an accident (or, in the milder variant, −1D10 structure) (§ (IV) Déroulement)."""
+    require_gm(actor)
+    chase = _chase(state)
+    pursuer = state["tokens"][chase["pursuer"]["driver"]]
+    quarry = state["tokens"][chase["quarry"]["driver"]]
+    if is_down(pursuer) or is_down(quarry):
+        raise refuse("cannot_act", name=pursuer["name"] if is_down(pursuer) else quarry["name"])
+    malus = int_field(action, "malus", -100, 100, default=0)
+    other_malus = int_field(action, "other_malus", -100, 100, default=0)
+    payload: dict[str, Any] = {"mode": chase["mode"], "before": chase["distance"],
+                               "pursuer_name": pursuer["name"], "quarry_name": quarry["name"]}
+    try:
+        if chase["mode"] == "foot":
+            result = chases.foot_round(dice, chase["distance"],
+                                       characteristic(pursuer, "rapidite"),
+                                       characteristic(quarry, "rapidite"),
+                                       pursuer_malus=malus, quarry_malus=other_malus)
+            payload.update(after=result.distance, winner=result.winner,
+                           rolls=[record.to_dict() for record in result.records])
+        else:
+            drivers = []
+            for side, token, extra in (("pursuer", pursuer, malus),
+                                       ("quarry", quarry, other_malus)):
+                modifiers = situational(token) + ((Modifier(-extra, "MJ"),) if extra else ())
+                drivers.append(chases.Driver(skill(token, chase[side]["skill"]),
+                                             chase[side]["structure"], modifiers))
+            result = chases.vehicle_round(dice, chase["distance"], drivers[0], drivers[1],
+                                          accidents=chase["accidents"])
+            payload.update(after=result.distance, winner=result.winner,
+                           rolls=[record.to_dict() for record in result.records],
+                           structure={"pursuer": result.pursuer.structure,
+                                      "quarry": result.quarry.structure},
+                           mistakes={side: (drive.mistake.total if drive.mistake else None)
+                                     for side, drive in (("pursuer", result.pursuer),
+                                                         ("quarry", result.quarry))})
+            for side, drive in (("pursuer", result.pursuer), ("quarry", result.quarry)):
+                if drive.accident:
+                    _accident(state, dice, chase, side, payload)
+    except chases.ChaseError as error:
+        raise rules_refusal(error) from error
+    return [Event("chase_round", payload)]
+
+
+def decide_manoeuvre(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """A U-turn, tight turn, stunt or tour de force: a driving test of its own; a failure is
+    the driver's accident, a successful tour de force the other vehicle's (§ (IV))."""
+    chase = _chase(state)
+    side = choice_field(action, "side", ("pursuer", "quarry"))
+    driver = state["tokens"][chase[side]["driver"]]
+    if not (actor.is_gm or actor.controls(driver)) or chase["mode"] != "vehicle":
+        raise refuse("not_allowed")
+    if is_down(driver):
+        raise refuse("cannot_act", name=driver["name"])
+    force = flag(action, "tour_de_force")
+    try:
+        test = chases.manoeuvre(dice, skill(driver, chase[side]["skill"]), tour_de_force=force,
+                                alongside=chase["distance"] == chases.ALONGSIDE,
+                                modifiers=situational(driver))
+    except chases.ChaseError as error:
+        raise rules_refusal(error) from error
+    other = "quarry" if side == "pursuer" else "pursuer"
+    payload: dict[str, Any] = {"side": side, "name": driver["name"], "tour_de_force": force,
+                               "what": text_field(action, "what", NAME_MAX, required=False),
+                               "success": test.success, "skill": test.target,
+                               "rolls": [test.record.to_dict()]}
+    if not test.success:
+        _accident(state, dice, chase, side, payload)
+    elif force:
+        _accident(state, dice, chase, other, payload)
+    return [Event("manoeuvre", payload)]
+
+
+def decide_shoot_vehicle(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """From a moving vehicle at a moving one (−10 %, the driver −10 % more), no dodge; at the
+    structure (the vehicle's resistance on the table; 0 is an accident) or at a rider
+    (the vehicle's resistance added to theirs; above 10 nothing gets through) (§ (IV) Tirs)."""
+    chase = _chase(state)
+    shooter = controlled(state, action, actor)
+    if is_down(shooter):
+        raise refuse("cannot_act", name=shooter["name"])
+    mine = next((side for side in ("pursuer", "quarry")
+                 if shooter["id"] in chase[side]["riders"]), None)
+    if mine is None or chase["mode"] != "vehicle":
+        raise refuse("not_riding", name=shooter["name"])
+    key = key_field(action, "weapon")
+    if key not in usable_weapons(state, shooter) or key == PUNCH:
+        raise refuse("not_your_weapon", name=shooter["name"])
+    weapon = weapon_of(state, key)
+    other = "quarry" if mine == "pursuer" else "pursuer"
+    vehicles = chases.all_vehicles(state.get("custom_vehicles"))
+    vehicle = vehicles[chase[other]["vehicle"]]
+    modifiers = chases.shot_modifiers(driver=chase[mine]["driver"] == shooter["id"])
+    modifiers += situational(shooter) + poison_modifiers(shooter)
+    percent = skill(shooter, weapon.skill)
+    aim = key_field(action, "aim") or "structure"
+    payload: dict[str, Any] = {"shooter": shooter["id"], "name": shooter["name"],
+                               "weapon_name": weapon.name, "skill": percent,
+                               "modifiers": [{"label": m.label, "value": m.value}
+                                             for m in modifiers],
+                               "vehicle_name": vehicle.name, "aim": aim, "rolls": []}
+    loaded = shooter["magazines"].get(key)
+    if loaded is not None and loaded < 1:
+        raise rules_refusal(CombatError("magazine_empty", left=loaded))
+    try:
+        if aim == "structure":
+            shot = chases.shoot_structure(dice, weapon, percent, vehicle,
+                                          chase[other]["structure"], modifiers)
+            payload.update(hit=shot.test.success, damage=shot.damage,
+                           structure={other: shot.structure}, factor=weapon.factor,
+                           resistance=vehicle.resistance,
+                           rolls=[shot.test.record.to_dict()])
+            if shot.accident:
+                _accident(state, dice, chase, other, payload)
+        else:
+            target = target_of(state, {"target": aim})
+            if target["id"] not in chase[other]["riders"]:
+                raise refuse("not_riding", name=target["name"])
+            result = chases.shoot_passenger(dice, weapon, percent, vehicle,
+                                            target_for(state, target), modifiers)
+            shot = shot_record({**target, "resistance": target["resistance"] + vehicle.resistance},
+                         result, weapon)
+            payload.update(shots=[shot], rolls=all_rolls([shot]))
+    except chases.ChaseError as error:
+        raise rules_refusal(error) from error
+    if loaded is not None:
+        payload["magazine"] = {"weapon": key, "left": loaded - 1}
+    return [Event("vehicle_shot", payload)]
+
+
+def decide_end_chase(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    require_gm(actor)
+    chase = _chase(state)
+    return [Event("chase_ended", {"distance": chase["distance"]})]
+
+

@@ -1,0 +1,222 @@
+"""Cyborg Anti-Alien at the table: what every action handler shares — the refusal with its
+reasons in both languages, reading an action's fields, who may act, and a shot as the log
+reads it (``match_actions.py`` and ``match_chase.py`` use these).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from app.rules.cyborg import combat
+from app.rules.cyborg.combat import Target, modifier_table
+from app.rules.cyborg.content import MAX_RESISTANCE
+from app.rules.cyborg.damage import damage_points
+from app.rules.cyborg.match import (
+    can_dodge,
+    characteristic,
+    may_act,
+    skill,
+)
+from app.rules.dice import Modifier
+from app.rules.errors import RulesError
+from app.rules.match import Actor, IllegalAction, State
+
+NAME_MAX = 80
+TEXT_MAX = 500
+
+
+class CyborgRefusal(IllegalAction):
+    """The table refuses a Cyborg Anti-Alien action; the reason in both languages."""
+
+    templates_en: ClassVar[dict[str, str]] = {
+        **IllegalAction.templates_en,
+        "cannot_act": "{name} cannot act now",
+        "no_combat": "roll initiative first",
+        "not_a_target": "{name} cannot be targeted",
+        "not_your_weapon": "{name} cannot use this weapon",
+        "first_aid_today": "first aid was already tried on {name} today",
+        "no_chase": "no chase is running",
+        "chase_running": "a chase is already running",
+        "not_riding": "{name} is not in a vehicle of the chase",
+        "gm_malus": "only the GM sets a test's malus",
+        "rules": "{reason}",
+    }
+    templates_fr: ClassVar[dict[str, str]] = {
+        **IllegalAction.templates_fr,
+        "cannot_act": "{name} ne peut pas agir maintenant",
+        "no_combat": "lancez d'abord l'initiative",
+        "not_a_target": "{name} ne peut pas être pris pour cible",
+        "not_your_weapon": "{name} ne peut pas utiliser cette arme",
+        "first_aid_today": "les premiers soins ont déjà été tentés sur {name} aujourd'hui",
+        "no_chase": "aucune poursuite en cours",
+        "chase_running": "une poursuite est déjà en cours",
+        "not_riding": "{name} n'est dans aucun véhicule de la poursuite",
+        "gm_malus": "seul le MJ fixe le malus d'un test",
+        "rules": "{reason}",
+    }
+
+
+def refuse(code: str, **fields: Any) -> CyborgRefusal:
+    return CyborgRefusal(code, **fields)
+
+
+def rules_refusal(error: RulesError) -> CyborgRefusal:
+    return refuse("rules", reason=str(error.message))
+
+
+# — reading an action's fields ——————————————————————————————————————————————————————
+
+def int_field(action: Mapping[str, Any], field: str, low: int, high: int,
+         default: int | None = None) -> int:
+    value = action.get(field, default)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if (value == "" or value is None) and default is not None:
+        value = default
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise refuse("bad_field", field=field, reason=f"{low}…{high}")
+    return value
+
+
+def text_field(action: Mapping[str, Any], field: str, max_length: int, *,
+          required: bool = True) -> str:
+    value = action.get(field, "")
+    if not isinstance(value, str) or len(value.strip()) > max_length or (
+            required and not value.strip()):
+        raise refuse("bad_field", field=field, reason=f"1…{max_length}")
+    return value.strip()
+
+
+def choice_field(action: Mapping[str, Any], field: str, choices: tuple[str, ...] | list[str],
+            default: str | None = None) -> str:
+    value = action.get(field, default)
+    if value not in choices:
+        raise refuse("bad_field", field=field, reason=", ".join(choices)[:200])
+    return value
+
+
+def key_field(action: Mapping[str, Any], field: str) -> str:
+    """A field that names something (a key, an id): text or nothing."""
+    value = action.get(field)
+    return value if isinstance(value, str) else ""
+
+
+def flag(action: Mapping[str, Any], field: str) -> bool:
+    value = action.get(field, False)
+    return value is True or value in ("on", "true", "1", "yes")
+
+
+def token_of(state: State, action: Mapping[str, Any], field: str = "token") -> dict:
+    token_id = action.get(field)
+    token = state["tokens"].get(token_id) if isinstance(token_id, str) else None
+    if token is None:
+        raise refuse("unknown_participant", participant=str(token_id)[:40])
+    return token
+
+
+def controlled(state: State, action: Mapping[str, Any], actor: Actor,
+                field: str = "token") -> dict:
+    token = token_of(state, action, field)
+    if not actor.controls(token):
+        raise refuse("not_allowed")
+    return token
+
+
+def acting(state: State, action: Mapping[str, Any], actor: Actor) -> dict:
+    """A participant of the actor's that may act now (up, its group's turn, not acted)."""
+    token = controlled(state, action, actor)
+    if not may_act(state, token):
+        raise refuse("cannot_act", name=token["name"])
+    return token
+
+
+def require_gm(actor: Actor) -> None:
+    if not actor.is_gm:
+        raise refuse("gm_only")
+
+
+def target_of(state: State, action: Mapping[str, Any], field: str = "target") -> dict:
+    target = token_of(state, action, field)
+    if "dead" in target["states"]:
+        raise refuse("not_a_target", name=target["name"])
+    return target
+
+
+def situational(token: Mapping[str, Any]) -> tuple[Modifier, ...]:
+    """The GM's standing modifier on this participant (darkness, cover…), if any."""
+    value, label = token["modifier"]["value"], token["modifier"]["label"]
+    return (Modifier(value, label or "MJ"),) if value else ()
+
+
+def poison_modifiers(token: Mapping[str, Any]) -> tuple[Modifier, ...]:
+    from app.rules.cyborg.match import poison_effects
+
+    effects = poison_effects(token)
+    return (Modifier(effects["skills"], ", ".join(effects["symptoms"])),) \
+        if effects["skills"] else ()
+
+
+def chosen_modifiers(action: Mapping[str, Any]) -> dict[str, int | None]:
+    """The checked modifier boxes: ``modifiers`` (a JSON list, or a dict key → value) or the
+    form's ``mod_<key>`` boxes with an optional harsher ``modv_<key>``."""
+    chosen: dict[str, int | None] = {}
+    raw = action.get("modifiers")
+    if isinstance(raw, list):
+        chosen.update({str(key): None for key in raw})
+    elif isinstance(raw, dict):
+        for key, value in raw.items():
+            chosen[str(key)] = value if isinstance(value, int) and not isinstance(
+                value, bool) else None
+    for key in modifier_table():
+        if flag(action, f"mod_{key}"):
+            value = action.get(f"modv_{key}")
+            chosen[key] = int_field(action, f"modv_{key}", -100, 100) \
+                if value not in (None, "") else None
+    return chosen
+
+
+def target_for(state: State, target: dict, *, dodge: bool = True,
+                extra_resistance: int = 0) -> Target:
+    return Target(esquive=skill(target, "esquive_parade"),
+                  resistance=target["resistance"] + extra_resistance, sante=target["sante"],
+                  constitution=characteristic(target, "constitution"),
+                  can_dodge=dodge and can_dodge(state, target),
+                  lost_limbs=tuple(target["lost_limbs"]), humanoid=target["humanoid"])
+
+
+def wound_dict(target: Mapping[str, Any], found: Any) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    data = found.to_dict() if hasattr(found, "to_dict") else dict(found)
+    if target.get("locations") and data.get("location"):
+        data["location_name"] = target["locations"][data["location"] - 1]
+    return data
+
+
+def shot_record(target: dict, result: combat.Attack, weapon: Any) -> dict[str, Any]:
+    """One attack as the log reads it: the d100s, the cell of the damage table, the wound."""
+    resistance = target["resistance"]
+    return {"target": target["id"], "target_name": target["name"],
+            "attack": result.attack.record.to_dict(),
+            "defence": result.defence.record.to_dict() if result.defence else None,
+            "hit": result.hit, "master": result.attack.master and result.hit,
+            "damage": result.damage, "factor": weapon.factor, "resistance": resistance,
+            "cell": damage_points(weapon.factor, resistance) if resistance <= MAX_RESISTANCE
+            else 0,
+            "sante_before": target["sante"], "sante": result.sante if result.hit
+            else target["sante"],
+            "wound": wound_dict(target, result.wound),
+            "attacker_unbalanced": result.attacker_unbalanced,
+            "notes": list(result.notes)}
+
+
+def all_rolls(shots: list[dict]) -> list[dict]:
+    rolls = []
+    for shot in shots:
+        rolls += [shot["attack"]] if shot["attack"] else []
+        rolls += [shot["defence"]] if shot["defence"] else []
+        rolls += (shot["wound"] or {}).get("rolls", [])
+    return rolls
+
+
