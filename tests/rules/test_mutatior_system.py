@@ -245,6 +245,35 @@ def test_turn_skills_cerveau_mobile_and_instinct_vicieux():
     assert events[0].visibility == "self" and events[0].payload["success"] is False
 
 
+def test_coquet_hit_on_the_head_gets_angry_or_throws_in_the_sponge():
+    state = to_the_second_round(example_match())
+    state["bodies"]["m2"]["skills"] = ["coquet"]
+    # Grosbaf's horn on Zetzet's head: 7 + 1 + 1 = 9 against 5 + 3 = 8, one damage; Coquet
+    # rolls 2, neither a 6 nor above its 3 lobes: it gets angry.
+    events, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                        "target": "m2:tête"}, [1, 3, 2])
+    assert events[0].payload["coquet"] == "angry" and state["angry"] == ["m2"]
+    _, state = play(state, PATOM, {"kind": "decline"}, [])
+    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    # Angry, its pump rolls are easier: 2d6 − 2.
+    events, state = play(state, YETZAR, {"kind": "sprint", "token": "m2"}, [5, 5])
+    assert events[0].payload["moves"] == 2  # 10 − 2 = 8 ≤ 8
+
+
+def test_coquet_throws_in_the_sponge_and_the_exchange_ends():
+    state = to_the_second_round(example_match())
+    state["bodies"]["m2"]["skills"] = ["coquet"]
+    # 9 against 8 on the head; Coquet rolls a 6: the sponge; the mercy roll: Grosbaf 1 + 1,
+    # Zetzet 4 + 2 (its head lost a muscle, its lobes are whole): it leaves unharmed.
+    events, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                        "target": "m2:tête"}, [1, 3, 6, 1, 4])
+    payload = events[0].payload
+    assert payload["coquet"] == "sponge" and "coquet_gave" not in payload
+    assert state["tokens"]["m2"]["status"] == "out" and state["sponged"] == ["m2"]
+    assert state["pending"] is None
+    assert any(f.kind == "end_turn" for f in MUTATIOR.legal_actions(state, PATOM))
+
+
 def test_a_dead_limb_cannot_attack_and_the_trunk_never_does():
     state = to_the_second_round(example_match())
     with pytest.raises(IllegalAction) as refusal:
@@ -253,6 +282,14 @@ def test_a_dead_limb_cannot_attack_and_the_trunk_never_does():
     with pytest.raises(IllegalAction) as refusal:
         play(state, YETZAR, {"kind": "attack", "limb": "m2:tête", "target": "m1:tronc"}, [])
     assert refusal.value.code == "not_your_turn"
+
+
+def test_every_viewer_sees_each_team_against_the_weight_category():
+    weights = MUTATIOR.view(example_match(), PATOM)["weights"]
+    assert weights["owner-10"]["kg"] == 500 and weights["owner-10"]["limit"] == 2000
+    # One mutant is not a team: 3 to 10 (§ 3 Campagne).
+    assert [p["message"] for p in weights["owner-10"]["problems"]] == [
+        "A team has %(low)s to %(high)s mutants."]
 
 
 def test_placement_keeps_enemies_30_cm_apart():

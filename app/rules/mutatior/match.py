@@ -85,7 +85,7 @@ from app.rules.mutatior.match_state import (
 from app.rules.mutatior.sheet import shape_problems
 
 __all__ = ["attack_options", "between_matches", "decide", "evolve", "fighters",
-           "legal_actions", "mutant", "shoot_options", "start", "team_problems", "view"]
+           "legal_actions", "mutant", "shoot_options", "start", "team_weights", "view"]
 
 
 # — set-up ————————————————————————————————————————————————————————————————————————
@@ -551,15 +551,19 @@ def _merge_moves(forms: list[ActionForm]) -> list[ActionForm]:
 
 
 def view(state: State, viewer: Actor) -> State:
-    """Secret bets are seen by their bettor and the GM only (§ 3-3: "secrètement")."""
-    if viewer.is_gm:
+    """Secret bets are seen by their bettor and the GM only (§ 3-3: "secrètement"); every
+    viewer also gets each team's weight against the category (``weights``, computed)."""
+    if not state.get("teams"):
         return state
-    bets = [bet for bet in state.get("bets") or []
-            if bet["kind"] != "secret" or bet["bettor"] == viewer.user_id]
+    shown = {**state, "weights": team_weights(state)}
+    if viewer.is_gm:
+        return shown
+    shown["bets"] = [bet for bet in state.get("bets") or []
+                     if bet["kind"] != "secret" or bet["bettor"] == viewer.user_id]
     last = state.get("last_roll")
     if last:  # the state before the roll holds the bets too
-        last = {key: value for key, value in last.items() if key != "before"}
-    return {**state, "bets": bets, "last_roll": last}
+        shown["last_roll"] = {key: value for key, value in last.items() if key != "before"}
+    return shown
 
 
 def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]:
@@ -582,12 +586,16 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
     return changed
 
 
-def team_problems(state: State) -> dict[str, list]:
-    """§ 3 Campagne: each team against the fight's weight category (shown, not enforced)."""
+def team_weights(state: State) -> dict[str, dict[str, Any]]:
+    """§ 3 Campagne: each team's biomass against the fight's category, with the team rules it
+    breaks (shown to everyone, not enforced: the table may agree to an uneven fight)."""
     category = state.get("category_t", 2)
-    if category not in CATEGORIES_T:
-        return {}
+    weights = {}
     with custom_implants(state.get("content")):
-        return {key: validate_team([mutant(state, tid) for tid in team["members"]], category)
-                for key, team in state["teams"].items()}
-
+        for key, team in state["teams"].items():
+            mutants = [mutant(state, tid) for tid in team["members"]]
+            problems = validate_team(mutants, category) if category in CATEGORIES_T else []
+            weights[key] = {"kg": sum(m.biomass for m in mutants), "limit": category * 1000,
+                            "problems": [{"message": p.message, "params": dict(p.params),
+                                          "rule": p.rule} for p in problems]}
+    return weights

@@ -319,6 +319,8 @@ def _clash_events(state: State, tid: str, limb: str, target: str, target_limb: s
                                   counter=counter, tie=tie)
         follow = skills.obsede(follow, result, attacker)
     payload["pending"] = _pending(state, follow, tid, target)
+    if payload.get("sponged"):  # Coquet left the arena: the exchange is over
+        payload["pending"] = None
     if mode == "free":
         payload["free_attacks"] = _spend_free(state, tid, target)
     elif mode == "turn" or (pending and pending["kind"] == "second_attack"):
@@ -380,9 +382,21 @@ def _after_hit(state: State, target: str, target_limb: str, defender: Mutant, at
         extra["coquet"] = "sponge" if vanity.sponge else "angry"
         if not vanity.sponge:
             extra["angry"] = [target]
-        else:
+        else:  # it throws in the sponge (§ 3-1): the mercy roll against its attacker
+            contact = _distance(state, target, attacker) <= CONTACT_CM
+            mercy = arena.throw_sponge(defender, mutant(state, attacker), dice,
+                                       in_contact=contact)
+            rolls += list(mercy.rolls)
             extra["statuses"] = {target: "out"}
-            extra["coquet_left"] = True
+            extra["sponged"] = [target]
+            if mercy.given is not None and not mercy.given.trunk:
+                given = mercy.given
+                extra["coquet_gave"] = given.name
+                extra["gains"] = [{"team": _team(state, attacker),
+                                   "kg": campaign.limb_biomass(given), "why": "sponge_limb"}]
+                defender = defender.with_limb(replace(
+                    given, lost_muscles=given.muscles, lost_biomoteurs=given.biomoteurs,
+                    lost_lobes=given.lobes))
     frenzied, record = skills.lobotomie_frenzy(defender, dice)
     if record is not None:
         rolls.append(record)

@@ -207,6 +207,9 @@ def evolve(state: State, event: Event) -> State:
     for tid in payload.get("angry") or []:
         if tid not in state["angry"]:
             state["angry"].append(tid)
+    for tid in payload.get("sponged") or []:
+        if tid not in state["sponged"]:
+            state["sponged"].append(tid)
     if "free_attacks" in payload:
         state["free_attacks"] = payload["free_attacks"]
     handler = _EVOLVE.get(event.kind)
