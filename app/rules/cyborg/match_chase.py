@@ -38,7 +38,6 @@ from app.rules.dice import Dice, Modifier
 from app.rules.match import Actor, Event, State
 
 
-
 def decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     require_gm(actor)
     if state.get("chase"):

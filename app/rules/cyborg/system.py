@@ -1,7 +1,8 @@
 """Cyborg Anti-Alien as a Tablée game system (``shared/seeds/001_616c5a18be6336a5.txt``).
 
 The sheet: ``sheet.py`` (creation rolls, validation, derived values); the table:
-``match.py`` (state, fold, forms, view, between matches) and ``match_actions.py`` (deciding);
+``match.py`` (state, fold, forms, view, between matches), ``match_actions.py`` (deciding),
+``match_chase.py`` (the chase actions) and ``match_common.py`` (what the handlers share);
 the ready characters: ``profiles.py``.
 """
 
