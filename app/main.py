@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.broker = broker
     app.state.engine = make_engine(settings.resolved_database_url)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
-    app.state.match_feeds = MatchFeeds(app.state.sessionmaker)
+    app.state.match_feeds = MatchFeeds(broker, app.state.sessionmaker)
     app.add_middleware(WebMiddleware, settings=settings)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     _include_routers(app)

@@ -1,9 +1,11 @@
-"""The shared read behind a match's streams: one database read per notification, whatever
-the number of viewers, and never a batch read before what the viewer was told about."""
+"""The shared read behind a match's streams: one subscription and one database read per
+notification, whatever the number of viewers; a lagging or connecting viewer reads for
+itself; a changed role ends that viewer's feed only."""
 
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 
 import pytest
 from sqlalchemy import update
@@ -13,7 +15,7 @@ from app.services.match_feed import MatchFeeds, Viewer
 
 
 class CountingSessions:
-    """The app's sessionmaker, counting how many sessions (reads) the feed opens."""
+    """The app's sessionmaker, counting how many sessions (reads) the feeds open."""
 
     def __init__(self, sessionmaker) -> None:
         self.sessionmaker, self.opened = sessionmaker, 0
@@ -24,7 +26,7 @@ class CountingSessions:
 
 
 @pytest.fixture
-def match(api, app):
+def match(api):
     gm, paul = api("gaelle"), api("paul")
     campaign = gm.post("/campaigns", json={"name": "Les Brumes", "system": "libre"}).json()
     invite = gm.post(f"/campaigns/{campaign['id']}/invites", json={"role": "player"}).json()
@@ -32,113 +34,136 @@ def match(api, app):
     found = gm.post(f"/campaigns/{campaign['id']}/matches", json={"name": "Embuscade"}).json()
     url = f"/campaigns/{campaign['id']}/matches/{found['id']}"
 
-    def act(who=gm, **action):
-        response = who.post(url + "/actions", json={"action": action})
+    def act(**action):
+        response = gm.post(url + "/actions", json={"action": action})
         assert response.status_code == 200, response.text
         return response.json()["seq"]
 
     return {"campaign_id": campaign["id"], "match_id": found["id"], "act": act,
-            "gm": gm, "paul": paul}
+            "gm": gm.id, "paul": paul.id}
 
 
 @pytest.fixture
-def run(running_app):
-    """Run a coroutine on the app's own loop (where the streams run)."""
+def on_loop(running_app):
+    """Run ``async def`` code on the app's own loop, where its broker and streams live."""
 
-    def call(awaitable):
-        async def wait():
-            return await (awaitable() if callable(awaitable) else awaitable)
-        return running_app.portal.call(wait)
+    def call(function):
+        return running_app.portal.call(function)
 
     return call
 
 
-def test_many_viewers_of_one_notification_share_one_read(app, match, run):
+def viewer(feeds, match, who="gm", role=Role.GM) -> Viewer:
+    return Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
+                  user_id=match[who], role=role)
+
+
+def test_a_thousand_viewers_share_one_read_per_notification(app, match, on_loop):
     sessions = CountingSessions(app.state.sessionmaker)
-    feeds = MatchFeeds(sessions)
-    viewers = [Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
-                      user_id=match["gm"].id, role=Role.GM) for _ in range(200)]
-    start = match["act"](kind="note", text="Le pont craque.")
-    seq = match["act"](kind="note", text="Un gobelin surgit.")
+    feeds = MatchFeeds(app.state.broker, sessions)
+    viewers = [viewer(feeds, match) for _ in range(1000)]
+    act = match["act"]
 
-    async def everyone_reads():
-        return await asyncio.gather(*(viewer.read(start, wanted=seq, fresh=False)
-                                for viewer in viewers))
+    async def watch():
+        async with AsyncExitStack() as stack:
+            for each in viewers:
+                await stack.enter_async_context(each.watching())
+            before = sessions.opened
+            # committed, then announced
+            start = await asyncio.to_thread(act, kind="note", text="Le pont craque.")
+            assert all(await asyncio.gather(*(v.wait(start - 1) for v in viewers)))
+            batches = [await v.read(start - 1, fresh=False) for v in viewers]
+            reads = sessions.opened - before
+            texts = {tuple(e["payload"]["text"] for e in b.after(start - 1)) for b in batches}
+            return reads, texts, feeds.watched()
 
-    batches = run(everyone_reads)
-    assert sessions.opened == 1
-    assert {batch.seq for batch in batches} == {seq}
-    assert [event["payload"]["text"] for event in batches[0].after(start)] == [
-        "Un gobelin surgit."]
-    # Told about nothing newer, a second round reads nothing.
-    run(everyone_reads)
-    assert sessions.opened == 1
-    # A later event is read again, once.
-    newer = match["act"](kind="note", text="Il s'enfuit.")
-    async def everyone_reads_again():
-        return await asyncio.gather(*(viewer.read(seq, wanted=newer, fresh=False)
-                                      for viewer in viewers))
-
-    again = run(everyone_reads_again)
-    assert sessions.opened == 2
-    assert [event["seq"] for event in again[0].after(seq)] == [newer]
-    for viewer in viewers:
-        viewer.close()
-    assert feeds.watched() == 0
+    reads, texts, watched = on_loop(watch)
+    assert reads == 1
+    assert texts == {("Le pont craque.",)}
+    assert watched == 1
+    assert feeds.watched() == 0  # the last viewer left: the feed stopped
 
 
-def test_a_connecting_viewer_always_reads_afresh(app, match, run):
+def test_a_connecting_or_lagging_viewer_reads_for_itself(app, match, on_loop):
     sessions = CountingSessions(app.state.sessionmaker)
-    feeds = MatchFeeds(sessions)
-    first = Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
-                   user_id=match["gm"].id, role=Role.GM)
-    seq = match["act"](kind="note", text="Le pont craque.")
-    run(first.read(0, wanted=seq, fresh=False))
-    later = match["act"](kind="note", text="Un gobelin surgit.")
-    second = Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
-                    user_id=match["gm"].id, role=Role.GM)
-    # The cached batch covers seq 0..seq, but a backlog must be read after connecting.
-    batch = run(second.read(0, wanted=0, fresh=True))
-    assert sessions.opened == 2
-    assert batch.seq == later
+    feeds = MatchFeeds(app.state.broker, sessions)
+    act = match["act"]
+    first = act(kind="note", text="Le pont craque.")
+
+    async def watch():
+        one = viewer(feeds, match)
+        async with one.watching():
+            before = sessions.opened
+            backlog = await one.read(0, fresh=True)  # connecting: never the pump's batch
+            assert sessions.opened == before + 1
+            assert [e["seq"] for e in backlog.after(0)][-1] == first
+            second = await asyncio.to_thread(act, kind="note", text="Un gobelin surgit.")
+            assert await one.wait(first)
+            shared = await one.read(first, fresh=False)
+            assert [e["seq"] for e in shared.after(first)] == [second]
+            # A viewer who has sent less than the pump's batch holds: a read of its own.
+            before = sessions.opened
+            lagging = await one.read(1, fresh=False)
+            assert sessions.opened == before + 1
+            return [e["seq"] for e in lagging.after(1)], second
+
+    seqs, second = on_loop(watch)
+    assert seqs == list(range(2, second + 1))
 
 
-def test_a_long_backlog_comes_page_by_page(app, match, run):
-    feeds = MatchFeeds(app.state.sessionmaker)
-    viewer = Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
-                    user_id=match["gm"].id, role=Role.GM)
-    for number in range(120):
-        last = match["act"](kind="note", text=f"Note {number}")
-    first = run(viewer.read(0, wanted=0, fresh=True))
-    assert not first.complete and len(first.events) == 100
-    rest = run(viewer.read(first.seq, wanted=0, fresh=False))
-    assert rest.complete and rest.seq == last
-    assert [e["seq"] for e in rest.after(first.seq)] == list(range(first.seq + 1, last + 1))
+def test_a_burst_longer_than_a_page_reaches_every_viewer(app, match, on_loop):
+    feeds = MatchFeeds(app.state.broker, app.state.sessionmaker)
+    act = match["act"]
+    start = act(kind="note", text="Début")
+
+    async def watch():
+        one = viewer(feeds, match)
+        async with one.watching():
+            received, sent = [], start
+            last = None
+            for number in range(130):
+                last = await asyncio.to_thread(act, kind="note", text=f"Note {number}")
+            while sent < last:
+                assert await one.wait(sent)
+                batch = await one.read(sent, fresh=False)
+                received += [e["seq"] for e in batch.after(sent)]
+                sent = received[-1] if received else sent
+            return received, last
+
+    received, last = on_loop(watch)
+    assert received == list(range(start + 1, last + 1))
 
 
-def test_a_changed_role_ends_the_viewers_feed_but_not_the_others(app, db, match, run):
-    feeds = MatchFeeds(app.state.sessionmaker)
-    paul = Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
-                  user_id=match["paul"].id, role=Role.PLAYER)
-    gm = Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
-                user_id=match["gm"].id, role=Role.GM)
-    db.execute(update(Membership).where(Membership.user_id == match["paul"].id)
-               .values(role=Role.SPECTATOR))
-    db.commit()
-    seq = match["act"](kind="note", text="Le pont craque.")
-    assert run(paul.read(0, wanted=seq, fresh=False)) is None
-    assert run(gm.read(0, wanted=seq, fresh=False)) is not None
+def test_a_changed_role_ends_that_viewers_feed_only(app, db, match, on_loop):
+    feeds = MatchFeeds(app.state.broker, app.state.sessionmaker)
+    act = match["act"]
+
+    async def watch():
+        paul, gm = viewer(feeds, match, "paul", Role.PLAYER), viewer(feeds, match)
+        async with paul.watching(), gm.watching():
+            db.execute(update(Membership).where(Membership.user_id == match["paul"])
+                       .values(role=Role.SPECTATOR))
+            db.commit()
+            seq = await asyncio.to_thread(act, kind="note", text="Le pont craque.")
+            assert await gm.wait(seq - 1)
+            return await paul.read(seq - 1, fresh=False), await gm.read(seq - 1, fresh=False)
+
+    for_paul, for_gm = on_loop(watch)
+    assert for_paul is None
+    assert for_gm is not None
 
 
-def test_each_viewer_gets_the_event_as_they_may_see_it(app, match, run):
-    feeds = MatchFeeds(app.state.sessionmaker)
+def test_each_viewer_gets_the_event_as_they_may_see_it(app, match, on_loop):
+    feeds = MatchFeeds(app.state.broker, app.state.sessionmaker)
     seq = match["act"](kind="roll", expression="1d20", visibility="gm")
-    gm = Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
-                user_id=match["gm"].id, role=Role.GM)
-    paul = Viewer(feeds, campaign_id=match["campaign_id"], match_id=match["match_id"],
-                  user_id=match["paul"].id, role=Role.PLAYER)
-    batch = run(gm.read(seq - 1, wanted=seq, fresh=False))
-    (event,) = batch.after(seq - 1)
-    assert '"rolls"' in batch.as_json(event, gm.actor)
-    hidden = batch.as_json(event, paul.actor)
+
+    async def watch():
+        gm, paul = viewer(feeds, match), viewer(feeds, match, "paul", Role.PLAYER)
+        async with gm.watching(), paul.watching():
+            batch = await gm.read(seq - 1, fresh=True)
+            (event,) = batch.after(seq - 1)
+            return batch.as_json(event, gm.actor), batch.as_json(event, paul.actor)
+
+    whole, hidden = on_loop(watch)
+    assert '"rolls"' in whole
     assert '"rolls"' not in hidden and '"secret_roll"' in hidden

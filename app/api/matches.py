@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -23,6 +24,7 @@ from app import tables
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses
 from app.i18n import gettext
+from app.live import Broker
 from app.models import Match
 from app.rules.dice import SystemDice
 from app.rules.match import Actor
@@ -268,21 +270,22 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
 
 
 class JsonEvents:
-    """The API stream's source: each event as JSON, redacted for the viewer, in the event
-    loop (the read itself is shared by every stream of the match)."""
+    """The API stream's source: each event as JSON, redacted for the viewer in the event
+    loop (the read itself is shared by every stream of the match: ``match_feed``)."""
 
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
-        self.channel = match_publish.channel(viewer.match_id)
-        self.key = viewer.actor.user_id
 
-    async def items_after(self, after: int, *, wanted: int, fresh: bool) -> list[Item] | None:
-        batch = await self.viewer.read(after, wanted=wanted, fresh=fresh)
+    def watching(self, broker: Broker) -> AbstractAsyncContextManager[None]:
+        return self.viewer.watching()
+
+    async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
+        batch = await self.viewer.read(after, fresh=fresh)
         if batch is None:
             return None
         return [Item(id=event["seq"], event=STREAM_EVENT,
                      data=batch.as_json(event, self.viewer.actor))
                 for event in batch.after(after)]
 
-    def close(self) -> None:
-        self.viewer.close()
+    async def wait(self, sent: int) -> bool:
+        return await self.viewer.wait(sent)

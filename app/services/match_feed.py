@@ -1,25 +1,28 @@
 """One database read per match per notification, shared by every stream of that match.
 
-A stream used to read its match's new events, and its viewer's membership, from the
-database for itself: a thousand viewers of one match made a thousand reads of the same rows
-for every event. A ``MatchFeed`` reads them once — the events after a seq, the match's seq,
-and every member's role, in one session, *after* the notification that announced them —
-and hands the same batch to every stream that asks for what it covers. Each stream then
-filters and redacts the batch for its own viewer in the event loop (``tables.redact``).
+A stream used to subscribe to its match's notifications and read the new events, and its
+viewer's membership, from the database for itself: a thousand viewers of one match made a
+thousand reads of the same rows for every event. Now each watched match has one ``MatchFeed``
+per process: its *pump* task holds the match's only broker subscription, and on each
+notification reads — once, in the thread pool — the new events, the match's seq and every
+member's role, then wakes the streams. Each stream filters and redacts that batch for its
+own viewer in the event loop (``tables.redact``).
 
-Why sharing is safe: a batch is only served to a stream whose wanted range it covers
-(``lo <= after`` and ``seq >= wanted``, ``wanted`` being the seq the notification named), so
-what a stream receives was read after the commit it was told about — the same guarantee as
-reading for itself. A (re)connecting stream asks with ``fresh=True`` and always reads: its
-backlog must not come from a batch read before it arrived. Membership is read in the same
-batch, so a role removed or changed before an event is seen before that event is sent.
+Why sharing is safe: a batch is used by a stream only if it covers what the stream has sent
+(``lo <= sent``) — otherwise the stream reads for itself (``pull``) — and every batch was
+read after the notification that announced its events, so after their commit. A
+(re)connecting stream reads its backlog itself, after the pump has subscribed: nothing
+committed meanwhile can fall between the two. Membership is read in the same batch as the
+events, so a role removed or changed before an event is seen before that event is sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,8 +31,12 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app import tables
+from app.live import Broker
 from app.models import Match, MatchEvent, Membership, Role
 from app.rules.match import Actor
+from app.services.match_publish import channel
+
+logger = logging.getLogger(__name__)
 
 SessionFactory = Callable[[], Session]
 
@@ -45,14 +52,12 @@ class Batch:
     roles: Mapping[int, Role]
     complete: bool
     found: bool = True
-
     # Each event serialised once per batch, whole or redacted (see ``as_json``).
     _json: dict[tuple[int, bool], str] = field(default_factory=dict, compare=False)
 
-    def covers(self, after: int, wanted: int) -> bool:
-        # An incomplete page covers nothing past its end: the rest must be read.
-        return (self.found and self.lo <= after and self.seq >= wanted
-                and (self.complete or after < self.seq))
+    def covers(self, sent: int) -> bool:
+        """Everything after ``sent`` that this batch knows of is in it."""
+        return self.found and self.lo <= sent
 
     def after(self, seq: int) -> list[dict[str, Any]]:
         return [event for event in self.events if event["seq"] > seq]
@@ -69,97 +74,165 @@ class Batch:
         return cached
 
 
-@dataclass
+def load_batch(sessionmaker: SessionFactory, campaign_id: int, match_id: int,
+               after: int | None) -> Batch:
+    """Events after ``after`` (``None``: none, from the current seq), the seq, the roles."""
+    with sessionmaker() as db:
+        seq = db.scalar(select(Match.seq).where(Match.id == match_id,
+                                                Match.campaign_id == campaign_id))
+        if seq is None:
+            return Batch(after or 0, after or 0, (), {}, complete=True, found=False)
+        lo = seq if after is None else after
+        rows = db.scalars(select(MatchEvent).where(
+            MatchEvent.match_id == match_id, MatchEvent.seq > lo,
+            MatchEvent.seq <= seq).order_by(MatchEvent.seq).limit(tables.LOG_PAGE)).all()
+        roles = dict(db.execute(select(Membership.user_id, Membership.role).where(
+            Membership.campaign_id == campaign_id)).all())
+    events = tuple(tables.event_dict(row) for row in rows)
+    last = events[-1]["seq"] if events else max(lo, seq)
+    return Batch(lo, last, events, roles, complete=last >= seq)
+
+
 class MatchFeed:
-    sessionmaker: SessionFactory
-    campaign_id: int
-    match_id: int
-    _latest: Batch | None = None
-    _reading: dict[int, asyncio.Future[Batch]] = field(default_factory=dict)
+    """A watched match in this process: one subscription, one read per notification."""
 
-    async def read(self, after: int, *, wanted: int = 0, fresh: bool = False) -> Batch:
-        """A batch holding the events after ``after``, read after seq ``wanted`` committed.
+    def __init__(self, broker: Broker, sessionmaker: SessionFactory, campaign_id: int,
+                 match_id: int) -> None:
+        self.broker, self.sessionmaker = broker, sessionmaker
+        self.campaign_id, self.match_id = campaign_id, match_id
+        self.latest: Batch | None = None
+        self.ended = False
+        self._changed = asyncio.Event()
+        self._ready = asyncio.Event()
+        self._pump = asyncio.create_task(self._run(), name=f"match-feed-{match_id}")
 
-        Concurrent callers with the same ``after`` share one read.
-        """
-        latest = self._latest
-        if not fresh and latest is not None and latest.covers(after, wanted):
-            return latest
-        pending = self._reading.get(after)
-        if pending is None or fresh:
-            pending = asyncio.ensure_future(run_in_threadpool(self._load, after))
-            if not fresh:
-                self._reading[after] = pending
-                pending.add_done_callback(lambda _done: self._reading.pop(after, None))
-        batch = await asyncio.shield(pending)
-        if batch.found and (self._latest is None or batch.seq >= self._latest.seq):
-            self._latest = batch
+    async def ready(self) -> None:
+        """Return once the pump listens: a read made after this misses no notification."""
+        await self._ready.wait()
+
+    async def pull(self, after: int) -> Batch:
+        """A batch read now for one stream (its backlog, or when it lags behind the pump)."""
+        return await run_in_threadpool(load_batch, self.sessionmaker, self.campaign_id,
+                                       self.match_id, after)
+
+    async def wait_past(self, seq: int) -> bool:
+        """Wait until the pump has a batch past ``seq``; False when the feed ended."""
+        while not self.ended:
+            if self.latest is not None and self.latest.seq > seq:
+                return True
+            await self._changed.wait()
+        return False
+
+    def stop(self) -> None:
+        self._pump.cancel()
+
+    # -- the pump --------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        try:
+            while not self.ended:
+                async with self.broker.subscribe(channel(self.match_id)) as subscription:
+                    await self._publish(await self.pull_after_latest())
+                    self._ready.set()
+                    async for message in subscription:
+                        seq = message.get("seq") if isinstance(message, dict) else None
+                        if self.latest is not None and isinstance(seq, int) \
+                                and seq <= self.latest.seq:
+                            continue  # already read
+                        await self._publish(await self.pull_after_latest())
+                if not subscription.resumable:  # the broker closed
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a failed read: end the streams, browsers reconnect and resume
+            logger.exception("live: the feed of match %s failed", self.match_id)
+        finally:
+            self._end()
+
+    async def pull_after_latest(self) -> Batch:
+        batch = await self.pull(self.latest.seq if self.latest is not None else None)
+        while not batch.complete and batch.found:  # more than a page arrived at once
+            await self._publish(batch)
+            batch = await self.pull(batch.seq)
         return batch
 
-    def _load(self, after: int) -> Batch:
-        with self.sessionmaker() as db:
-            seq = db.scalar(select(Match.seq).where(Match.id == self.match_id,
-                                                    Match.campaign_id == self.campaign_id))
-            if seq is None:
-                return Batch(after, after, (), {}, complete=True, found=False)
-            rows = db.scalars(select(MatchEvent).where(
-                MatchEvent.match_id == self.match_id, MatchEvent.seq > after,
-                MatchEvent.seq <= seq).order_by(MatchEvent.seq).limit(tables.LOG_PAGE)).all()
-            roles = dict(db.execute(select(Membership.user_id, Membership.role).where(
-                Membership.campaign_id == self.campaign_id)).all())
-        events = tuple(tables.event_dict(row) for row in rows)
-        last = events[-1]["seq"] if events else seq
-        return Batch(after, last, events, roles, complete=last >= seq)
+    async def _publish(self, batch: Batch) -> None:
+        if not batch.found:
+            self._end()
+            return
+        self.latest = batch
+        woken, self._changed = self._changed, asyncio.Event()
+        woken.set()
+        await asyncio.sleep(0)  # let the woken streams take this batch before the next
+
+    def _end(self) -> None:
+        self.ended = True
+        self._ready.set()
+        self._changed.set()
 
 
 class MatchFeeds:
-    """The feeds of one process, one per watched match, dropped when nobody watches."""
+    """The feeds of one process, one per watched match, stopped when nobody watches."""
 
-    def __init__(self, sessionmaker: SessionFactory) -> None:
-        self.sessionmaker = sessionmaker
+    def __init__(self, broker: Broker, sessionmaker: SessionFactory) -> None:
+        self.broker, self.sessionmaker = broker, sessionmaker
         self._feeds: dict[int, MatchFeed] = {}
         self._watchers: dict[int, int] = {}
 
-    def watch(self, campaign_id: int, match_id: int) -> MatchFeed:
+    @asynccontextmanager
+    async def watching(self, campaign_id: int, match_id: int) -> AsyncIterator[MatchFeed]:
         feed = self._feeds.get(match_id)
-        if feed is None:
-            feed = self._feeds[match_id] = MatchFeed(self.sessionmaker, campaign_id, match_id)
-        self._watchers[match_id] = self._watchers.get(match_id, 0) + 1
-        return feed
-
-    def leave(self, match_id: int) -> None:
-        left = self._watchers.get(match_id, 0) - 1
-        if left > 0:
-            self._watchers[match_id] = left
-        else:
-            self._watchers.pop(match_id, None)
-            self._feeds.pop(match_id, None)
+        if feed is None or feed.ended:
+            feed = self._feeds[match_id] = MatchFeed(self.broker, self.sessionmaker,
+                                                     campaign_id, match_id)
+            self._watchers[match_id] = 0
+        self._watchers[match_id] += 1
+        try:
+            await feed.ready()
+            yield feed
+        finally:
+            self._watchers[match_id] -= 1
+            if self._watchers[match_id] == 0 and self._feeds.get(match_id) is feed:
+                del self._feeds[match_id], self._watchers[match_id]
+                feed.stop()
 
     def watched(self) -> int:
         return len(self._feeds)
 
 
 class Viewer:
-    """One viewer's side of a match feed: who they are, and the events they may see.
+    """One viewer's side of a match feed: who they are, and the batches they may use.
 
-    The stream ends (``None``) when the viewer's role is no longer the one they connected
-    with — removed, lowered, or raised: a stream filters for one role, and the browser
-    reconnects with the new one — or when the match is gone.
+    ``None`` ends the stream: the viewer's role is no longer the one they connected with —
+    removed, lowered, or raised: a stream filters for one role, and the browser reconnects
+    with the new one — or the match is gone.
     """
 
     def __init__(self, feeds: MatchFeeds, *, campaign_id: int, match_id: int, user_id: int,
                  role: Role) -> None:
-        self._feeds, self.match_id = feeds, match_id
-        self.feed = feeds.watch(campaign_id, match_id)
+        self.feeds, self.campaign_id, self.match_id = feeds, campaign_id, match_id
         self.role = role
         self.actor = Actor(user_id=user_id, is_gm=role is Role.GM,
                            is_spectator=role is Role.SPECTATOR)
+        self.feed: MatchFeed | None = None
 
-    async def read(self, after: int, *, wanted: int, fresh: bool) -> Batch | None:
-        batch = await self.feed.read(after, wanted=wanted, fresh=fresh)
-        if not batch.found or batch.roles.get(self.actor.user_id) != self.role:
+    @asynccontextmanager
+    async def watching(self) -> AsyncIterator[None]:
+        async with self.feeds.watching(self.campaign_id, self.match_id) as feed:
+            self.feed = feed
+            yield
+
+    async def read(self, sent: int, *, fresh: bool) -> Batch | None:
+        """The batch holding what comes after ``sent``: the pump's if it covers it, else
+        one read for this viewer (on connecting, or when lagging behind)."""
+        assert self.feed is not None, "read inside watching()"
+        latest = self.feed.latest
+        if fresh or latest is None or not latest.covers(sent):
+            latest = await self.feed.pull(sent)
+        if not latest.found or latest.roles.get(self.actor.user_id) != self.role:
             return None
-        return batch
+        return latest
 
-    def close(self) -> None:
-        self._feeds.leave(self.match_id)
+    async def wait(self, sent: int) -> bool:
+        assert self.feed is not None, "wait inside watching()"
+        return await self.feed.wait_past(sent)

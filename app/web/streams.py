@@ -10,6 +10,7 @@ each line is filtered and rendered for that viewer before it is sent.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,6 +18,9 @@ from fastapi import Request
 from sqlalchemy.orm import Session
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
+
+from app.live import Broker
+from app.live.subscription import Subscription
 
 HEARTBEAT_SECONDS = 15
 # Ask browsers to come back quickly after a drop (EventSource's ``retry``), in ms.
@@ -33,27 +37,24 @@ class Item:
 
 
 class Source(Protocol):
-    """Where a stream's items come from."""
+    """Where a stream's items come from, and when to look again."""
 
-    channel: str
-    key: int
+    def watching(self, broker: Broker) -> AbstractAsyncContextManager[object]:
+        """Listen for news; entered before the first read, so nothing is missed."""
 
-    async def items_after(self, after: int, *, wanted: int, fresh: bool) -> list[Item] | None:
-        """Items after ``after`` as this viewer may see them (at most a page), read after
-        seq ``wanted`` was committed (a notification names it; 0 on connecting); ``fresh``
-        on (re)connecting. ``None``: the viewer may no longer watch, end the stream."""
+    async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
+        """Items after ``after`` as this viewer may see them (at most a page); ``fresh`` on
+        connecting. ``None``: the viewer may no longer watch, end the stream."""
 
-    def close(self) -> None:
-        """The stream ended."""
+    async def wait(self, sent: int) -> bool:
+        """Wait for news after ``sent``; False ends the stream (the browser reconnects)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class StreamSource:
-    """A source from two blocking callables (they use the database; run in the thread pool).
-
-    For streams with few viewers each (the roll log); a match's streams share reads through
-    ``app.services.match_feed`` instead.
-    """
+    """A source from two blocking callables run in the thread pool (they use the database),
+    woken by its own broker subscription: for streams with few viewers each (the roll log).
+    A match's streams share one subscription and one read instead (``match_feed``)."""
 
     channel: str
     key: int
@@ -61,14 +62,26 @@ class StreamSource:
     read_after: Callable[[int], list[Item]]
     # Is the viewer still allowed to watch? Checked before every send.
     still_allowed: Callable[[], bool]
+    _subscription: Subscription | None = None
 
-    async def items_after(self, after: int, *, wanted: int, fresh: bool) -> list[Item] | None:
+    @asynccontextmanager
+    async def watching(self, broker: Broker) -> AsyncIterator[None]:
+        async with broker.subscribe(self.channel, key=self.key) as subscription:
+            self._subscription = subscription
+            yield
+
+    async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
         if not await run_in_threadpool(self.still_allowed):
             return None
         return await run_in_threadpool(self.read_after, after)
 
-    def close(self) -> None:
-        return None
+    async def wait(self, sent: int) -> bool:
+        assert self._subscription is not None, "wait inside watching()"
+        try:
+            await self._subscription.__anext__()
+        except StopAsyncIteration:  # kicked, closed, or fell behind: reconnect and resume
+            return False
+        return True
 
 
 def last_event_id(request: Request) -> int:
@@ -82,31 +95,22 @@ def last_event_id(request: Request) -> int:
 
 async def _events(request: Request, source: Source, after: int
                   ) -> AsyncIterator[ServerSentEvent]:
-    broker = request.app.state.broker
-    sent, wanted, fresh = after, 0, True
+    sent, fresh = after, True
     yield ServerSentEvent(comment="connected", retry=RETRY_MS)
-    try:
-        # Subscribe before reading the backlog, so nothing published meanwhile is missed.
-        async with broker.subscribe(source.channel, key=source.key) as subscription:
-            while True:
-                items = await source.items_after(sent, wanted=wanted, fresh=fresh)
-                if items is None:
-                    return
-                fresh = False
-                for item in items:
-                    yield ServerSentEvent(item.data, event=item.event, id=str(item.id))
-                    sent = item.id
-                if items:
-                    continue  # maybe a full page: read on before waiting
-                try:
-                    message = await subscription.__anext__()
-                except StopAsyncIteration:
-                    # Kicked, closed, or fell behind: the browser reconnects and resumes.
-                    return
-                seq = message.get("seq") if isinstance(message, dict) else None
-                wanted = seq if isinstance(seq, int) else wanted
-    finally:
-        source.close()
+    # Listen before reading the backlog, so nothing published meanwhile is missed.
+    async with source.watching(request.app.state.broker):
+        while True:
+            items = await source.items_after(sent, fresh=fresh)
+            if items is None:
+                return
+            fresh = False
+            for item in items:
+                yield ServerSentEvent(item.data, event=item.event, id=str(item.id))
+                sent = item.id
+            if items:
+                continue  # maybe a full page: read on before waiting
+            if not await source.wait(sent):
+                return
 
 
 def event_stream(request: Request, source: Source, *,

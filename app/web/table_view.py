@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable, Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,10 +35,11 @@ from starlette.concurrency import run_in_threadpool
 from app import tables
 from app.errors import NotFound
 from app.i18n import set_locale
+from app.live import Broker
 from app.models import Match, Role
 from app.rules.dice import RollRecord
 from app.rules.match import CONTROL_KINDS, ActionForm, Actor, State
-from app.services import match_publish, matches
+from app.services import matches
 from app.services.access import CampaignAccess
 from app.services.match_feed import Viewer
 from app.web.streams import Item
@@ -231,21 +233,23 @@ class MatchStream:
         self.viewer, self.sessionmaker = viewer, sessionmaker
         self.campaign_id, self.match_id = campaign_id, viewer.match_id
         self.user_id = viewer.actor.user_id
-        self.channel, self.key = match_publish.channel(self.match_id), self.user_id
         self.locale, self.csrf_token = locale, csrf_token
         self._connected = False
         self._signature: str | None = None
 
-    async def items_after(self, after: int, *, wanted: int, fresh: bool) -> list[Item] | None:
-        batch = await self.viewer.read(after, wanted=wanted, fresh=fresh)
+    def watching(self, broker: Broker) -> AbstractAsyncContextManager[None]:
+        return self.viewer.watching()
+
+    async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
+        batch = await self.viewer.read(after, fresh=fresh)
         if batch is None:
             return None
         if self._connected and not batch.after(after):
             return []
         return await run_in_threadpool(self._render, after)
 
-    def close(self) -> None:
-        self.viewer.close()
+    async def wait(self, sent: int) -> bool:
+        return await self.viewer.wait(sent)
 
     def _render(self, after: int) -> list[Item]:
         set_locale(self.locale)
