@@ -248,3 +248,80 @@ def test_a_gm_weapon_and_vehicle_from_the_content_page_reach_the_table(db, lab):
         f"/campaigns/{campaign}/matches/{opened.json()['id']}").json()["legal_actions"]}
     vehicles = dict(gm_forms["start_chase"]["choices"]["vehicles"])
     assert vehicles["gm:" + copter.json()["key"]] == "Hélico"
+
+
+def test_every_event_line_state_panel_and_form_renders():
+    """Each event kind's log line, the state panel and every form, at several moments of a
+    mission (a template error in a rare branch would break the live table)."""
+    from types import SimpleNamespace
+
+    from app.rules.dice import SeededDice
+    from app.rules.match import Actor, MatchSetup, ParticipantSetup, apply, fold
+    from app.rules.registry import get_system
+    from app.web.table_view import action_template, fragment
+
+    system = get_system("cyborg")
+    gm, paul = Actor(1, is_gm=True), Actor(7, character_ids=frozenset({10}))
+    state = fold(system, system.start(MatchSetup("Labo", (
+        ParticipantSetup("Kenji", 10, 7, door_cyborg()),
+        ParticipantSetup("Pieuvre", 11, None, PROFILES["pieuvre"].sheet))), SeededDice(1)))
+    script = [
+        (gm, {"kind": "add_participant", "profile": "vigile", "x": 5, "y": 5}),
+        (gm, {"kind": "add_terrain", "label": "Paillasse", "x": 5, "y": 8, "w": 4, "h": 1}),
+        (gm, {"kind": "set_group", "token": "t3", "group": "humains"}),
+        (gm, {"kind": "test", "token": "t1", "characteristic": "force", "malus": 3}),
+        (paul, {"kind": "test", "token": "t1", "test": "skill", "skill": "reperage"}),
+        (gm, {"kind": "opposed", "token": "t1", "other": "t2", "characteristic": "rapidite"}),
+        (gm, {"kind": "situational", "token": "t1", "value": -15, "label": "obscurité"}),
+        (gm, {"kind": "roll_initiative", "surprise": "cyborgs"}),
+        (paul, {"kind": "move", "token": "t1", "x": 12, "y": 6}),
+        (paul, {"kind": "attack", "token": "t1", "weapon": "lance_grenades", "target": "t2"}),
+        (paul, {"kind": "end_phase"}),
+        (gm, {"kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1"}),
+        (gm, {"kind": "end_phase"}), (gm, {"kind": "end_phase"}),
+        (paul, {"kind": "reload", "token": "t1", "weapon": "lance_grenades"}),
+        (gm, {"kind": "correct", "token": "t2", "field": "sante", "value": -2, "reason": "x"}),
+        (gm, {"kind": "set_state", "token": "t3", "state": "unconscious", "on": "on"}),
+        (gm, {"kind": "poison", "token": "t1", "poison": "colendraline"}),
+        (gm, {"kind": "hours", "hours": 3}),
+        (gm, {"kind": "antidote", "token": "t1"}),
+        (paul, {"kind": "note", "text": "Il était une fois…"}),
+        (gm, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2", "mode": "vehicle",
+              "distance": "courte", "pursuer_vehicle": "dark_jet_45",
+              "quarry_vehicle": "fourgon"}),
+        (gm, {"kind": "chase_round"}),
+        (paul, {"kind": "shoot_vehicle", "token": "t1", "weapon": "lance_grenades",
+                "aim": "structure"}),
+        (gm, {"kind": "manoeuvre", "side": "pursuer", "what": "un demi-tour"}),
+        (gm, {"kind": "end_chase"}),
+        (gm, {"kind": "end_mission"}),
+    ]
+    dice = SeededDice(4)
+    events, kinds = [], set()
+    for actor, action in script:
+        for viewer in (gm, paul):
+            forms = system.legal_actions(state, viewer)
+            items = [{"form": form, "template": action_template(form), "key": "k",
+                      "error": None, "values": {}} for form in forms]
+            html = fragment("matches/_actions.html", {
+                "items": items, "state": state, "seq": 1, "can_redo": False,
+                "is_gm": viewer.is_gm, "is_spectator": False, "archived": False,
+                "finished": False, "url": "/m", "error": None, "csrf_token": "x"})
+            assert "action-panel" in html
+        html = fragment("matches/_state.html", {"state": state, "seq": 1, "movable": set(),
+                                                "system_key": "cyborg",
+                                                "scale": {"radius": 1.5, "grid": 10},
+                                                "current": None})
+        assert "participants" in html
+        try:
+            new, state = apply(system, state, action, actor, dice)
+        except Exception as error:  # a refusal here would leave a branch untested
+            raise AssertionError(f"{action['kind']}: {error}") from error
+        events += new
+    for seq, event in enumerate(events, 1):
+        kinds.add(event.kind)
+        html = fragment("systems/cyborg/_log_line.html", {
+            "event": {"seq": seq, "kind": event.kind, "payload": event.payload},
+            "line": SimpleNamespace(who="Mia")})
+        assert html.strip() and html.strip() != event.kind, event.kind
+    assert len(kinds) >= 22

@@ -131,6 +131,7 @@ def _decide_end_phase(state: State, action, actor: Actor, dice: Dice) -> list[Ev
             tid: token["turns_to_live"] - 1 for tid, token in state["tokens"].items()
             if token["turns_to_live"] is not None and "strangled" in token["states"]
             and "dead" not in token["states"]}
+        payload["names"] = {tid: state["tokens"][tid]["name"] for tid in payload["turns_to_live"]}
     payload["next"] = initiative["order"][payload["active"]]
     return [Event("phase_ended", payload)]
 
