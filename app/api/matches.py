@@ -156,15 +156,18 @@ def _match_out(db: DbSession, access: CampaignAccess, match: Match) -> MatchOut:
                                                choices=dict(form.choices)) for form in forms])
 
 
-def _answer(request: Request, db: DbSession, access: CampaignAccess,
-            outcome: tables.ActionOutcome) -> ActionOut:
+def _answer(request: Request, actor: Actor, outcome: tables.ActionOutcome) -> ActionOut:
     """Announce the committed events, then answer with what the caller may see of them."""
     match_publish.publish_outcome(request.app.state.broker, outcome)
-    # Seeing an event depends on the role and who acted, not on the characters one plays.
-    actor = Actor(user_id=access.user.id, is_gm=access.is_gm)
     return ActionOut(seq=outcome.seq, replayed=outcome.replayed,
                      events=[EventOut(**tables.redact(event, actor))
                              for event in outcome.events])
+
+
+def _viewer(access: CampaignAccess) -> Actor:
+    """Who will read the answer. Seeing an event depends on the role and on who acted, not
+    on the characters one plays; taken before the write, whose start reloads the membership."""
+    return Actor(user_id=access.user.id, is_gm=access.is_gm)
 
 
 # — routes ————————————————————————————————————————————————————————————————————
@@ -215,11 +218,12 @@ def post_action(body: ActionIn, request: Request, db: DbSession, settings: Setti
     and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
     for another payload (``idempotency_key_reused``). Spectators watch: 403."""
     access.require_player_or_gm()
+    viewer = _viewer(access)
     outcome = tables.apply_action(db=db, secret=settings.resolved_secret_key, access=access,
                                   match_id=match_id, action=body.action,
                                   expected_seq=body.seq, dice=SystemDice(),
                                   idempotency_key=idempotency_key)
-    return _answer(request, db, access, outcome)
+    return _answer(request, viewer, outcome)
 
 
 @router.post(ONE + "/rewind", response_model=ActionOut, responses=error_responses(404, 409))
@@ -227,18 +231,20 @@ def rewind(body: RewindIn, request: Request, db: DbSession, access: MemberAccess
            match_id: MatchId) -> ActionOut:
     """Undo (GM): back to just after event ``to_seq``. Later events stay in the log,
     marked ``reverted``; a ``rewind`` event records what was undone."""
+    viewer = _viewer(access)
     outcome = tables.rewind(db=db, access=access, match_id=match_id, to_seq=body.to_seq,
                             expected_seq=body.seq)
-    return _answer(request, db, access, outcome)
+    return _answer(request, viewer, outcome)
 
 
 @router.post(ONE + "/redo", response_model=ActionOut, responses=error_responses(404, 409))
 def redo(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
          body: Annotated[RedoIn | None, Body()] = None) -> ActionOut:
     """Redo (GM): restore what the last undo took back, if nothing happened since."""
+    viewer = _viewer(access)
     outcome = tables.redo(db=db, access=access, match_id=match_id,
                           expected_seq=body.seq if body else None)
-    return _answer(request, db, access, outcome)
+    return _answer(request, viewer, outcome)
 
 
 _STREAM_DOC = (
