@@ -176,6 +176,9 @@ def test_the_character_pages_render_the_builder_and_the_printable_sheet(db, aren
     assert edit.select_one('input[name="limb_6_name"]') is not None  # a spare row
     for field in edit.select("input:not([type=hidden])"):
         assert field.get("id") and edit.select_one(f'label[for="{field["id"]}"]'), field
+    new = paul.page(f"/campaigns/{arena['campaign']}/characters/new")
+    assert new.select_one('input[name="limb_0_name"]')["value"] == "tronc"
+    assert new.select_one('input[name="skill_chouchou_du_public"]').has_attr("checked")
     printed = paul.page(url + "/print")
     cells = [cell.get_text(strip=True) for cell in printed.select(".mutatior-card th")]
     assert {"NOM", "Biomasse", "CERVEAU", "POMPE", "COMPETENCE"} <= set(cells)

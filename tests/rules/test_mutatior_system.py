@@ -274,6 +274,25 @@ def test_coquet_throws_in_the_sponge_and_the_exchange_ends():
     assert any(f.kind == "end_turn" for f in MUTATIOR.legal_actions(state, PATOM))
 
 
+def test_a_frenzied_lobotomie_attacks_whatever_touches_it_friends_too():
+    setup = MatchSetup("Frénésie", (
+        ParticipantSetup("Grosbaf", 1, 10, sheet_of(grosbaf())),
+        ParticipantSetup("Zetzet", 2, 10, sheet_of(zetzet())),
+        ParticipantSetup("Nurglie", 3, 11, MUTATIOR.demo_characters()[1].sheet)))
+    state = fold(MUTATIOR, MUTATIOR.start(setup, ScriptedDice([])))
+    state["tokens"]["m1"].update(x=30, y=30)
+    state["tokens"]["m2"].update(x=30, y=34)
+    zet = state["bodies"]["m2"]
+    zet["skills"] = ["lobotomie"]
+    zet["frenzy"] = 3
+    next(x for x in zet["limbs"] if x["name"] == "tête")["lost_lobes"] = 3
+    state.update(phase="fight", turn="m2", activation={
+        "token": "m2", "allowance": 16, "moved": 0, "sprinted": False, "acted": False})
+    assert not table.mutant(state, "m2").dead  # alive on its frenzy
+    limbs, targets = table.attack_options(state, "m2")
+    assert limbs and {ref.partition(":")[0] for ref in targets} == {"m1"}  # its team mate
+
+
 def test_a_dead_limb_cannot_attack_and_the_trunk_never_does():
     state = to_the_second_round(example_match())
     with pytest.raises(IllegalAction) as refusal:
@@ -447,6 +466,9 @@ def test_no_negative_counter_and_the_dead_never_act(seed):
                 for organ in ("muscles", "biomoteurs", "lobes"):
                     assert 0 <= entry[f"lost_{organ}"] <= entry[organ]
         assert all(n >= 0 for n in state["crowd"]["chances"].values())
+        assert all(team["rerolls"] >= 0 for team in state["teams"].values())
+        if state.get("activation"):
+            assert 0 <= state["activation"]["moved"] <= state["activation"]["allowance"] + 0.5
         if state["turn"] is not None:
             assert not table.mutant(state, state["turn"]).dead
         for form in MUTATIOR.legal_actions(state, GM):

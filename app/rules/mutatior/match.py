@@ -83,6 +83,7 @@ from app.rules.mutatior.match_state import (
     team_names,
 )
 from app.rules.mutatior.sheet import shape_problems
+from app.rules.system import N_
 
 __all__ = ["attack_options", "between_matches", "decide", "evolve", "fighters",
            "legal_actions", "mutant", "shoot_options", "start", "team_weights", "view"]
@@ -422,38 +423,38 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if phase == "setup":
         placeable = [tid for tid in mine if _in_arena(state, tid)]
         if placeable:
-            forms.append(ActionForm("move", "Place a mutant", "mutatior/_move.html",
+            forms.append(ActionForm("move", N_("Place a mutant"), "mutatior/_move.html",
                                     {"tokens": placeable, "setup": True}))
         if teams:
-            forms.append(ActionForm("place_bet", "Bet", "mutatior/_bet.html", {
+            forms.append(ActionForm("place_bet", N_("Bet"), "mutatior/_bet.html", {
                 "teams": teams, "kinds": [k for k in BET_KINDS
                                           if k != "spectator" or actor.is_gm]}))
-            forms.append(ActionForm("buy_rerolls", "Buy re-rolls", "mutatior/_rerolls.html",
+            forms.append(ActionForm("buy_rerolls", N_("Buy re-rolls"), "mutatior/_rerolls.html",
                                     {"teams": teams}))
         if actor.is_gm:
-            forms += [ActionForm("set_arena", "Arena", "mutatior/_arena.html"),
-                      ActionForm("add_terrain", "Add terrain", "mutatior/_terrain.html")]
+            forms += [ActionForm("set_arena", N_("Arena"), "mutatior/_arena.html"),
+                      ActionForm("add_terrain", N_("Add terrain"), "mutatior/_terrain.html")]
             if not any(gain["why"] == "entrance" for gain in state["gains"]):
-                forms.append(ActionForm("entrance_prize", "Entrance prize",
+                forms.append(ActionForm("entrance_prize", N_("Entrance prize"),
                                         "mutatior/_entrance.html"))
-            forms.append(ActionForm("start_fight", "Start the fight", "mutatior/_start.html"))
+            forms.append(ActionForm("start_fight", N_("Start the fight"), "mutatior/_start.html"))
     elif phase == "fight":
         forms += _fight_forms(state, actor, mine, teams)
     if actor.is_gm:
         terrain = [shape["id"] for shape in state["board"]["terrain"]]
         if terrain:
-            forms.append(ActionForm("remove_terrain", "Remove terrain",
+            forms.append(ActionForm("remove_terrain", N_("Remove terrain"),
                                     "mutatior/_remove_terrain.html", {"terrain": terrain}))
         if phase == "fight":
             alive = _targets(state)
-            forms += [ActionForm("gm_modifier", "Situational modifier",
+            forms += [ActionForm("gm_modifier", N_("Situational modifier"),
                                  "mutatior/_gm_modifier.html", {"tokens": alive}),
-                      ActionForm("gm_correct", "Correct a wound", "mutatior/_gm_correct.html",
+                      ActionForm("gm_correct", N_("Correct a wound"), "mutatior/_gm_correct.html",
                                  {"limbs": [f"{tid}:{limb['name']}" for tid in state["tokens"]
                                             for limb in state["bodies"][tid]["limbs"]]}),
-                      ActionForm("end_fight", "End the fight", "mutatior/_end_fight.html",
+                      ActionForm("end_fight", N_("End the fight"), "mutatior/_end_fight.html",
                                  {"teams": list(state["team_order"])})]
-    forms.append(ActionForm("note", "Add a note", "mutatior/_note.html"))
+    forms.append(ActionForm("note", N_("Add a note"), "mutatior/_note.html"))
     return forms
 
 
@@ -472,66 +473,66 @@ def _fight_forms(state: State, actor: Actor, mine: list[str],
         limbs, targets = attack_options(state, tid)
         if limbs:
             mode = _attack_mode(state, tid)
-            forms.append(ActionForm("attack", "Attack", "mutatior/_attack.html", {
+            forms.append(ActionForm("attack", N_("Attack"), "mutatior/_attack.html", {
                 "token": tid, "limbs": limbs, "targets": targets, "mode": mode,
                 "pending": pending if mode == "pending" else None,
                 "surge": mutant(state, tid).has("afflux_sanguin")}))
             break
     if pending and actor.controls(state["tokens"][pending["by"]]):
-        forms.append(ActionForm("decline", "Let it go", "mutatior/_decline.html",
+        forms.append(ActionForm("decline", N_("Let it go"), "mutatior/_decline.html",
                                 {"pending": pending}))
     for tid in sorted({entry["by"] for entry in state["free_attacks"]}):
         if actor.controls(state["tokens"][tid]):
-            forms.append(ActionForm("skip_free_attacks", "Skip the free attacks",
+            forms.append(ActionForm("skip_free_attacks", N_("Skip the free attacks"),
                                     "mutatior/_skip_free.html", {"token": tid}))
     activation = state.get("activation") or {}
     if current and actor.controls(state["tokens"][current]) and not pending:
         if not activation.get("acted"):
             left = activation["allowance"] - activation["moved"]
             if left > 0:
-                forms.append(ActionForm("move", "Move", "mutatior/_move.html",
+                forms.append(ActionForm("move", N_("Move"), "mutatior/_move.html",
                                         {"tokens": [current], "left": _cm(left)}))
             if not activation.get("sprinted"):
-                forms.append(ActionForm("sprint", "Sprint", "mutatior/_sprint.html", {
+                forms.append(ActionForm("sprint", N_("Sprint"), "mutatior/_sprint.html", {
                     "token": current,
                     "third": mutant(state, current).has("coureur_effrene")}))
             limbs, targets = shoot_options(state, current)
             if limbs:
-                forms.append(ActionForm("shoot", "Shoot", "mutatior/_shoot.html",
+                forms.append(ActionForm("shoot", N_("Shoot"), "mutatior/_shoot.html",
                                         {"token": current, "limbs": limbs,
                                          "targets": targets}))
         turn_skills = skill_options(state, current)
         if turn_skills:
-            forms.append(ActionForm("use_skill", "Use a skill", "mutatior/_skill.html",
+            forms.append(ActionForm("use_skill", N_("Use a skill"), "mutatior/_skill.html",
                                     {"token": current, **turn_skills}))
-        forms.append(ActionForm("end_turn", "End the turn", "mutatior/_end_turn.html",
+        forms.append(ActionForm("end_turn", N_("End the turn"), "mutatior/_end_turn.html",
                                 {"token": current}))
     if current is None and (actor.is_gm or teams):
-        forms.append(ActionForm("new_round", "Next round", "mutatior/_new_round.html"))
+        forms.append(ActionForm("new_round", N_("Next round"), "mutatior/_new_round.html"))
     busy = {pending["by"], pending["against"]} if pending else set()
     sponge = [tid for tid in mine if tid in fighters(state) and tid not in state["booed"]
               and tid not in busy]
     if sponge:
-        forms.append(ActionForm("sponge", "Throw in the sponge", "mutatior/_sponge.html",
+        forms.append(ActionForm("sponge", N_("Throw in the sponge"), "mutatior/_sponge.html",
                                 {"tokens": sponge}))
     rerolls = reroll_teams(state, actor)
     if rerolls:
-        forms.append(ActionForm("reroll", "Re-roll", "mutatior/_reroll.html",
+        forms.append(ActionForm("reroll", N_("Re-roll"), "mutatior/_reroll.html",
                                 {"teams": rerolls, "kind": state["last_roll"]["action"]["kind"]}))
     crowd = [team for team in teams if state["crowd"]["chances"].get(team, 0) > 0]
     if crowd:
-        forms.append(ActionForm("crowd_event", "Crowd event", "mutatior/_crowd.html", {
+        forms.append(ActionForm("crowd_event", N_("Crowd event"), "mutatior/_crowd.html", {
             "teams": crowd, "events": list(arena.EVENTS),
             "mutants": fighters(state), "withdrawn": list(state["sponged"]),
             "feats": [tid for tid in state["feats"] if tid in state["tokens"]],
             "victim_teams": list(state["team_order"])}))
-        forms.append(ActionForm("pass_crowd", "Pass", "mutatior/_pass_crowd.html",
+        forms.append(ActionForm("pass_crowd", N_("Pass"), "mutatior/_pass_crowd.html",
                                 {"teams": crowd}))
     if actor.is_gm:
         pieces = [tid for tid in state["tokens"] if state["tokens"][tid]["kind"] != "mutant"
                   and _alive(state, tid)]
         if pieces:
-            forms.append(ActionForm("move", "Move a crowd piece", "mutatior/_move.html",
+            forms.append(ActionForm("move", N_("Move a crowd piece"), "mutatior/_move.html",
                                     {"tokens": pieces, "pieces": True}))
     return _merge_moves(forms)
 
@@ -542,7 +543,7 @@ def _merge_moves(forms: list[ActionForm]) -> list[ActionForm]:
     if len(moves) < 2:
         return forms
     tokens = [tid for form in moves for tid in form.choices["tokens"]]
-    merged = ActionForm("move", "Move", "mutatior/_move.html",
+    merged = ActionForm("move", N_("Move"), "mutatior/_move.html",
                         {**moves[0].choices, "tokens": tokens})
     first = forms.index(moves[0])
     rest = [form for form in forms if form.kind != "move"]

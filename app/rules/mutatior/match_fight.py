@@ -177,6 +177,10 @@ def attack_options(state: State, tid: str) -> tuple[list[str], list[str]]:
                    if entry["by"] == tid and _alive(state, entry["against"])]
     else:
         enemies = in_contact(state, tid)
+        if not enemies and body.frenzy_turns is not None:
+            # § 2-3 Lobotomie: without lobes it attacks whatever touches it, enemies first.
+            enemies = [other for other in _targets(state) if other != tid
+                       and _distance(state, tid, other) <= CONTACT_CM]
     targets = []
     for enemy in dict.fromkeys(enemies):
         for limb in mutant(state, enemy).limbs:
