@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -24,7 +23,6 @@ from app import tables
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses
 from app.i18n import gettext
-from app.live import Broker
 from app.models import Match
 from app.rules.dice import SystemDice
 from app.rules.match import Actor
@@ -32,7 +30,7 @@ from app.services import match_publish
 from app.services.access import CampaignAccess
 from app.services.match_feed import Viewer
 from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
-from app.web.streams import Item, event_stream
+from app.web.streams import FeedSource, Item, event_stream
 
 router = protected_router(tags=["matches"])
 
@@ -275,15 +273,9 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
     return event_stream(request, JsonEvents(viewer), request_session=db)
 
 
-class JsonEvents:
+class JsonEvents(FeedSource):
     """The API stream's source: each event as JSON, redacted for the viewer in the event
     loop (the read itself is shared by every stream of the match: ``match_feed``)."""
-
-    def __init__(self, viewer: Viewer) -> None:
-        self.viewer = viewer
-
-    def watching(self, broker: Broker) -> AbstractAsyncContextManager[None]:
-        return self.viewer.watching()
 
     async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
         batch = await self.viewer.read(after, fresh=fresh)
@@ -292,6 +284,3 @@ class JsonEvents:
         return [Item(id=event["seq"], event=STREAM_EVENT,
                      data=batch.as_json(event, self.viewer.actor))
                 for event in batch.after(after)]
-
-    async def wait(self, sent: int) -> bool:
-        return await self.viewer.wait(sent)

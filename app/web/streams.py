@@ -21,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.live import Broker
 from app.live.subscription import Subscription
+from app.services.match_feed import Viewer
 
 HEARTBEAT_SECONDS = 15
 # Ask browsers to come back quickly after a drop (EventSource's ``retry``), in ms.
@@ -82,6 +83,20 @@ class StreamSource:
         except StopAsyncIteration:  # kicked, closed, or fell behind: reconnect and resume
             return False
         return True
+
+
+class FeedSource:
+    """The base of the sources that follow a match's shared feed (``match_feed``):
+    listening and waiting are the feed's; a subclass says what to send."""
+
+    def __init__(self, viewer: Viewer) -> None:
+        self.viewer = viewer
+
+    def watching(self, broker: Broker) -> AbstractAsyncContextManager[None]:
+        return self.viewer.watching()
+
+    async def wait(self, sent: int) -> bool:
+        return await self.viewer.wait(sent)
 
 
 def last_event_id(request: Request) -> int:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable, Iterable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,14 +34,13 @@ from starlette.concurrency import run_in_threadpool
 from app import tables
 from app.errors import NotFound
 from app.i18n import set_locale
-from app.live import Broker
 from app.models import Match, Role
 from app.rules.dice import RollRecord
 from app.rules.match import CONTROL_KINDS, ActionForm, Actor, State
 from app.services import matches
 from app.services.access import CampaignAccess
 from app.services.match_feed import Viewer
-from app.web.streams import Item
+from app.web.streams import FeedSource, Item
 from app.web.templating import templates
 
 GENERIC_ACTION = "matches/_generic_action.html"
@@ -218,7 +216,7 @@ class TableView:
 
 # — the live stream ————————————————————————————————————————————————————————————
 
-class MatchStream:
+class MatchStream(FeedSource):
     """One viewer's stream of a match (the scheme is in the module docstring).
 
     The new events and the members' roles come from the match's shared feed
@@ -230,15 +228,13 @@ class MatchStream:
 
     def __init__(self, *, viewer: Viewer, sessionmaker: Callable[[], Session],
                  campaign_id: int, locale: str, csrf_token: str) -> None:
-        self.viewer, self.sessionmaker = viewer, sessionmaker
+        super().__init__(viewer)
+        self.sessionmaker = sessionmaker
         self.campaign_id, self.match_id = campaign_id, viewer.match_id
         self.user_id = viewer.actor.user_id
         self.locale, self.csrf_token = locale, csrf_token
         self._connected = False
         self._signature: str | None = None
-
-    def watching(self, broker: Broker) -> AbstractAsyncContextManager[None]:
-        return self.viewer.watching()
 
     async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
         batch = await self.viewer.read(after, fresh=fresh)
@@ -247,9 +243,6 @@ class MatchStream:
         if self._connected and not batch.after(after):
             return []
         return await run_in_threadpool(self._render, after)
-
-    async def wait(self, sent: int) -> bool:
-        return await self.viewer.wait(sent)
 
     def _render(self, after: int) -> list[Item]:
         set_locale(self.locale)
