@@ -161,6 +161,10 @@ def test_the_table_page_plays_an_attack(db, lab_page):
     assert "attacks with Punch" in text and "damage table D × resistance 3 = 5" in text
     assert "22" in page.select_one(".participants").text or "25" in page.select_one(
         ".participants").text
+    paul.post("/account", {"display_name": "Paul", "locale": "fr"})
+    french = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    assert "attaque avec Coup de poing" in french.text
+    assert "tableau des dégâts D × résistance 3 = 5" in french.text
 
 
 def test_the_sheet_pages_render(db, lab_page):
