@@ -323,6 +323,16 @@ class TestTheTable:
         assert events[0].payload["results"]["t1"]["fate"] == "eliminated"
         assert CYBORG.between_matches(state, {10: old})[10]["fate"] == "eliminated"
 
+    def test_a_group_arriving_mid_fight_acts_after_the_others(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "roll_initiative"})
+        _, state = act(state, {"kind": "add_participant", "profile": "vigile"})
+        assert state["initiative"]["order"] == ["cyborgs", "aliens", "humains"]
+        _, state = act(state, {"kind": "end_phase"})
+        _, state = act(state, {"kind": "end_phase"})
+        forms = {form.kind: form for form in CYBORG.legal_actions(state, GM)}
+        assert forms["attack"].choices["tokens"] == ["t3"]
+
     def test_a_strangled_victim_dies_after_its_turns(self) -> None:
         strangler = copy.deepcopy(PROFILES["vigile"].sheet)
         strangler["weapons"] = ["garrot"]

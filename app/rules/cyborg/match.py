@@ -192,15 +192,28 @@ def _order(state: State) -> None:
         rank.get(state["tokens"][tid]["group"], len(rank)), int(tid[1:])))
 
 
+def _join_initiative(state: State, token: dict) -> None:
+    """A group arriving in a running fight acts after the groups already in the order (house:
+    the text rolls initiative once, at the start)."""
+    initiative = state.get("initiative")
+    if not initiative or token["group"] in initiative["order"]:
+        return
+    initiative["order"].append(token["group"])
+    initiative["totals"][token["group"]] = token["characteristics"].get("rapidite", 0)
+    token["initiative"] = initiative["totals"][token["group"]]
+
+
 def _added(state: State, p: dict) -> None:
     token = copy.deepcopy(p["token"])
     state["tokens"][token["id"]] = token
     state["next_token"] = max(state["next_token"], int(token["id"][1:]) + 1)
+    _join_initiative(state, token)
     _order(state)
 
 
 def _group_set(state: State, p: dict) -> None:
     state["tokens"][p["token"]]["group"] = p["group"]
+    _join_initiative(state, state["tokens"][p["token"]])
     _order(state)
 
 
