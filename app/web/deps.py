@@ -8,7 +8,7 @@ without the right role get 403.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -28,16 +28,24 @@ CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 
 
-def get_settings(request: Request) -> Settings:
+# Dependencies that do no I/O are ``async def``: FastAPI runs a plain ``def`` dependency in
+# the thread pool, and each such hop costs more than the work (see docs/benchmarks.md).
+
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_db(request: Request) -> Iterator[Session]:
+async def get_db(request: Request) -> AsyncIterator[Session]:
+    """A session per request. Opening one does no I/O; closing one does only if it still
+    holds a connection (a read transaction left open), and then off the event loop."""
     session = request.app.state.sessionmaker()
     try:
         yield session
     finally:
-        session.close()
+        if session.in_transaction():
+            await run_in_threadpool(session.close)
+        else:
+            session.close()
 
 
 DbSession = Annotated[Session, Depends(get_db)]
@@ -118,7 +126,7 @@ def csrf_token_for(request: Request) -> str:
     return auth.csrf_token(request.app.state.settings.resolved_secret_key, binding or "")
 
 
-def require_user(viewer: ViewerDep) -> User:
+async def require_user(viewer: ViewerDep) -> User:
     if viewer.user is None:
         raise NotAuthenticated()
     return viewer.user

@@ -50,7 +50,7 @@ ENVELOPE = {"csrf_token", "seq", "idempotency_key"}
 REFUSALS = (ValidationFailed, Conflict, CampaignArchived)
 
 
-def table_dice() -> Dice:
+async def table_dice() -> Dice:
     """The dice of the table: fair and unpredictable (tests override this dependency)."""
     return SystemDice()
 

@@ -33,7 +33,7 @@ FormText = Annotated[str, Form()]
 STREAM_PAGE = 50
 
 
-def table_dice(request: Request) -> Dice:
+async def table_dice(request: Request) -> Dice:
     """The dice the server rolls with: fair ones, unless a test put its own in ``app.state``."""
     scripted = getattr(request.app.state, "dice", None)
     return scripted if scripted is not None else SystemDice()
