@@ -254,6 +254,11 @@ def test_the_new_character_page_says_the_server_rolls(rolling, web, api):
     view = gm.page(created.headers["location"])
     # 2d6 + 4 can never make 50: the typed figures were not used.
     assert "50" not in view.select_one("#sheet-title").find_parent("section").text
+    # Refused for its name, the form does not judge a sheet nobody typed.
+    again = gm.post(base + "/characters", {"name": "Aldo", "hp": "-4"},
+                    csrf_path=base + "/characters/new")
+    assert again.status_code == 409
+    assert soup(again).select_one(".sheet-problems") is None
 
 
 # --- the printable sheet ------------------------------------------------------------------

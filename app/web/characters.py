@@ -90,9 +90,13 @@ def roster(request: Request, db: DbSession, access: MemberAccess) -> Response:
 def _render_new(request: Request, db: DbSession, access: CampaignAccess, *,
                 form: dict[str, str], sheet: Any, errors: dict[str, str] | None = None,
                 status_code: int = 200) -> Response:
+    """``sheet=None``: the dice make it (nothing typed to check); the form shows a blank one."""
     owners = characters.eligible_owners(db=db, campaign_id=access.campaign.id) \
         if access.is_gm else []
-    problems = characters.preview_sheet(db=db, access=access, sheet=sheet).problems
+    problems = [] if sheet is None else characters.preview_sheet(
+        db=db, access=access, sheet=sheet).problems
+    if sheet is None:
+        sheet = characters.system_of(access).new_sheet()
     return render(request, "characters/new.html", {
         "access": access, "campaign": access.campaign, "form": form, "sheet": sheet,
         "rolls_at_creation": _rolls_at_creation(characters.system_of(access)),
@@ -126,7 +130,7 @@ def create_character(request: Request, db: DbSession, access: MemberAccess,
             sheet=None if rolled else sheet, owner_id=owner,
             secret=settings.resolved_secret_key)
     except (ValidationFailed, Conflict) as error:
-        return _render_new(request, db, access, form=fields, sheet=sheet,
+        return _render_new(request, db, access, form=fields, sheet=None if rolled else sheet,
                            errors=_form_errors(error), status_code=error.status)
     return see_other(character_url(access, character.id))
 
