@@ -5,7 +5,8 @@ The sheet fields belong to the campaign's game system: the pages include
 ``systems/<key>/sheet_form.html`` and ``sheet_view.html``, and the system turns the posted
 fields back into a sheet (``sheet_from_form``). The generic fields of the character form are
 ``name``, ``notes``, ``version``, ``owner_id`` and ``csrf_token``; a system's partial must not
-reuse these names.
+reuse these names. The partials also get ``content``: the campaign's custom content (kind →
+items), to offer a GM's weapons or implants beside the catalogue.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from app.models import Character, Image, Role
 from app.rules.system import Problem
 from app.services import characters
 from app.services.characters import ACTING_USER, SheetInvalid
+from app.services.content import campaign_content
 from app.services.images import ImageTooLarge, mebibytes
 from app.web.deps import CampaignAccess, DbSession, MemberAccess, SettingsDep, protected_router
 from app.web.forms import field_errors, see_other
@@ -100,6 +102,7 @@ def _render_new(request: Request, db: DbSession, access: CampaignAccess, *,
     return render(request, "characters/new.html", {
         "access": access, "campaign": access.campaign, "form": form, "sheet": sheet,
         "rolls_at_creation": _rolls_at_creation(characters.system_of(access)),
+        "content": campaign_content(db=db, campaign_id=access.campaign.id),
         "owners": owners, "errors": errors or {}, "problems": problems_by_field(problems),
         "problem_list": characters.describe_problems(problems),
     }, status_code=status_code)
@@ -182,6 +185,7 @@ def _render_edit(request: Request, db: DbSession, access: CampaignAccess,
     return render(request, "characters/edit.html", {
         "access": access, "campaign": access.campaign, "character": character, "form": form,
         "sheet": sheet, "errors": errors or {}, "conflict": conflict,
+        "content": campaign_content(db=db, campaign_id=access.campaign.id),
         "problems": problems_by_field(preview.problems),
         "problem_list": characters.describe_problems(preview.problems),
         "derived": preview.derived,
