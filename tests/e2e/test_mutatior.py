@@ -7,6 +7,7 @@ The table's dice are real, so the script follows whoever has the initiative.
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import httpx
@@ -16,11 +17,6 @@ from playwright.sync_api import Page, expect
 from app.rules.mutatior.sheet import sheet_of
 from app.rules.mutatior.system import grosbaf, zetzet
 from tests.e2e.test_table import LIVE, Campaign, _api_user, act, log_in, token
-
-# Where each mutant is placed, and where it moves to on its first turn: 4 cm apart, in contact
-# (5 cm) whoever moves first (Grosbaf moves 12 cm, Zetzet 16 cm).
-PLACES = {"Grosbaf": (30, 20), "Zetzet": (30, 50)}
-CONTACT = {"Grosbaf": (30, 32), "Zetzet": (30, 36)}
 
 
 @pytest.fixture
@@ -76,19 +72,39 @@ def test_a_short_fight_in_the_browser(new_context, arena):
     expect(player.locator("#turn .round")).to_have_text("Round 1", timeout=LIVE)
     expect(player.locator(".weather")).to_be_visible()
 
-    # Whoever has the initiative moves into contact; the other follows, then attacks.
-    first = current(gm)
-    x, y = CONTACT[first]
+    # Whoever has the initiative walks towards the other (pump × 2 cm, less in the snow) and
+    # ends its turn, until one of them stands in contact and attacks.
     pages = {"Grosbaf": player, "Zetzet": gm}
-    act(pages[first], "move", {"x": str(x), "y": str(y)})
-    expect(gm.locator("#log > li.kind-moved")).to_have_count(1, timeout=LIVE)
-    act(pages[first], "end_turn")
-    second = "Zetzet" if first == "Grosbaf" else "Grosbaf"
-    expect(gm.locator("#turn .current-turn")).to_have_text(f"{second}'s turn", timeout=LIVE)
-    x, y = CONTACT[second]
-    act(pages[second], "move", {"x": str(x), "y": str(y)})
-    expect(pages[second].locator("form#action-attack")).to_be_visible(timeout=LIVE)
-    act(pages[second], "attack")
+    ids = {"Grosbaf": "m1", "Zetzet": "m2"}
+    for _ in range(8):
+        expect(gm.locator("#turn .current-turn, form#action-new_round").first) \
+            .to_be_visible(timeout=LIVE)
+        if not gm.locator("#turn .current-turn").count():
+            act(gm, "new_round")
+            expect(gm.locator("#turn .current-turn")).to_be_visible(timeout=LIVE)
+        who = current(gm)
+        page = pages[who]
+        expect(page.locator("form#action-end_turn")).to_have_count(1, timeout=LIVE)
+        if page.locator("form#action-attack").count():
+            break
+        me, other = ids[who], ids["Zetzet" if who == "Grosbaf" else "Grosbaf"]
+        y, y_other = (float(token(page, tid).get_attribute("data-y")) for tid in (me, other))
+        left = float(re.search(r"([0-9.]+) cm", page.locator(
+            "form#action-move .help").first.inner_text()).group(1))
+        step = min(left, abs(y_other - y) - 4)
+        target = round(y + step if y_other > y else y - step)
+        seen = gm.locator("#log > li.kind-moved").count()
+        act(page, "move", {"token": me, "x": "30", "y": str(target)})
+        expect(gm.locator("#log > li.kind-moved")).to_have_count(seen + 1, timeout=LIVE)
+        if page.locator("form#action-attack").count():
+            break
+        ended = gm.locator("#log > li.kind-turn_ended").count()
+        act(page, "end_turn")
+        expect(gm.locator("#log > li.kind-turn_ended")).to_have_count(ended + 1, timeout=LIVE)
+        expect(gm.locator("#turn")).not_to_contain_text(f"{who}'s turn", timeout=LIVE)
+    attacker = pages[current(gm)]
+    expect(attacker.locator("form#action-attack")).to_be_visible(timeout=LIVE)
+    act(attacker, "attack")
     line = player.locator("#log > li.kind-attacked").first
     expect(line).to_be_visible(timeout=LIVE)
     expect(line.locator(".log-text")).to_contain_text("d6 + muscles each")

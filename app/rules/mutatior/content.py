@@ -36,6 +36,7 @@ class Skill:
     name: str
     effect: str
     weather: bool = False
+    effect_fr: str = ""  # the seed's own wording, shown to French readers
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -81,7 +82,8 @@ def _skills() -> dict[str, Skill]:
     skills = {}
     for key, entry in _load("skills.toml").items():
         _check(f"skills.{key}", entry)
-        skills[key] = Skill(key, entry["name"], entry["effect"], bool(entry.get("weather")))
+        skills[key] = Skill(key, entry["name"], entry["effect"], bool(entry.get("weather")),
+                            entry.get("effect_fr", ""))
     return skills
 
 

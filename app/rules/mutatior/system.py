@@ -161,7 +161,8 @@ class MutatiorSystem:
             by_kind[item.kind].append((key, item.name))
         return {"implants": by_kind, "names": {key: item.name
                                                for key, item in all_implants().items()},
-                "skills": [(key, skill.name, skill.effect) for key, skill in SKILLS.items()],
+                "skills": [(key, skill.name, skill.effect, skill.effect_fr or skill.effect)
+                           for key, skill in SKILLS.items()],
                 "skill_names": {key: skill.name for key, skill in SKILLS.items()},
                 "weights": dict(ORGAN_WEIGHTS), "rows": FORM_ROWS,
                 "defensive_slots": DEFENSIVE_SLOTS}
