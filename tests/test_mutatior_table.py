@@ -194,6 +194,31 @@ def test_the_character_pages_render_the_builder_and_the_printable_sheet(db, aren
     assert 'data-key="biomass"' in preview.text
 
 
+def test_names_typed_by_players_are_never_live_html(db, arena):
+    paul = arena["people"]["paul"]
+    evil = "<script>alert(1)</script>"
+    gros = db.get(Character, arena["gros"])
+    sheet = dict(gros.sheet)
+    sheet["limbs"] = [dict(limb) for limb in sheet["limbs"]]
+    sheet["limbs"][1]["name"] = "<b>tête</b>"
+    sheet["team"] = evil
+    gros.sheet, gros.name = sheet, evil
+    db.commit()
+    gm = arena["access"]["mia"]
+    match = tables.create_match(db=db, secret=SECRET, access=gm, name=evil,
+                                character_ids=[arena["gros"], arena["zet"]],
+                                dice=ScriptedDice([]))
+    db.commit()
+    for path in (f"/campaigns/{arena['campaign']}/matches/{match.id}",
+                 f"/campaigns/{arena['campaign']}/characters/{arena['gros']}",
+                 f"/campaigns/{arena['campaign']}/characters/{arena['gros']}/edit",
+                 f"/campaigns/{arena['campaign']}/characters/{arena['gros']}/print"):
+        response = paul.get(path)
+        assert response.status_code == 200, path
+        assert "<script>alert(1)" not in response.text and "<b>tête</b>" not in response.text
+        assert "&lt;script&gt;" in response.text, path
+
+
 def test_the_json_api_shows_the_state_and_applies_actions(db, arena):
     gm = arena["access"]["mia"]
     match = tables.create_match(db=db, secret=SECRET, access=gm, name="API",

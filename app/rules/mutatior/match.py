@@ -434,10 +434,13 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         if actor.is_gm:
             forms += [ActionForm("set_arena", N_("Arena"), "mutatior/_arena.html"),
                       ActionForm("add_terrain", N_("Add terrain"), "mutatior/_terrain.html")]
-            if not any(gain["why"] == "entrance" for gain in state["gains"]):
+            if state["team_order"] and not any(gain["why"] == "entrance"
+                                               for gain in state["gains"]):
                 forms.append(ActionForm("entrance_prize", N_("Entrance prize"),
                                         "mutatior/_entrance.html"))
-            forms.append(ActionForm("start_fight", N_("Start the fight"), "mutatior/_start.html"))
+            if fighters(state):
+                forms.append(ActionForm("start_fight", N_("Start the fight"),
+                                        "mutatior/_start.html"))
     elif phase == "fight":
         forms += _fight_forms(state, actor, mine, teams)
     if actor.is_gm:
