@@ -223,6 +223,33 @@ def test_a_player_spreads_the_credit_and_may_not_touch_the_dice(db, lab_page):
     assert db.get(Character, kenji).sheet["characteristics"]["force"] == 13
 
 
+def test_the_sheet_form_offers_the_gms_weapons(db, lab_page):
+    people, campaign_id, kenji, octopus, _dice = lab_page
+    mia, paul = people["mia"], people["paul"]
+    content = f"/campaigns/{campaign_id}/content"
+    added = mia.post(content + "/weapon_ranged", {
+        "name": "Blaster", "damage_type": "brulure", "factor": "L", "magazine": "10",
+        "shots_per_turn": "2"}, csrf_path=content)
+    assert added.status_code == 303, added.text
+    players_form = BeautifulSoup(paul.client.get(
+        f"/campaigns/{campaign_id}/characters/{kenji}/edit").text, "html.parser")
+    offered = {option["value"]: option.text for option in
+               players_form.select("#sheet-weapon-0 optgroup option")}
+    assert offered == {"gm:gm-blaster": "Blaster"}
+    # The GM arms the alien with it through the same form.
+    url = f"/campaigns/{campaign_id}/characters/{octopus}"
+    page = BeautifulSoup(mia.client.get(url + "/edit").text, "html.parser")
+    fields = _form_fields(page.select_one("#sheet-weapon-0").find_parent("form"))
+    slot = len(PROFILES["pieuvre"].sheet["weapons"])
+    fields[f"weapon_{slot}"] = "gm:gm-blaster"
+    saved = mia.client.post(url + "/edit", data=fields, follow_redirects=False)
+    assert saved.status_code == 303, saved.text
+    db.expire_all()
+    assert db.get(Character, octopus).sheet["weapons"][slot] == "gm:gm-blaster"
+    page = BeautifulSoup(mia.client.get(url + "/edit").text, "html.parser")
+    assert page.select_one(f"#sheet-weapon-{slot} option[selected]")["value"] == "gm:gm-blaster"
+
+
 def test_a_gm_weapon_and_vehicle_from_the_content_page_reach_the_table(db, lab):
     _access, _match, _kenji, octopus, users = lab
     mia = users["mia"]
