@@ -398,6 +398,30 @@ def test_between_matches_writes_wounds_xp_and_biomass_to_valid_sheets():
     assert changed[1]["reserve_kg"] > 0
 
 
+def test_a_kill_gives_the_killers_the_limb_they_choose():
+    state = to_the_second_round(example_match())
+    for organ, lost in (("muscles", 6), ("biomoteurs", 3)):
+        _, state = play(state, GM, {"kind": "gm_correct", "limb": "m2:torse", "organ": organ,
+                                    "lost": lost}, [])
+    # 11 against 8: three damage in a torso with one organ left: the trunk is empty.
+    events, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                        "target": "m2:torse"}, [3, 2])
+    assert events[0].payload["report"]["killed"]
+    assert state["killed_by"] == {"m2": "owner-10"} and state["pending"] is None
+    end = next(f for f in MUTATIOR.legal_actions(state, GM) if f.kind == "end_fight")
+    assert end.choices["spoils"] == {"m2": ["queue", "tête"]}  # heaviest first
+    # 2d6 for Grosbaf, both prizes to his team, Chouchou du public.
+    _, state = play(state, GM, {"kind": "end_fight", "spoil_m2": "tête"}, [1, 1, 2, 2, 3, 4])
+    assert state["results"]["winner"] == "owner-10"  # the only team standing
+    spoils = [g for g in state["gains"] if g.get("params", {}).get("limb")]
+    assert [(g["team"], g["params"]["limb"], g["kg"]) for g in spoils] == [
+        ("owner-10", "tête", 80)]
+    remains = next(g for g in state["gains"] if g["why"] == "The remains of %(mutant)s.")
+    assert (remains["team"], remains["kg"]) == ("owner-11", 100)  # the tail's 4 + 4 organs
+    changed = MUTATIOR.between_matches(state, {1: sheet_of(grosbaf()), 2: sheet_of(zetzet())})
+    assert changed[2]["dead"] and MUTATIOR.validate_sheet(changed[2]) == []
+
+
 def test_gm_modifier_and_correction_are_events():
     state = to_the_second_round(example_match())
     _, state = play(state, GM, {"kind": "gm_modifier", "token": "m1", "value": 2,

@@ -37,6 +37,7 @@ from app.rules.mutatior.match_arena import (
     _decide_gm_modifier,
     _decide_note,
     _decide_pass_crowd,
+    spoil_choices,
 )
 from app.rules.mutatior.match_fight import (
     _attack_mode,
@@ -456,7 +457,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                                  {"limbs": [f"{tid}:{limb['name']}" for tid in state["tokens"]
                                             for limb in state["bodies"][tid]["limbs"]]}),
                       ActionForm("end_fight", N_("End the fight"), "mutatior/_end_fight.html",
-                                 {"teams": list(state["team_order"])})]
+                                 {"teams": list(state["team_order"]),
+                                  "spoils": spoil_choices(state)})]
     forms.append(ActionForm("note", N_("Add a note"), "mutatior/_note.html"))
     return forms
 

@@ -212,13 +212,13 @@ def _decide_end_fight(state: State, action, actor: Actor, dice: Dice) -> list[Ev
     if stop:  # the crowd takes a point from every creature still in the arena
         for tid in fighters(state):
             xp[tid] = max(0, xp.get(tid, mutant(state, tid).xp) - 1)
-    # § 3-2: a killed creature gives its killers a remaining limb: the heaviest (house).
+    # § 3-2: a killed creature gives its killers a remaining limb of their choice
+    # (``spoil_<token>``), by default the heaviest; a surviving Voleur takes the next heaviest.
     spoils = {}
-    for name, _team_key in result.killed_by.items():
-        corpse = result.mutant(name)
-        living = sorted((limb for limb in corpse.limbs if not limb.dead),
-                        key=lambda limb: -campaign.limb_biomass(limb))
-        spoils[name] = [limb.name for limb in living[:2]]
+    for tid, choices in spoil_choices(state).items():
+        chosen = action.get(f"spoil_{tid}")
+        first = chosen if chosen in choices else choices[0]
+        spoils[state["tokens"][tid]["name"]] = [first, *[c for c in choices if c != first]]
     gains = list(campaign.biomass_gains(result, dice, spoils=spoils))
     gains += campaign.prizes(result, dice)
     gains += campaign.chouchou_du_public(result, dice)
@@ -239,6 +239,17 @@ def _decide_end_fight(state: State, action, actor: Actor, dice: Dice) -> list[Ev
     return [Event("fight_ended", {"winner": result.winner, "both_stop": stop,
                                   "gains": listed, "results": results,
                                   "rolls": [_record(r) for r in rolls]})]
+
+
+def spoil_choices(state: State) -> dict[str, list[str]]:
+    """Each killed creature's living limbs, heaviest first: what its killers may take."""
+    choices = {}
+    for tid in state["killed_by"]:
+        living = sorted((limb for limb in mutant(state, tid).limbs if not limb.dead),
+                        key=lambda limb: -campaign.limb_biomass(limb))
+        if living:
+            choices[tid] = [limb.name for limb in living]
+    return choices
 
 
 def _settle(state: State, result: campaign.FightResult) -> tuple[list[dict], dict[str, int]]:
