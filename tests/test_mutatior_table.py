@@ -105,6 +105,9 @@ def test_the_example_fight_through_the_engine_folds_and_rewinds(db, arena):
     zet_sheet = db.get(Character, arena["zet"]).sheet
     assert gros_sheet["xp"] == 1 and zet_sheet["xp"] == 1 and not zet_sheet["dead"]
     assert next(x for x in zet_sheet["limbs"] if x["name"] == "tête")["lost_lobes"] == 1
+    page = arena["people"]["pia"].page(f"/campaigns/{arena['campaign']}/matches/{match.id}")
+    results = [" ".join(li.get_text(" ", strip=True).split()) for li in page.select("#results li")]
+    assert results[0].startswith("Grosbaf: 1 XP") and results[1].startswith("Zetzet: 1 XP")
     assert gros_sheet["reserve_kg"] > 0
 
 
