@@ -14,6 +14,8 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from app.rules.board import EVOLVE as BOARD_EVOLVE
+from app.rules.board import new_board
 from app.rules.cyborg.chases import DISTANCES, all_vehicles, custom_vehicles
 from app.rules.cyborg.combat import modifier_table
 from app.rules.cyborg.content import CHARACTERISTICS, Weapon, all_weapons, skills
@@ -151,8 +153,7 @@ def usable_weapons(state: State, person: Mapping[str, Any]) -> list[str]:
 def start(setup: MatchSetup, dice: Any) -> list[Event]:
     options = setup.options
     content = options.get("content") or {}
-    board = {"unit": options.get("unit", "sq"), "width": int(options.get("width", 40)),
-             "height": int(options.get("height", 30)), "terrain": []}
+    board = new_board(options, unit="sq", width=40, height=30)
     custom = {key: weapon.__dict__ for key, weapon in all_weapons(content).items()
               if weapon.source == "gm"}
     vehicles = {key: vehicle.__dict__ for key, vehicle in custom_vehicles(content).items()}
@@ -384,10 +385,6 @@ def _chase_ended(state: State, _p: dict) -> None:
     state["chase"] = None
 
 
-def _terrain_added(state: State, p: dict) -> None:
-    state["board"]["terrain"].append(p["terrain"])
-
-
 def _mission_ended(state: State, p: dict) -> None:
     state["mission"] = copy.deepcopy(p["results"])
     state["status"] = "finished"
@@ -421,7 +418,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "manoeuvre": _chase_harm,
     "vehicle_shot": _chase_harm,
     "chase_ended": _chase_ended,
-    "terrain_added": _terrain_added,
+    **BOARD_EVOLVE,
     "mission_ended": _mission_ended,
     "match_ended": _ended,
 }
@@ -581,8 +578,12 @@ def _gm_forms(state: State) -> list[ActionForm]:
                                         {"sides": ["pursuer", "quarry"],
                                          "alongside": chase["distance"] == "cote_a_cote"}))
         forms.append(ActionForm("end_chase", "End the chase", "cyborg/_end_chase.html"))
-    forms += [ActionForm("add_terrain", "Add cover", "cyborg/_terrain.html"),
-              ActionForm("end_mission", "End of mission", "cyborg/_end_mission.html"),
+    forms.append(ActionForm("add_terrain", "Add cover", "board/_terrain.html"))
+    terrain = [shape["id"] for shape in state["board"]["terrain"]]
+    if terrain:
+        forms.append(ActionForm("remove_terrain", "Remove cover", "board/_remove_terrain.html",
+                                {"terrain": terrain}))
+    forms += [ActionForm("end_mission", "End of mission", "cyborg/_end_mission.html"),
               ActionForm("end_match", "End the match", "cyborg/_end.html")]
     return forms
 

@@ -11,6 +11,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
+from app.rules.board import DECIDE as BOARD_DECIDE
 from app.rules.cyborg import combat, progression
 from app.rules.cyborg.combat import CombatError, attack_modifiers, modifier_table
 from app.rules.cyborg.content import CHARACTERISTICS, MAX_RESISTANCE
@@ -41,21 +43,16 @@ from app.rules.cyborg.match_common import (
     TEXT_MAX,
     acting,
     all_rolls,
-    choice_field,
     chosen_modifiers,
     controlled,
-    flag,
-    int_field,
     key_field,
     poison_modifiers,
     refuse,
-    require_gm,
     rules_refusal,
     shot_record,
     situational,
     target_for,
     target_of,
-    text_field,
     token_of,
 )
 from app.rules.cyborg.poisons import poisoned, poisons
@@ -439,20 +436,6 @@ def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
                   visibility=visibility)]
 
 
-def _decide_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    require_gm(actor)
-    board = state["board"]
-    shape = {"id": f"z{len(board['terrain']) + 1}",
-             "label": text_field(action, "label", NAME_MAX, required=False),
-             "x": int_field(action, "x", 0, board["width"]),
-             "y": int_field(action, "y", 0, board["height"]),
-             "w": int_field(action, "w", 1, board["width"]),
-             "h": int_field(action, "h", 1, board["height"])}
-    while shape["id"] in {terrain["id"] for terrain in board["terrain"]}:
-        shape["id"] += "'"
-    return [Event("terrain_added", {"terrain": shape})]
-
-
 # — the end —————————————————————————————————————————————————————————————————————————
 
 def _decide_end_mission(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -541,7 +524,7 @@ _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]
     "set_state": _decide_set_state,
     "situational": _decide_situational,
     "note": _decide_note,
-    "add_terrain": _decide_terrain,
+    **BOARD_DECIDE,
     "start_chase": decide_start_chase,
     "chase_round": decide_chase_round,
     "manoeuvre": decide_manoeuvre,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.cyborg import chases
 from app.rules.cyborg.combat import CombatError
 from app.rules.cyborg.match import (
@@ -19,20 +20,15 @@ from app.rules.cyborg.match import (
 from app.rules.cyborg.match_common import (
     NAME_MAX,
     all_rolls,
-    choice_field,
     controlled,
-    flag,
-    int_field,
     key_field,
     poison_modifiers,
     refuse,
-    require_gm,
     rules_refusal,
     shot_record,
     situational,
     target_for,
     target_of,
-    text_field,
 )
 from app.rules.dice import Dice, Modifier
 from app.rules.match import Actor, Event, State

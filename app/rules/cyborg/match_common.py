@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from app.rules.action_fields import flag, int_field
 from app.rules.cyborg import combat
 from app.rules.cyborg.combat import Target, modifier_table
 from app.rules.cyborg.content import MAX_RESISTANCE
@@ -65,46 +66,12 @@ def rules_refusal(error: RulesError) -> CyborgRefusal:
     return refuse("rules", reason=str(error.message))
 
 
-# — reading an action's fields ——————————————————————————————————————————————————————
-
-def int_field(action: Mapping[str, Any], field: str, low: int, high: int,
-         default: int | None = None) -> int:
-    value = action.get(field, default)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    if (value == "" or value is None) and default is not None:
-        value = default
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise refuse("bad_field", field=field, reason=f"{low}…{high}")
-    return value
-
-
-def text_field(action: Mapping[str, Any], field: str, max_length: int, *,
-          required: bool = True) -> str:
-    value = action.get(field, "")
-    if not isinstance(value, str) or len(value.strip()) > max_length or (
-            required and not value.strip()):
-        raise refuse("bad_field", field=field, reason=f"1…{max_length}")
-    return value.strip()
-
-
-def choice_field(action: Mapping[str, Any], field: str, choices: tuple[str, ...] | list[str],
-            default: str | None = None) -> str:
-    value = action.get(field, default)
-    if value not in choices:
-        raise refuse("bad_field", field=field, reason=", ".join(choices)[:200])
-    return value
-
+# — reading an action's fields (the shared readers, and what only Cyborg needs) ——————————
 
 def key_field(action: Mapping[str, Any], field: str) -> str:
     """A field that names something (a key, an id): text or nothing."""
     value = action.get(field)
     return value if isinstance(value, str) else ""
-
-
-def flag(action: Mapping[str, Any], field: str) -> bool:
-    value = action.get(field, False)
-    return value is True or value in ("on", "true", "1", "yes")
 
 
 def token_of(state: State, action: Mapping[str, Any], field: str = "token") -> dict:
@@ -129,11 +96,6 @@ def acting(state: State, action: Mapping[str, Any], actor: Actor) -> dict:
     if not may_act(state, token):
         raise refuse("cannot_act", name=token["name"])
     return token
-
-
-def require_gm(actor: Actor) -> None:
-    if not actor.is_gm:
-        raise refuse("gm_only")
 
 
 def target_of(state: State, action: Mapping[str, Any], field: str = "target") -> dict:

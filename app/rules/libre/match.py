@@ -10,6 +10,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.rules import notation
+from app.rules.action_fields import int_field, require_gm, text_field
+from app.rules.board import DECIDE as BOARD_DECIDE
+from app.rules.board import EVOLVE as BOARD_EVOLVE
+from app.rules.board import new_board
 from app.rules.dice import Dice
 from app.rules.errors import NotationError
 from app.rules.match import (
@@ -33,30 +37,12 @@ def _refuse(code: str, **fields: Any) -> IllegalAction:
     return IllegalAction(code, **fields)
 
 
-def _int(action: Mapping[str, Any], field: str, low: int, high: int,
-         default: int | None = None) -> int:
-    value = action.get(field, default)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise _refuse("bad_field", field=field, reason=f"{low}…{high}")
-    return value
-
-
-def _text(action: Mapping[str, Any], field: str, max_length: int, *, required: bool = True) -> str:
-    value = action.get(field, "")
-    if not isinstance(value, str) or len(value.strip()) > max_length or (
-            required and not value.strip()):
-        raise _refuse("bad_field", field=field, reason=f"1…{max_length}")
-    return value.strip()
-
 
 # — set-up ————————————————————————————————————————————————————————————————
 
 def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     options = setup.options
-    board = {"unit": options.get("unit", "cm"), "width": int(options.get("width", 120)),
-             "height": int(options.get("height", 80)), "terrain": []}
+    board = new_board(options, unit="cm", width=120, height=80)
     # The GM's creature profiles, copied now: later edits do not change this match's log.
     profiles = [{"key": item["key"], "name": item["name"], "hp_max": int(item["hp_max"]),
                  "statuses": str(item.get("statuses", ""))}
@@ -142,15 +128,6 @@ def _board(state: State, payload: dict) -> None:
     state["board"].update(payload["board"])
 
 
-def _terrain_added(state: State, payload: dict) -> None:
-    state["board"]["terrain"].append(payload["terrain"])
-
-
-def _terrain_removed(state: State, payload: dict) -> None:
-    state["board"]["terrain"] = [shape for shape in state["board"]["terrain"]
-                                 if shape["id"] != payload["terrain"]]
-
-
 def _ended(state: State, _payload: dict) -> None:
     state["status"] = "finished"
 
@@ -169,8 +146,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "note_added": _counter("notes"),
     "rolled": _counter("rolls"),
     "board_set": _board,
-    "terrain_added": _terrain_added,
-    "terrain_removed": _terrain_removed,
+    **BOARD_EVOLVE,
     "match_ended": _ended,
 }
 
@@ -212,27 +188,22 @@ def _controlled_token(state: State, action: Mapping[str, Any], actor: Actor) -> 
     return token
 
 
-def _gm(actor: Actor) -> None:
-    if not actor.is_gm:
-        raise _refuse("gm_only")
-
-
 def _decide_add_token(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """A token off the roster: typed in, or from one of the GM's creature profiles (whose
     figures are the defaults; a name typed in wins, so three goblins can be told apart)."""
-    _gm(actor)
+    require_gm(actor)
     profile = _profile(state, action.get("profile"))
     if profile and action.get("hp_max") in (None, ""):
         hp_max = profile["hp_max"]
     else:
-        hp_max = _int(action, "hp_max", 0, HP_LIMIT, default=10)
-    name = _text(action, "name", NAME_MAX, required=not profile) or profile["name"]
+        hp_max = int_field(action, "hp_max", 0, HP_LIMIT, default=10)
+    name = text_field(action, "name", NAME_MAX, required=not profile) or profile["name"]
     token = {"id": f"t{state['next_token']}", "name": name,
              "character_id": None, "owner_id": None,
-             "hp": _int(action, "hp", 0, hp_max, default=hp_max), "hp_max": hp_max,
+             "hp": int_field(action, "hp", 0, hp_max, default=hp_max), "hp_max": hp_max,
              "statuses": profile.get("statuses", ""), "initiative": None,
-             "x": _int(action, "x", 0, state["board"]["width"], default=0),
-             "y": _int(action, "y", 0, state["board"]["height"], default=0)}
+             "x": int_field(action, "x", 0, state["board"]["width"], default=0),
+             "y": int_field(action, "y", 0, state["board"]["height"], default=0)}
     return [Event("token_added", {"token": token})]
 
 
@@ -247,7 +218,7 @@ def _profile(state: State, key: object) -> dict[str, Any]:
 
 
 def _decide_remove_token(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    _gm(actor)
+    require_gm(actor)
     token = _token(state, action)
     payload: dict[str, Any] = {"token": token["id"], "name": token["name"]}
     if state["turn"] == token["id"]:
@@ -268,7 +239,7 @@ def _following(order: list[str], current: str, remaining: list[str]) -> str | No
 
 def _decide_adjust_hp(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     token = _controlled_token(state, action, actor)
-    delta = _int(action, "delta", -HP_LIMIT, HP_LIMIT)
+    delta = int_field(action, "delta", -HP_LIMIT, HP_LIMIT)
     after = min(max(token["hp"] + delta, 0), token["hp_max"])
     return [Event("hp_changed", {"token": token["id"], "name": token["name"],
                                  "before": token["hp"], "after": after, "delta": delta})]
@@ -276,7 +247,7 @@ def _decide_adjust_hp(state: State, action, actor: Actor, dice: Dice) -> list[Ev
 
 def _decide_statuses(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     token = _controlled_token(state, action, actor)
-    statuses = _text(action, "statuses", TEXT_MAX, required=False)
+    statuses = text_field(action, "statuses", TEXT_MAX, required=False)
     return [Event("statuses_set", {"token": token["id"], "name": token["name"],
                                    "before": token["statuses"], "after": statuses})]
 
@@ -292,18 +263,18 @@ def _decide_roll(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     visibility = action.get("visibility", "public")
     if visibility not in VISIBILITIES:
         raise _refuse("bad_field", field="visibility", reason=", ".join(VISIBILITIES))
-    expression = _text(action, "expression", 200)
-    purpose = _text(action, "purpose", 200, required=False)
+    expression = text_field(action, "expression", 200)
+    purpose = text_field(action, "purpose", 200, required=False)
     record = _roll(expression, dice, purpose)
     return [Event("rolled", {"rolls": [record], "by": actor.user_id}, visibility=visibility)]
 
 
 def _decide_roll_initiative(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    expression = _text({"e": action.get("expression") or DEFAULT_INITIATIVE}, "e", 200)
+    expression = text_field({"e": action.get("expression") or DEFAULT_INITIATIVE}, "e", 200)
     if action.get("token"):
         tokens = [_controlled_token(state, action, actor)]
     else:
-        _gm(actor)
+        require_gm(actor)
         tokens = [state["tokens"][tid] for tid in state["order"]]
     events = []
     for token in tokens:
@@ -315,9 +286,9 @@ def _decide_roll_initiative(state: State, action, actor: Actor, dice: Dice) -> l
 
 
 def _decide_set_initiative(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    _gm(actor)
+    require_gm(actor)
     token = _token(state, action)
-    value = _int(action, "value", -1000, 1000)
+    value = int_field(action, "value", -1000, 1000)
     return [Event("initiative_set", {"token": token["id"], "name": token["name"],
                                      "before": token["initiative"], "after": value})]
 
@@ -366,51 +337,30 @@ def _decide_delay(state: State, action, actor: Actor, dice: Dice) -> list[Event]
 def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     token = _controlled_token(state, action, actor)
     board = state["board"]
-    x = _int(action, "x", 0, board["width"])
-    y = _int(action, "y", 0, board["height"])
+    x = int_field(action, "x", 0, board["width"])
+    y = int_field(action, "y", 0, board["height"])
     return [Event("token_moved", {"token": token["id"], "name": token["name"],
                                   "from": [token["x"], token["y"]], "to": [x, y]})]
 
 
 def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     visibility = "gm" if action.get("gm_only") and actor.is_gm else "public"
-    return [Event("note_added", {"text": _text(action, "text", TEXT_MAX), "by": actor.user_id},
+    return [Event("note_added", {"text": text_field(action, "text", TEXT_MAX), "by": actor.user_id},
                   visibility=visibility)]
 
 
 def _decide_board(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    _gm(actor)
+    require_gm(actor)
     unit = action.get("unit", state["board"]["unit"])
     if unit not in ("cm", "in", "sq"):
         raise _refuse("bad_field", field="unit", reason="cm, in, sq")
-    board = {"unit": unit, "width": _int(action, "width", 10, BOARD_LIMIT),
-             "height": _int(action, "height", 10, BOARD_LIMIT)}
+    board = {"unit": unit, "width": int_field(action, "width", 10, BOARD_LIMIT),
+             "height": int_field(action, "height", 10, BOARD_LIMIT)}
     return [Event("board_set", {"board": board})]
 
 
-def _decide_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    _gm(actor)
-    board = state["board"]
-    shape = {"id": f"z{len(board['terrain']) + 1}-{state['notes'] + state['rolls']}",
-             "label": _text(action, "label", NAME_MAX, required=False),
-             "x": _int(action, "x", 0, board["width"]), "y": _int(action, "y", 0, board["height"]),
-             "w": _int(action, "w", 1, board["width"]), "h": _int(action, "h", 1, board["height"])}
-    existing = {terrain["id"] for terrain in board["terrain"]}
-    while shape["id"] in existing:
-        shape["id"] += "'"
-    return [Event("terrain_added", {"terrain": shape})]
-
-
-def _decide_remove_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    _gm(actor)
-    terrain_id = action.get("terrain")
-    if terrain_id not in {shape["id"] for shape in state["board"]["terrain"]}:
-        raise _refuse("bad_field", field="terrain", reason="?")
-    return [Event("terrain_removed", {"terrain": terrain_id})]
-
-
 def _decide_end(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    _gm(actor)
+    require_gm(actor)
     return [Event("match_ended", {})]
 
 
@@ -427,8 +377,7 @@ _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]
     "move": _decide_move,
     "note": _decide_note,
     "set_board": _decide_board,
-    "add_terrain": _decide_terrain,
-    "remove_terrain": _decide_remove_terrain,
+    **BOARD_DECIDE,
     "end_match": _decide_end,
 }
 
@@ -457,11 +406,11 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                   ActionForm("set_initiative", "Set initiative", "libre/_set_initiative.html",
                              {"tokens": list(state["order"])}),
                   ActionForm("set_board", "Board", "libre/_board.html"),
-                  ActionForm("add_terrain", "Add terrain", "libre/_terrain.html")]
+                  ActionForm("add_terrain", "Add terrain", "board/_terrain.html")]
         terrain = [shape["id"] for shape in state["board"]["terrain"]]
         if terrain:
             forms.append(ActionForm("remove_terrain", "Remove terrain",
-                                    "libre/_remove_terrain.html", {"terrain": terrain}))
+                                    "board/_remove_terrain.html", {"terrain": terrain}))
         if state["order"]:
             forms.append(ActionForm("remove_token", "Remove a token", "libre/_remove_token.html",
                                     {"tokens": list(state["order"])}))

@@ -1,0 +1,63 @@
+"""The board every game on a map shares: its size and unit, and the GM's terrain shapes.
+
+State: ``state["board"] = {"unit", "width", "height", "terrain": [shape…]}``, each shape
+``{"id", "label", "x", "y", "w", "h"}`` in the board's unit — what the match page draws
+(``templates/matches/_board.html``). A game adds these handlers to its own ``decide`` and
+``evolve`` tables and offers the forms ``board/_terrain.html`` and
+``board/_remove_terrain.html``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.action_fields import int_field, require_gm, text_field
+from app.rules.match import Actor, Event, IllegalAction, State
+
+UNITS = ("cm", "in", "sq")
+LABEL_MAX = 80
+
+
+def new_board(options: Mapping[str, Any], *, unit: str, width: int, height: int) -> dict:
+    """The board a match opens with: the creation form's options, else the game's own."""
+    return {"unit": options.get("unit", unit), "width": int(options.get("width", width)),
+            "height": int(options.get("height", height)), "terrain": []}
+
+
+def decide_add_terrain(state: State, action: Mapping[str, Any], actor: Actor,
+                       dice: Any = None) -> list[Event]:
+    require_gm(actor)
+    board = state["board"]
+    shape = {"id": f"z{len(board['terrain']) + 1}",
+             "label": text_field(action, "label", LABEL_MAX, required=False),
+             "x": int_field(action, "x", 0, board["width"]),
+             "y": int_field(action, "y", 0, board["height"]),
+             "w": int_field(action, "w", 1, board["width"]),
+             "h": int_field(action, "h", 1, board["height"])}
+    existing = {terrain["id"] for terrain in board["terrain"]}
+    while shape["id"] in existing:  # ids stay unique after removals
+        shape["id"] += "'"
+    return [Event("terrain_added", {"terrain": shape})]
+
+
+def decide_remove_terrain(state: State, action: Mapping[str, Any], actor: Actor,
+                          dice: Any = None) -> list[Event]:
+    require_gm(actor)
+    terrain_id = action.get("terrain")
+    if terrain_id not in {shape["id"] for shape in state["board"]["terrain"]}:
+        raise IllegalAction("bad_field", field="terrain", reason="?")
+    return [Event("terrain_removed", {"terrain": terrain_id})]
+
+
+def terrain_added(state: State, payload: dict) -> None:
+    state["board"]["terrain"].append(payload["terrain"])
+
+
+def terrain_removed(state: State, payload: dict) -> None:
+    state["board"]["terrain"] = [shape for shape in state["board"]["terrain"]
+                                 if shape["id"] != payload["terrain"]]
+
+
+DECIDE = {"add_terrain": decide_add_terrain, "remove_terrain": decide_remove_terrain}
+EVOLVE = {"terrain_added": terrain_added, "terrain_removed": terrain_removed}
