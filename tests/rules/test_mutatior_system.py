@@ -318,6 +318,25 @@ def test_placement_keeps_enemies_30_cm_apart():
     assert refusal.value.code == "too_close"
 
 
+def test_placement_goes_in_turns_from_the_eldest_trainer():
+    state = example_match()
+    with pytest.raises(IllegalAction) as refusal:
+        play(state, YETZAR, {"kind": "move", "token": "m2", "x": 30, "y": 50}, [])
+    assert refusal.value.code == "not_your_placement"
+    # The GM says Yetzar is the eldest: his team places first.
+    _, state = play(state, GM, {"kind": "set_arena", "width": 60, "height": 60,
+                                "category_t": 1, "first_team": "owner-11"}, [])
+    assert [f.choices["tokens"] for f in MUTATIOR.legal_actions(state, YETZAR)
+            if f.kind == "move"] == [["m2"]]
+    assert not [f for f in MUTATIOR.legal_actions(state, PATOM) if f.kind == "move"]
+    _, state = play(state, YETZAR, {"kind": "move", "token": "m2", "x": 30, "y": 50}, [])
+    with pytest.raises(IllegalAction) as refusal:
+        play(state, GM, {"kind": "move", "token": "m2", "x": 30, "y": 52}, [])
+    assert refusal.value.code == "already_placed"
+    _, state = play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 10}, [])
+    assert state["placed"] == ["m2", "m1"] and state["category_t"] == 1
+
+
 def test_moving_is_limited_to_the_pump_and_leaving_a_melee_owes_attacks():
     state = to_the_second_round(example_match())
     with pytest.raises(IllegalAction) as refusal:

@@ -54,6 +54,7 @@ from app.rules.mutatior.match_fight import (
     _round_events,
     _turn_start,
     attack_options,
+    next_placer,
     shoot_options,
     skill_options,
 )
@@ -268,7 +269,11 @@ def _decide_set_arena(state: State, action, actor: Actor, dice: Dice) -> list[Ev
     board = {"width": _int(action, "width", 20, BOARD_MAX),
              "height": _int(action, "height", 20, BOARD_MAX)}
     category = _int(action, "category_t", 1, 3, default=state["category_t"])
-    return [Event("arena_set", {"board": board, "category_t": category})]
+    first = action.get("first_team") or None
+    if first is not None and (first not in state["teams"] or state.get("placed")):
+        raise _refuse("bad_field", field="first_team", reason="?")
+    return [Event("arena_set", {"board": board, "category_t": category,
+                                "first_team": first})]
 
 
 def _decide_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -422,7 +427,9 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     teams = _actor_teams(state, actor)
     phase = state.get("phase")
     if phase == "setup":
-        placeable = [tid for tid in mine if _in_arena(state, tid)]
+        turn = next_placer(state)
+        placeable = [tid for tid in mine if _in_arena(state, tid)
+                     and tid not in state.get("placed", []) and _team(state, tid) == turn]
         if placeable:
             forms.append(ActionForm("move", N_("Place a mutant"), "mutatior/_move.html",
                                     {"tokens": placeable, "setup": True}))

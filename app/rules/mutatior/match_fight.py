@@ -27,6 +27,7 @@ from app.rules.mutatior.match_state import (
     _flag,
     _gm,
     _grip_holds,
+    _in_arena,
     _int,
     _limb_ref,
     _next_in_order,
@@ -45,6 +46,7 @@ from app.rules.mutatior.match_state import (
     fighters,
     in_contact,
     mutant,
+    team_names,
 )
 
 # — placement and movement —
@@ -91,8 +93,14 @@ def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 
 
 def _placement(state: State, tid: str, x: int, y: int, actor: Actor) -> list[Event]:
-    """§ 1-3 Terrain et placement: enemy figures stand 30 cm apart."""
+    """§ 1-3 Terrain et placement: each in turn places a figure (the eldest trainer's team
+    first); enemy figures stand 30 cm apart."""
     token = state["tokens"][tid]
+    if tid in state.get("placed", []):
+        raise _refuse("already_placed", mutant=token["name"])
+    turn = next_placer(state)
+    if _team(state, tid) != turn:
+        raise _refuse("not_your_placement", team=team_names(state)[turn]["captain"])
     for other, entry in state["tokens"].items():
         if entry["kind"] == "mutant" and _enemies(state, tid, other) \
                 and math.hypot(entry["x"] - x, entry["y"] - y) < PLACEMENT_CM:
@@ -100,6 +108,24 @@ def _placement(state: State, tid: str, x: int, y: int, actor: Actor) -> list[Eve
     return [Event("placed", {"token": tid, "name": token["name"],
                              "from": [token["x"], token["y"]], "to": [x, y],
                              "positions": {tid: [x, y]}})]
+
+
+def next_placer(state: State) -> str | None:
+    """Whose turn it is to place a figure: teams take turns from the eldest trainer's (the
+    GM's choice, else the first), the team that has placed fewest goes next."""
+    order = list(state["team_order"])
+    first = state.get("first_team")
+    if first in order:
+        start = order.index(first)
+        order = order[start:] + order[:start]
+    placed = state.get("placed", [])
+    waiting = [team for team in order if any(
+        tid not in placed and _in_arena(state, tid) for tid in state["teams"][team]["members"])]
+    if not waiting:
+        return None
+    count = {team: sum(1 for tid in state["teams"][team]["members"] if tid in placed)
+             for team in waiting}
+    return min(waiting, key=lambda team: (count[team], waiting.index(team)))
 
 
 def _decide_sprint(state: State, action, actor: Actor, dice: Dice) -> list[Event]:

@@ -52,6 +52,8 @@ class IllegalFight(IllegalAction):
         "bad_victim": "this crowd event cannot aim at that",
         "out_of_arena": "{mutant} is not in the arena",
         "already_sprinted": "{mutant} has already sprinted this turn",
+        "already_placed": "{mutant} is already placed",
+        "not_your_placement": "it is the turn of {team}'s team to place a figure",
         "round_running": "the round is not over",
         "no_team": "you have no team in this fight",
     }
@@ -69,6 +71,8 @@ class IllegalFight(IllegalAction):
         "bad_victim": "cet événement de foule ne peut pas viser cela",
         "out_of_arena": "{mutant} n'est pas dans l'arène",
         "already_sprinted": "{mutant} a déjà sprinté ce tour",
+        "already_placed": "{mutant} est déjà placé",
+        "not_your_placement": "c'est à l'équipe de {team} de poser une figurine",
         "round_running": "le tour de jeu n'est pas fini",
         "no_team": "vous n'avez pas d'équipe dans ce combat",
     }
@@ -243,6 +247,8 @@ def _started(state: State, payload: dict) -> None:
 def _arena_set(state: State, payload: dict) -> None:
     state["board"].update(payload["board"])
     state["category_t"] = payload["category_t"]
+    if payload.get("first_team"):
+        state["first_team"] = payload["first_team"]
 
 
 def _terrain_added(state: State, payload: dict) -> None:
@@ -256,6 +262,7 @@ def _terrain_removed(state: State, payload: dict) -> None:
 
 def _placed(state: State, payload: dict) -> None:
     state["tokens"][payload["token"]]["start"] = list(payload["to"])
+    state.setdefault("placed", []).append(payload["token"])
 
 
 def _moved(state: State, payload: dict) -> None:
