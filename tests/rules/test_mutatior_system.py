@@ -377,6 +377,19 @@ def test_the_chicken_lands_far_from_the_creatures_and_walks_each_round():
     assert events[0].kind == "piece_moved" and events[0].payload["walked"] == 6
     after = (state["tokens"]["p1"]["x"], state["tokens"]["p1"]["y"])
     assert round(((after[0] - before[0]) ** 2 + (after[1] - before[1]) ** 2) ** 0.5) == 6
+    # It goes on from there, 12 cm a round, crosses the centre and walks back.
+    radius, pos, signs = chicken["radius"], state["tokens"]["p1"]["pos"], []
+    for _ in range(4):
+        if state["turn"] is not None:
+            _, state = play(state, GM, {"kind": "end_turn"}, [])
+        if state["turn"] is not None:
+            _, state = play(state, GM, {"kind": "end_turn"}, [])
+        _, state = play(state, GM, {"kind": "new_round"}, [6, 6, 5, 2])
+        towards = 1 if pos < 0 else -1
+        pos = max(-radius, min(radius, pos + towards * 12))
+        assert state["tokens"]["p1"]["pos"] == pytest.approx(pos)
+        signs.append(pos > 0)
+    assert signs == [False, False, True, False]
 
 
 def test_bets_settle_at_the_end_and_secret_bets_stay_secret():

@@ -292,6 +292,7 @@ def _round_started(state: State, payload: dict) -> None:
     for tid, value in payload["values"].items():
         state["tokens"][tid]["initiative"] = value
     state["used_limbs"] = {}
+    state["free_attacks"] = []  # owed at once, not kept for later rounds
     state["feats"] = []
     state["spotlight"] = []
     state["booed"] = payload["booed"]
@@ -311,6 +312,11 @@ def _turn_ended(state: State, payload: dict) -> None:
     state["turn"] = None
     state["activation"] = None
     state["pending"] = None
+
+
+def _piece_moved(state: State, payload: dict) -> None:
+    if "pos" in payload:  # the chicken's place on its line through the centre
+        state["tokens"][payload["token"]]["pos"] = payload["pos"]
 
 
 def _piece_added(state: State, payload: dict) -> None:
@@ -394,6 +400,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "turn_started": _turn_started,
     "turn_ended": _turn_ended,
     "piece_added": _piece_added,
+    "piece_moved": _piece_moved,
     "crowd_attempt": _crowd_attempt,
     "sponge_thrown": _sponge,
     "skill_used": _skill_used,
