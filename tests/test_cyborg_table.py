@@ -356,3 +356,27 @@ def test_every_event_line_state_panel_and_form_renders():
             "line": SimpleNamespace(who="Mia")})
         assert html.strip() and html.strip() != event.kind, event.kind
     assert len(kinds) >= 22
+
+
+def test_a_grenades_blast_is_drawn_on_the_board():
+    from bs4 import BeautifulSoup as Soup
+
+    from app.rules.dice import ScriptedDice
+    from app.rules.match import Actor, MatchSetup, ParticipantSetup, apply, fold
+    from app.rules.registry import get_system
+    from app.web.table_view import fragment
+
+    system = get_system("cyborg")
+    gm = Actor(1, is_gm=True)
+    state = fold(system, system.start(MatchSetup("Labo", (
+        ParticipantSetup("Kenji", 10, 7, door_cyborg()),
+        ParticipantSetup("Pieuvre", 11, None, PROFILES["pieuvre"].sheet))), ScriptedDice([])))
+    _, state = apply(system, state, {"kind": "roll_initiative"}, gm, ScriptedDice([]))
+    target = state["tokens"]["t2"]
+    _, state = apply(system, state, {"kind": "attack", "token": "t1", "weapon": "lance_grenades",
+                                     "target": "t2"}, gm, ScriptedDice([15, 70]))
+    html = fragment("matches/_board.html", {"state": state, "movable": set(),
+                                            "scale": {"radius": 1.5, "grid": 10}})
+    circle = Soup(html, "html.parser").select_one("#board g.area circle")
+    assert (float(circle["cx"]), float(circle["cy"]), float(circle["r"])) == (
+        target["x"], target["y"], 3)

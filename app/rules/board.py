@@ -2,9 +2,10 @@
 
 State: ``state["board"] = {"unit", "width", "height", "terrain": [shape…]}``, each shape
 ``{"id", "label", "x", "y", "w", "h"}`` in the board's unit — what the match page draws
-(``templates/matches/_board.html``). A game adds these handlers to its own ``decide`` and
-``evolve`` tables and offers the forms ``board/_terrain.html`` and
-``board/_remove_terrain.html``.
+(``templates/matches/_board.html``) — and optionally ``"areas"``: circles a game marks on
+the board (``{"x", "y", "r", "label"}``: the last grenade's blast), set with ``mark_area``.
+A game adds the handlers below to its own ``decide`` and ``evolve`` tables and offers the
+forms ``board/_terrain.html`` and ``board/_remove_terrain.html``.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def terrain_added(state: State, payload: dict) -> None:
 def terrain_removed(state: State, payload: dict) -> None:
     state["board"]["terrain"] = [shape for shape in state["board"]["terrain"]
                                  if shape["id"] != payload["terrain"]]
+
+
+def mark_area(state: State, *, x: float, y: float, r: float, label: str) -> None:
+    """Show a circle on the board (the latest replaces the previous one)."""
+    state["board"]["areas"] = [{"x": x, "y": y, "r": r, "label": label}]
 
 
 DECIDE = {"add_terrain": decide_add_terrain, "remove_terrain": decide_remove_terrain}

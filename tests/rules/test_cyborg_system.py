@@ -220,6 +220,10 @@ class TestTheTable:
         area = events[0].payload["area"]
         assert area["caught"] == ["t2"] and state["tokens"]["t2"]["sante"] == 18
         assert state["tokens"]["t1"]["magazines"]["lance_grenades"] == 3
+        # The blast is drawn on the board, centred on the target, with its radius.
+        (drawn,) = state["board"]["areas"]
+        target = state["tokens"]["t2"]
+        assert (drawn["x"], drawn["y"], drawn["r"]) == (target["x"], target["y"], area["radius"])
 
     def test_a_chase_on_foot_ends_when_the_pursuer_catches_up(self) -> None:
         state = lab()

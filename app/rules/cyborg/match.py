@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.rules.board import EVOLVE as BOARD_EVOLVE
-from app.rules.board import new_board
+from app.rules.board import mark_area, new_board
 from app.rules.cyborg.chases import DISTANCES, all_vehicles, custom_vehicles
 from app.rules.cyborg.combat import modifier_table
 from app.rules.cyborg.content import CHARACTERISTICS, Weapon, all_weapons, skills
@@ -287,6 +287,10 @@ def _attacked(state: State, p: dict) -> None:
         _hit(state, shot["target"], shot)
         if shot.get("attacker_unbalanced"):
             attacker["unbalanced_until"] = p["round"] + 1
+    if p.get("area"):  # a grenade's blast, drawn on the board until the next one
+        area = p["area"]
+        mark_area(state, x=area["x"], y=area["y"], r=area["radius"],
+                  label=p.get("weapon_name", ""))
 
 
 def _reloaded(state: State, p: dict) -> None:
