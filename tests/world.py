@@ -10,9 +10,10 @@ copy of the migrated template database and seats, through the public API and pag
 * Zed — an account nobody uses, for the admin's disable/enable routes.
 
 Campaign 1 holds Paul's Aldo (character 1, with a portrait), Pia's Brune (2), the NPC
-Gobelin (3), match 1 with Aldo and Brune, Paul's roll 1, the GM's creature profile 1, the used-up invitations that
-seated everyone (1–3) and a live multi-use one (4). Every id is small, so generated ids hit
-real objects. Every person has a browser (``web``) and an API client (``api``).
+Gobelin (3), match 1 with Aldo and Brune, Paul's roll 1, the GM's creature profile 1, the
+used-up invitations that seated everyone (1–3) and a live multi-use one (4). Every id is
+small, so generated ids hit real objects. Every person has a browser (``web``) and an API
+client (``api``).
 """
 
 from __future__ import annotations

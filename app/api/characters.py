@@ -19,9 +19,10 @@ from starlette.responses import Response
 from app.api.schemas import Model, error_responses
 from app.models import Character
 from app.services import characters
+from app.services.access import CampaignAccess
 from app.services.characters import ACTING_USER, NAME_MAX, NOTES_MAX
 from app.web.characters import CharacterId, portrait_response, read_upload
-from app.web.deps import CampaignAccess, DbSession, MemberAccess, SettingsDep, protected_router
+from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
 
 router = protected_router(tags=["characters"])
 

@@ -21,10 +21,11 @@ from app.errors import Conflict, StaleVersion, ValidationFailed
 from app.models import Character, Image, Role
 from app.rules.system import Problem
 from app.services import characters
+from app.services.access import CampaignAccess
 from app.services.characters import ACTING_USER, SheetInvalid
 from app.services.content import campaign_content
 from app.services.images import ImageTooLarge, mebibytes
-from app.web.deps import CampaignAccess, DbSession, MemberAccess, SettingsDep, protected_router
+from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 

@@ -9,8 +9,9 @@ from starlette.responses import Response
 
 from app.errors import AppError, Conflict, ValidationFailed
 from app.services import members
+from app.services.access import CampaignAccess
 from app.web.campaigns import error_page
-from app.web.deps import CampaignAccess, DbSession, MemberAccess, protected_router
+from app.web.deps import DbSession, MemberAccess, protected_router
 from app.web.forms import see_other
 from app.web.templating import render
 
