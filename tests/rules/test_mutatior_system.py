@@ -531,3 +531,111 @@ def test_no_negative_counter_and_the_dead_never_act(seed):
             if form.kind == "attack":
                 assert not table.mutant(state, form.choices["token"]).dead
         assert fold(MUTATIOR, [], state) == state
+
+
+def _demo_match():
+    parts = tuple(ParticipantSetup(c.name, index + 1, 10 + c.player, c.sheet)
+                  for index, c in enumerate(MUTATIOR.demo_characters()))
+    events = MUTATIOR.start(MatchSetup("Démo", parts), ScriptedDice([]))
+    return events, fold(MUTATIOR, events)
+
+
+def _random_action(state, forms, dice):
+    """Any form the GM is offered, filled with random legal-looking choices."""
+    def pick(options):
+        return options[dice.roll(len(options))[0] - 1]
+    attack = [f for f in forms if f.kind == "attack"]
+    rare = {"sponge", "gm_modifier"}
+    if attack and dice.roll(6)[0] > 1:  # fights are mostly blows
+        form = attack[0]
+    else:
+        usual = [f for f in forms if f.kind not in rare]
+        form = pick(forms if not usual or dice.roll(20)[0] == 1 else usual)
+    c, kind = form.choices, form.kind
+    action = {"kind": kind}
+    if kind in ("attack", "shoot"):
+        action.update(limb=pick(c["limbs"]), target=pick(c["targets"]))
+        if c.get("surge"):
+            action["surge"] = pick(["1", ""])
+    elif kind == "move":
+        tid = pick(c["tokens"])
+        me = state["tokens"][tid]
+        others = [t for t in table.fighters(state)
+                  if t != tid and state["tokens"][t]["team"] != me["team"]] or [tid]
+        them = state["tokens"][min(others, key=lambda t: (state["tokens"][t]["x"] - me["x"]) ** 2
+                                   + (state["tokens"][t]["y"] - me["y"]) ** 2)]
+        left = c.get("left", 5)
+        dx, dy = them["x"] - me["x"], them["y"] - me["y"]
+        far = (dx * dx + dy * dy) ** 0.5 or 1
+        go = max(0.0, min(float(left) - 0.5, far - 3))
+        action.update(token=tid, x=max(0, round(me["x"] + dx / far * go)),
+                      y=max(0, round(me["y"] + dy / far * go)))
+    elif kind == "sprint":
+        action.update(token=c["token"], third=pick(["1", ""]))
+    elif kind == "crowd_event":
+        action.update(team=pick(c["teams"]), event=pick(c["events"]),
+                      victim=pick(c["mutants"] + c["withdrawn"] + c["feats"]
+                                  + c["victim_teams"] + [""]))
+    elif kind in ("pass_crowd", "reroll"):
+        action["team"] = pick(c["teams"])
+    elif kind in ("sponge",):
+        action["token"] = pick(c["tokens"])
+    elif kind in ("skip_free_attacks", "end_turn"):
+        action["token"] = c["token"]
+    elif kind == "use_skill":
+        skill = pick([key for key in table.TURN_SKILLS if key in c])
+        action.update(token=c["token"], skill=skill)
+        if skill == "cerveau_mobile":
+            action.update(source=pick(c[skill]["sources"]), to=pick(c[skill]["targets"]))
+        elif skill == "charognard":
+            action["corpse"] = pick(c[skill]["corpses"])
+        else:
+            action["limb"] = pick(c[skill]["limbs"])
+    elif kind == "gm_modifier":
+        action.update(token=pick(c["tokens"]), value=pick([-2, 1, 3]), reason="test")
+    return action
+
+
+FIGHT_KINDS = {"attack", "shoot", "move", "sprint", "crowd_event", "pass_crowd", "reroll",
+               "sponge", "skip_free_attacks", "end_turn", "use_skill", "decline", "new_round",
+               "gm_modifier"}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 100_000))
+def test_random_demo_fights_keep_every_invariant_and_fold_from_the_log(seed):
+    events, state = _demo_match()
+    dice = SeededDice(seed)
+    new, state = apply(MUTATIOR, state, {"kind": "start_fight"}, GM, dice)
+    events += new
+    for _ in range(120):
+        forms = [f for f in MUTATIOR.legal_actions(state, GM) if f.kind in FIGHT_KINDS]
+        if dice.roll(6)[0] == 1:  # now and then, the usual flow first
+            forms = [f for f in forms if f.kind in ("end_turn", "new_round")] or forms
+        if not forms:
+            break
+        action = _random_action(state, forms, dice)
+        before = copy.deepcopy(state)
+        try:
+            new, state = apply(MUTATIOR, state, action, GM, dice)
+        except IllegalAction:
+            assert state == before  # a refusal changes nothing
+            continue
+        events += new
+        for tid, body in state["bodies"].items():
+            for entry in body["limbs"]:
+                for organ in ("muscles", "biomoteurs", "lobes"):
+                    assert 0 <= entry[f"lost_{organ}"] <= entry[organ]
+        if state["turn"] is not None:
+            assert table._alive(state, state["turn"])
+        if action["kind"] in ("attack", "shoot"):
+            attacker = action["limb"].partition(":")[0]
+            assert not table.mutant(before, attacker).dead
+    new, state = apply(MUTATIOR, state, {"kind": "end_fight", "both_stop": "1"}, GM, dice)
+    events += new
+    assert fold(MUTATIOR, events) == state  # the log is the truth
+    sheets = {c.character_id: c.sheet for c in
+              (ParticipantSetup(d.name, i + 1, None, d.sheet)
+               for i, d in enumerate(MUTATIOR.demo_characters()))}
+    for sheet in MUTATIOR.between_matches(state, sheets).values():
+        assert MUTATIOR.validate_sheet(sheet) == []

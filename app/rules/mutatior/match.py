@@ -458,9 +458,10 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                                     "mutatior/_remove_terrain.html", {"terrain": terrain}))
         if phase == "fight":
             alive = _targets(state)
-            forms += [ActionForm("gm_modifier", N_("Situational modifier"),
-                                 "mutatior/_gm_modifier.html", {"tokens": alive}),
-                      ActionForm("gm_correct", N_("Correct a wound"), "mutatior/_gm_correct.html",
+            if alive:
+                forms.append(ActionForm("gm_modifier", N_("Situational modifier"),
+                                        "mutatior/_gm_modifier.html", {"tokens": alive}))
+            forms += [ActionForm("gm_correct", N_("Correct a wound"), "mutatior/_gm_correct.html",
                                  {"limbs": [f"{tid}:{limb['name']}" for tid in state["tokens"]
                                             for limb in state["bodies"][tid]["limbs"]]}),
                       ActionForm("end_fight", N_("End the fight"), "mutatior/_end_fight.html",
