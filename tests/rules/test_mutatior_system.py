@@ -109,7 +109,8 @@ def test_sheet_from_form_reads_limbs_skills_and_drops_empty_or_removed_rows():
     assert sheet["skills"] == ["coquet"] and sheet["xp"] == 3 and sheet["team"] == "Les Cornus"
     assert any(p.field == "limbs.2.muscles" for p in MUTATIOR.validate_sheet(sheet))
     assert MUTATIOR.sheet_from_form({}) == {"limbs": [], "skills": [], "team": "",
-                                           "dead": False, "xp": 0, "fame": 0, "reserve_kg": 0}
+                                           "damage_order": "", "dead": False, "xp": 0,
+                                           "fame": 0, "reserve_kg": 0}
 
 
 # — the table —
@@ -452,6 +453,25 @@ def test_a_kill_gives_the_killers_the_limb_they_choose():
     assert (remains["team"], remains["kg"]) == ("owner-11", 100)  # the tail's 4 + 4 organs
     changed = MUTATIOR.between_matches(state, {1: sheet_of(grosbaf()), 2: sheet_of(zetzet())})
     assert changed[2]["dead"] and MUTATIOR.validate_sheet(changed[2]) == []
+
+
+def test_owners_choose_the_damage_order_when_the_gm_allows_it():
+    sheet = sheet_of(zetzet(), damage_order="biomoteurs,muscles,lobes")
+    assert MUTATIOR.validate_sheet(sheet) == []
+    assert [p.field for p in MUTATIOR.validate_sheet({**sheet, "damage_order": "x"})] == [
+        "damage_order"]
+    for allowed, lost in ((False, (3, 0)), (True, (0, 3))):
+        setup = MatchSetup("Le choc", (
+            ParticipantSetup("Grosbaf", 1, 10, sheet_of(grosbaf())),
+            ParticipantSetup("Zetzet", 2, 11, sheet)))
+        state = fold(MUTATIOR, MUTATIOR.start(setup, ScriptedDice([])))
+        _, state = play(state, GM, {"kind": "set_arena", "width": 60, "height": 60,
+                                    "owners_choose": "1" if allowed else ""}, [])
+        state = to_the_second_round(state)
+        _, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                       "target": "m2:torse"}, [3, 2])
+        torse = limb(state, "m2", "torse")
+        assert (torse["lost_muscles"], torse["lost_biomoteurs"]) == lost
 
 
 def test_gm_modifier_and_correction_are_events():

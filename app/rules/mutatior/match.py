@@ -126,6 +126,7 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
                            "owner_id": participant.owner_id, "team": team, "status": "in",
                            "x": 0, "y": 0, "start": [0, 0], "initiative": None}
             body = {"limbs": [dict(limb) for limb in sheet.get("limbs", [])],
+                    "order": sheet.get("damage_order") or "",
                     "skills": list(sheet.get("skills", [])), "xp": sheet.get("xp", 0),
                     "fame": sheet.get("fame", 0), "frenzy": None}
             bodies[tid] = body
@@ -269,11 +270,12 @@ def _decide_set_arena(state: State, action, actor: Actor, dice: Dice) -> list[Ev
     board = {"width": _int(action, "width", 20, BOARD_MAX),
              "height": _int(action, "height", 20, BOARD_MAX)}
     category = _int(action, "category_t", 1, 3, default=state["category_t"])
+    choose = action.get("owners_choose") in (True, "1", "on", "true")
     first = action.get("first_team") or None
     if first is not None and (first not in state["teams"] or state.get("placed")):
         raise _refuse("bad_field", field="first_team", reason="?")
     return [Event("arena_set", {"board": board, "category_t": category,
-                                "first_team": first})]
+                                "first_team": first, "owners_choose": choose})]
 
 
 def _decide_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:

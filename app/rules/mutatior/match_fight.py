@@ -43,6 +43,7 @@ from app.rules.mutatior.match_state import (
     _token,
     _weather,
     body_of,
+    damage_order,
     fighters,
     in_contact,
     mutant,
@@ -318,7 +319,8 @@ def _clash_events(state: State, tid: str, limb: str, target: str, target_limb: s
     follow = combat.FollowUp(None)
     tie = None
     if result.winner == combat.ATTACKER:
-        defender, report = combat.apply_damage(defender, target_limb, result.damage)
+        defender, report = combat.apply_damage(defender, target_limb, result.damage,
+                                               damage_order(state, target))
         payload["report"] = _report(report)
         bodies[target] = defender
         held = skills.grip(result, attacker)
@@ -522,7 +524,8 @@ def _decide_shoot(state: State, action, actor: Actor, dice: Dice) -> list[Event]
         "modifiers_used": [tid] if gm else []}
     bodies: dict[str, Mutant] = {}
     if shot.damage is not None and shot.target_limb:
-        victim, report = combat.apply_damage(victim, shot.target_limb, shot.damage.total)
+        victim, report = combat.apply_damage(victim, shot.target_limb, shot.damage.total,
+                                             damage_order(state, target))
         payload["report"] = _report(report)
         bodies[target] = victim
         if report.limb_died or report.killed:

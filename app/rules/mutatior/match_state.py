@@ -16,7 +16,7 @@ from app.rules.dice import Modifier, RollRecord
 from app.rules.match import Actor, Event, IllegalAction, State
 from app.rules.mutatior import arena, combat, skills
 from app.rules.mutatior.body import Mutant
-from app.rules.mutatior.sheet import limb_dict, limb_of
+from app.rules.mutatior.sheet import DAMAGE_ORDERS, limb_dict, limb_of
 
 CONTACT_CM = 5  # house: two bases touch when their centres are this close (§ 1-3 au contact)
 PLACEMENT_CM = 30  # § 1-3 Terrain et placement: enemies 30 cm apart
@@ -85,8 +85,18 @@ def _refuse(code: str, **fields: Any) -> IllegalFight:
 # — reading the state ——————————————————————————————————————————————————————————————
 
 def body_of(mutant: Mutant) -> dict[str, Any]:
+    """A body as events carry it (what ``evolve`` merges over the one in the state)."""
     return {"limbs": [limb_dict(limb) for limb in mutant.limbs], "skills": list(mutant.skills),
             "xp": mutant.xp, "fame": mutant.fame, "frenzy": mutant.frenzy_turns}
+
+
+def damage_order(state: State, tid: str) -> tuple[str, ...]:
+    """§ 1-5 Dégâts: muscles, biomoteurs, lobes — or the owner's order when the GM lets owners
+    choose ("sinon choisissez vous-même")."""
+    order = state["bodies"][tid].get("order") or ""
+    if state.get("owners_choose") and order in DAMAGE_ORDERS:
+        return tuple(order.split(","))
+    return combat.ORGAN_ORDER
 
 
 def mutant(state: State, tid: str) -> Mutant:
@@ -182,8 +192,8 @@ def evolve(state: State, event: Event) -> State:
     if event.kind == "match_started":
         _started(state, payload)
         return state
-    if "bodies" in payload:
-        state["bodies"].update(payload["bodies"])
+    for tid, body in (payload.get("bodies") or {}).items():
+        state["bodies"][tid] = {**state["bodies"].get(tid, {}), **body}
     for tid, status in (payload.get("statuses") or {}).items():
         state["tokens"][tid]["status"] = status
     for tid, xy in (payload.get("positions") or {}).items():
@@ -249,6 +259,7 @@ def _arena_set(state: State, payload: dict) -> None:
     state["category_t"] = payload["category_t"]
     if payload.get("first_team"):
         state["first_team"] = payload["first_team"]
+    state["owners_choose"] = bool(payload.get("owners_choose"))
 
 
 def _terrain_added(state: State, payload: dict) -> None:

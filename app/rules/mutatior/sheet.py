@@ -20,7 +20,14 @@ ORGAN_FIELDS = ("muscles", "biomoteurs", "lobes")
 LOST_FIELDS = tuple(f"lost_{organ}" for organ in ORGAN_FIELDS)
 LIMB_KEYS = frozenset({"name", "trunk", "tentacle", *ORGAN_FIELDS, *LOST_FIELDS, "offensive",
                        "defensive", "special"})
-SHEET_KEYS = frozenset({"limbs", "skills", "xp", "fame", "reserve_kg", "team", "dead"})
+SHEET_KEYS = frozenset({"limbs", "skills", "xp", "fame", "reserve_kg", "team", "dead",
+                        "damage_order"})
+# § 1-5 Dégâts: muscles, then biomoteurs, then lobes — "sinon choisissez vous-même": the order
+# the owner chose, used when the GM lets owners choose (the arena form).
+DAMAGE_ORDERS = tuple(",".join(order) for order in (
+    ("muscles", "biomoteurs", "lobes"), ("muscles", "lobes", "biomoteurs"),
+    ("biomoteurs", "muscles", "lobes"), ("biomoteurs", "lobes", "muscles"),
+    ("lobes", "muscles", "biomoteurs"), ("lobes", "biomoteurs", "muscles")))
 NAME_MAX = 40
 TEAM_MAX = 60
 NUMBER_MAX = 1_000_000
@@ -74,6 +81,9 @@ def shape_problems(sheet: Any) -> list[Problem]:
     if not isinstance(team, str) or len(team) > TEAM_MAX:
         problems.append(Problem("team", N_("Must be text of at most %(n)s characters."),
                                 R_SHEET, {"n": TEAM_MAX}))
+    if sheet.get("damage_order", "") not in ("", *DAMAGE_ORDERS):
+        problems.append(Problem("damage_order", N_("Unknown damage order."),
+                                rule("1-5 Dégâts")))
     if not isinstance(sheet.get("dead", False), bool):
         problems.append(Problem("dead", N_("Must be yes or no."), R_SHEET))
     skills = sheet.get("skills")

@@ -23,6 +23,7 @@ from app.rules.mutatior.content import (
 )
 from app.rules.mutatior.samples import nurglie, scarabator
 from app.rules.mutatior.sheet import (
+    DAMAGE_ORDERS,
     DEFENSIVE_SLOTS,
     FORM_ROWS,
     LOST_FIELDS,
@@ -116,7 +117,8 @@ class MutatiorSystem:
         """Fields: ``limb_N_name``, ``limb_N_muscles`` … ``limb_N_lost_lobes``, ``trunk`` (the
         trunk row's N), ``limb_N_tentacle``, ``limb_N_offensive``, ``limb_N_special``,
         ``limb_N_defensive_1..3``, ``limb_N_remove``; ``skill_<key>``; ``xp``, ``fame``,
-        ``reserve_kg``, ``team``, ``dead``. An empty row (no name, no organ) is dropped."""
+        ``reserve_kg``, ``team``, ``dead``, ``damage_order``. An empty row (no name, no
+        organ) is dropped."""
         limbs = []
         trunk_row = form.get("trunk", "").strip()
         for index in range(FORM_ROWS):
@@ -142,6 +144,7 @@ class MutatiorSystem:
                         "skills": [key for key in SKILLS
                                    if form.get(f"skill_{key}", "").strip().lower() in TRUE_WORDS],
                         "team": form.get("team", "").strip(),
+                        "damage_order": form.get("damage_order", "").strip(),
                         "dead": form.get("dead", "").strip().lower() in TRUE_WORDS}
         for key in ("xp", "fame", "reserve_kg"):
             raw = form.get(key, "").strip()
@@ -164,7 +167,7 @@ class MutatiorSystem:
                 "skills": [(key, skill.name, skill.effect, skill.effect_fr or skill.effect)
                            for key, skill in SKILLS.items()],
                 "skill_names": {key: skill.name for key, skill in SKILLS.items()},
-                "weights": dict(ORGAN_WEIGHTS), "rows": FORM_ROWS,
+                "weights": dict(ORGAN_WEIGHTS), "rows": FORM_ROWS, "damage_orders": DAMAGE_ORDERS,
                 "defensive_slots": DEFENSIVE_SLOTS}
 
     # — the table: see match.py —
