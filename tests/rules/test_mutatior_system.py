@@ -220,6 +220,8 @@ def test_a_re_roll_plays_the_last_action_again_and_is_spent():
     assert state["pending"]["kind"] == "counter" and state["pending"]["by"] == "m2"
     assert fold(MUTATIOR, events, copy.deepcopy(state)) is not None
     assert "before" not in MUTATIOR.view(state, PATOM)["last_roll"]
+    # The events carry no copy of the state (players read them: secret bets stay secret).
+    assert all("before" not in str(e.payload.get("reroll_point")) for e in events)
     # Any other action closes the window.
     _, state = play(state, YETZAR, {"kind": "decline"}, [])
     assert not [f for f in MUTATIOR.legal_actions(state, YETZAR) if f.kind == "reroll"]

@@ -21,7 +21,6 @@ actions in ``match_fight``; the crowd, the GM's hand and the end in ``match_aren
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -184,7 +183,7 @@ REROLLABLE = frozenset({"attack", "shoot", "sprint", "sponge", "crowd_event"})
 
 def _reroll_point(state: State, action: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
     """What a re-roll needs: the action, who did it, the teams whose creatures rolled (each
-    with its creature, for a bought re-roll), and the state before it."""
+    with its creature, for a bought re-roll); ``evolve`` keeps the state before it."""
     rollers: list[str] = []
     for field in ("limb", "target", "token"):
         value = action.get(field)
@@ -197,13 +196,11 @@ def _reroll_point(state: State, action: Mapping[str, Any], actor: Actor) -> dict
         mutants.setdefault(_team(state, tid), tid)
     if action.get("kind") == "crowd_event" and isinstance(action.get("team"), str):
         mutants.setdefault(action["team"], None)
-    before = {key: copy.deepcopy(value) for key, value in state.items()
-              if key not in ("content", "last_roll")}
     return {"action": {key: value for key, value in action.items()
                        if key not in ("seq", "idempotency_key", "csrf_token")},
             "actor": {"user_id": actor.user_id, "is_gm": actor.is_gm,
                       "character_ids": sorted(actor.character_ids)},
-            "teams": sorted(mutants), "mutants": mutants, "before": before}
+            "teams": sorted(mutants), "mutants": mutants}
 
 
 def reroll_teams(state: State, actor: Actor) -> list[str]:
@@ -232,8 +229,7 @@ def _decide_reroll(state: State, action, actor: Actor, dice: Dice) -> list[Event
         raise arena.IllegalArena("reroll_spent", mutant=team_names(state)[team]["captain"])
     creature = point["mutants"].get(team)
     spent = creature if creature in state["teams"][team]["bought"] else "free"
-    first = Event("rerolled", {"team": team, "spent": spent, "kind": point["action"]["kind"],
-                               "restore": point["before"]})
+    first = Event("rerolled", {"team": team, "spent": spent, "kind": point["action"]["kind"]})
     after = _simulate(state, [first])
     original = Actor(point["actor"]["user_id"], is_gm=point["actor"]["is_gm"],
                      character_ids=frozenset(point["actor"]["character_ids"]))

@@ -192,14 +192,20 @@ def evolve(state: State, event: Event) -> State:
     if event.kind == "match_started":
         _started(state, payload)
         return state
+    if "reroll_point" in payload:
+        # The first event of a roll that may be re-rolled: keep the state before it (folded
+        # here, not carried by the event, which every player may read).
+        point = payload["reroll_point"]
+        state["last_roll"] = None if point is None else {
+            **copy.deepcopy(point), "before": {key: copy.deepcopy(value)
+                                               for key, value in state.items()
+                                               if key not in ("content", "last_roll")}}
     for tid, body in (payload.get("bodies") or {}).items():
         state["bodies"][tid] = {**state["bodies"].get(tid, {}), **body}
     for tid, status in (payload.get("statuses") or {}).items():
         state["tokens"][tid]["status"] = status
     for tid, xy in (payload.get("positions") or {}).items():
         state["tokens"][tid]["x"], state["tokens"][tid]["y"] = xy
-    if "reroll_point" in payload:
-        state["last_roll"] = copy.deepcopy(payload["reroll_point"])
     if "pending" in payload:
         state["pending"] = payload["pending"]
     if payload.get("activation") and state.get("activation"):
@@ -365,7 +371,7 @@ def _sponge(state: State, payload: dict) -> None:
 
 def _rerolled(state: State, payload: dict) -> None:
     content = state.get("content") or {}
-    restored = copy.deepcopy(payload["restore"])
+    restored = copy.deepcopy(state["last_roll"]["before"])
     state.clear()
     state.update(restored, content=content, last_roll=None)
     team = state["teams"][payload["team"]]
