@@ -476,6 +476,19 @@ def test_owners_choose_the_damage_order_when_the_gm_allows_it():
         assert (torse["lost_muscles"], torse["lost_biomoteurs"]) == lost
 
 
+@pytest.mark.parametrize("action", [
+    {"kind": "remove_terrain", "terrain": ["z1"]},
+    {"kind": "end_fight", "winner": ["owner-10"]},
+    {"kind": "attack", "limb": {"m1": "tête"}, "target": "m2:torse"},
+    {"kind": "place_bet", "bet": ["victory"], "stake": 5},
+    {"kind": "crowd_event", "team": "owner-10", "event": {}},
+])
+def test_malformed_actions_are_refused_not_crashed(action):
+    state = to_the_second_round(example_match())
+    with pytest.raises(IllegalAction):
+        MUTATIOR.decide(state, action, GM, ScriptedDice([]))
+
+
 def test_gm_modifier_and_correction_are_events():
     state = to_the_second_round(example_match())
     _, state = play(state, GM, {"kind": "gm_modifier", "token": "m1", "value": 2,

@@ -155,6 +155,12 @@ def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) ->
         raise _refuse("spectator")
     if state.get("status") == "finished":
         raise _refuse("match_over")
+    # Fields are plain values (a list only for the creatures buying re-rolls): anything else
+    # is left out, so the checks below refuse it as missing rather than stumble on it.
+    action = {key: value for key, value in action.items()
+              if value is None or isinstance(value, (str, int, float))
+              or (key == "tokens" and isinstance(value, list)
+                  and all(isinstance(item, str) for item in value))}
     with custom_implants(state.get("content")):
         if kind == "reroll":
             events = _decide_reroll(state, action, actor, dice)
