@@ -478,7 +478,7 @@ def test_owners_choose_the_damage_order_when_the_gm_allows_it():
 
 @pytest.mark.parametrize("action", [
     {"kind": "remove_terrain", "terrain": ["z1"]},
-    {"kind": "end_fight", "winner": ["owner-10"]},
+    {"kind": "gm_correct", "limb": ["m2:torse"], "organ": "muscles", "lost": 1},
     {"kind": "attack", "limb": {"m1": "tête"}, "target": "m2:torse"},
     {"kind": "place_bet", "bet": ["victory"], "stake": 5},
     {"kind": "crowd_event", "team": "owner-10", "event": {}},
