@@ -14,7 +14,7 @@ from app.models import Character, Match, Membership, Role, User
 from app.rules.dice import ScriptedDice
 from app.rules.mutatior.sheet import sheet_of
 from app.rules.mutatior.system import grosbaf, zetzet
-from app.services import campaigns
+from app.services import campaigns, content
 from app.services.access import load_campaign_access
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
@@ -195,6 +195,30 @@ def test_the_character_pages_render_the_builder_and_the_printable_sheet(db, aren
     form["limb_1_muscles"] = "7"
     preview = paul.client.post(url + "/sheet-preview", data=form)
     assert 'data-key="biomass"' in preview.text
+
+
+def test_the_gm_custom_implant_is_offered_used_and_copied_into_the_match(db, arena):
+    gm = arena["access"]["mia"]
+    saw = content.add_item(db=db, access=gm, kind="offensive_implant", name="Scie",
+                           fields={"attack": "2", "weight_kg": "30"})
+    db.commit()
+    url = f"/campaigns/{arena['campaign']}/characters/{arena['gros']}"
+    edit = arena["people"]["paul"].page(url + "/edit")
+    offered = [o["value"] for o in edit.select("#mutatior-offensive option")]
+    assert "corne" in offered and saw.key in offered
+    gros = db.get(Character, arena["gros"])
+    sheet = dict(gros.sheet)
+    sheet["limbs"] = [dict(limb) for limb in sheet["limbs"]]
+    sheet["limbs"][2]["offensive"] = saw.key  # his left arm gets the saw instead of claws
+    gros.sheet = sheet
+    db.commit()
+    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Scie",
+                                character_ids=[arena["gros"], arena["zet"]],
+                                dice=ScriptedDice([]))
+    db.refresh(match)
+    assert match.state["content"]["offensive_implant"][0]["key"] == saw.key
+    weights = tables.system_of(match).view(match.state, tables.actor_for(db, gm))["weights"]
+    assert weights[f"owner-{arena['access']['paul'].user.id}"]["kg"] == 500 - 10 + 30
 
 
 def test_names_typed_by_players_are_never_live_html(db, arena):
