@@ -573,7 +573,8 @@ def view(state: State, viewer: Actor) -> State:
     viewer also gets each team's weight against the category (``weights``, computed)."""
     if not state.get("teams"):
         return state
-    shown = {**state, "weights": team_weights(state)}
+    shown = {**state, "weights": team_weights(state),
+             "placer": next_placer(state) if state.get("phase") == "setup" else None}
     if viewer.is_gm:
         return shown
     shown["bets"] = [bet for bet in state.get("bets") or []
