@@ -314,6 +314,20 @@ def test_every_viewer_sees_each_team_against_the_weight_category():
         "A team has %(low)s to %(high)s mutants."]
 
 
+def test_the_gm_draws_walls_on_the_shared_board():
+    state = example_match()
+    _, state = play(state, GM, {"kind": "add_terrain", "label": "caisse", "x": 5, "y": 5,
+                                "w": 4, "h": 3}, [])
+    assert state["board"]["terrain"] == [{"id": "z1", "label": "caisse", "x": 5, "y": 5,
+                                          "w": 4, "h": 3}]
+    forms = {f.kind: f for f in MUTATIOR.legal_actions(state, GM)}
+    assert forms["remove_terrain"].template == "board/_remove_terrain.html"
+    with pytest.raises(IllegalAction):
+        play(state, PATOM, {"kind": "add_terrain", "x": 1, "y": 1, "w": 1, "h": 1}, [])
+    _, state = play(state, GM, {"kind": "remove_terrain", "terrain": "z1"}, [])
+    assert state["board"]["terrain"] == []
+
+
 def test_placement_keeps_enemies_30_cm_apart():
     state = example_match()
     with pytest.raises(IllegalAction) as refusal:

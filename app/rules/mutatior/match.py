@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from app.rules import board
 from app.rules.dice import Dice
 from app.rules.match import ActionForm, Actor, Event, MatchSetup, State
 from app.rules.mutatior import arena, campaign, combat
@@ -99,7 +100,7 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     options = setup.options or {}
     content = options.get("content") or {}
     width, height = (_size(options.get(key)) for key in ("width", "height"))
-    board = {"unit": "cm", "width": width, "height": height, "terrain": []}
+    sand_box = {"unit": "cm", "width": width, "height": height, "terrain": []}
     tokens, bodies, teams, order = {}, {}, {}, []
     names: set[str] = set()
     with custom_implants(content):
@@ -139,7 +140,7 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
             x = round((position + 1) * width / (len(members) + 1))
             x = min(width, x + (number // 2) * 3)
             tokens[tid].update(x=x, y=y, start=[x, y])
-    return [Event("match_started", {"name": setup.name, "board": board, "tokens": tokens,
+    return [Event("match_started", {"name": setup.name, "board": sand_box, "tokens": tokens,
                                     "bodies": bodies, "teams": teams, "team_order": order,
                                     "content": content, "category_t": 2})]
 
@@ -269,36 +270,15 @@ def _decide_set_arena(state: State, action, actor: Actor, dice: Dice) -> list[Ev
     category (1, 2 or 3 tonnes)."""
     _gm(actor)
     _phase(state, "setup")
-    board = {"width": _int(action, "width", 20, BOARD_MAX),
-             "height": _int(action, "height", 20, BOARD_MAX)}
+    size = {"width": _int(action, "width", 20, BOARD_MAX),
+            "height": _int(action, "height", 20, BOARD_MAX)}
     category = _int(action, "category_t", 1, 3, default=state["category_t"])
     choose = action.get("owners_choose") in (True, "1", "on", "true")
     first = action.get("first_team") or None
     if first is not None and (first not in state["teams"] or state.get("placed")):
         raise _refuse("bad_field", field="first_team", reason="?")
-    return [Event("arena_set", {"board": board, "category_t": category,
+    return [Event("arena_set", {"board": size, "category_t": category,
                                 "first_team": first, "owners_choose": choose})]
-
-
-def _decide_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    _gm(actor)
-    board = state["board"]
-    shape = {"id": f"z{len(board['terrain']) + 1}-{state['round']}-{state['notes']}",
-             "label": _text(action, "label", required=False),
-             "x": _int(action, "x", 0, board["width"]), "y": _int(action, "y", 0, board["height"]),
-             "w": _int(action, "w", 1, board["width"]), "h": _int(action, "h", 1, board["height"])}
-    existing = {terrain["id"] for terrain in board["terrain"]}
-    while shape["id"] in existing:
-        shape["id"] += "'"
-    return [Event("terrain_added", {"terrain": shape})]
-
-
-def _decide_remove_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    _gm(actor)
-    terrain = action.get("terrain")
-    if terrain not in {shape["id"] for shape in state["board"]["terrain"]}:
-        raise _refuse("bad_field", field="terrain", reason="?")
-    return [Event("terrain_removed", {"terrain": terrain})]
 
 
 def _decide_entrance_prize(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -395,8 +375,8 @@ def _decide_start_fight(state: State, action, actor: Actor, dice: Dice) -> list[
 
 _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]] = {
     "set_arena": _decide_set_arena,
-    "add_terrain": _decide_terrain,
-    "remove_terrain": _decide_remove_terrain,
+    "add_terrain": board.decide_add_terrain,  # the board every game shares
+    "remove_terrain": board.decide_remove_terrain,
     "entrance_prize": _decide_entrance_prize,
     "buy_rerolls": _decide_buy_rerolls,
     "place_bet": _decide_bet,
@@ -445,7 +425,7 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                                     {"teams": teams}))
         if actor.is_gm:
             forms += [ActionForm("set_arena", N_("Arena"), "mutatior/_arena.html"),
-                      ActionForm("add_terrain", N_("Add terrain"), "mutatior/_terrain.html")]
+                      ActionForm("add_terrain", N_("Add terrain"), "board/_terrain.html")]
             if state["team_order"] and not any(gain["why"] == "entrance"
                                                for gain in state["gains"]):
                 forms.append(ActionForm("entrance_prize", N_("Entrance prize"),
@@ -459,7 +439,7 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         terrain = [shape["id"] for shape in state["board"]["terrain"]]
         if terrain:
             forms.append(ActionForm("remove_terrain", N_("Remove terrain"),
-                                    "mutatior/_remove_terrain.html", {"terrain": terrain}))
+                                    "board/_remove_terrain.html", {"terrain": terrain}))
         if phase == "fight":
             alive = _targets(state)
             if alive:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from app.rules import board
 from app.rules.dice import Modifier, RollRecord
 from app.rules.match import Actor, Event, IllegalAction, State
 from app.rules.mutatior import arena, combat, skills
@@ -268,15 +269,6 @@ def _arena_set(state: State, payload: dict) -> None:
     state["owners_choose"] = bool(payload.get("owners_choose"))
 
 
-def _terrain_added(state: State, payload: dict) -> None:
-    state["board"]["terrain"].append(payload["terrain"])
-
-
-def _terrain_removed(state: State, payload: dict) -> None:
-    state["board"]["terrain"] = [shape for shape in state["board"]["terrain"]
-                                 if shape["id"] != payload["terrain"]]
-
-
 def _placed(state: State, payload: dict) -> None:
     state["tokens"][payload["token"]]["start"] = list(payload["to"])
     state.setdefault("placed", []).append(payload["token"])
@@ -406,8 +398,8 @@ def _fight_ended(state: State, payload: dict) -> None:
 
 _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "arena_set": _arena_set,
-    "terrain_added": _terrain_added,
-    "terrain_removed": _terrain_removed,
+    "terrain_added": board.terrain_added,
+    "terrain_removed": board.terrain_removed,
     "placed": _placed,
     "moved": _moved,
     "rerolls_bought": _rerolls_bought,
