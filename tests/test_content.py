@@ -15,6 +15,7 @@ from app.rules.dice import ScriptedDice
 from app.rules.libre.system import LibreSystem
 from app.rules.notation import roll as roll_expression
 from app.rules.registry import SYSTEMS
+from app.rules.system import N_, Problem
 from tests.helpers import ApiUser, WebUser, soup
 
 
@@ -278,3 +279,32 @@ def test_the_printable_sheet_shows_the_sheet_without_the_forms(web: WebUser):
     assert "Rôdeur du Nord" in sheet.text
     assert "14" in sheet.text and "9" in sheet.text
     assert sheet.select("form") == []
+
+
+# --- how a sheet may change between matches -------------------------------------------------
+
+class HealingLibre(LibreSystem):
+    """Free play where a player may lower hit points but never raise them (healing is the
+    GM's), as a game that judges changes between matches would."""
+
+    def validate_change(self, before, after, content):
+        if after.get("hp", 0) > before.get("hp", 0):
+            return [Problem("hp", N_("Healing is the GM's."), "test")]
+        return []
+
+
+def test_a_game_judges_how_a_player_changes_a_sheet_not_the_gm(monkeypatch, table):
+    monkeypatch.setitem(SYSTEMS, "libre", HealingLibre())
+    character = table.player.post(table.base + "/characters", json={
+        "name": "Aldo", "sheet": {"hp": 5, "hp_max": 10, "counters": [], "statuses": ""}}).json()
+    url = f"{table.base}/characters/{character['id']}"
+    healed = table.player.patch(url, json={"version": character["version"],
+                                           "sheet": {**character["sheet"], "hp": 9}})
+    assert healed.status_code == 422
+    assert healed.json()["error"]["details"]["problems"][0]["field"] == "hp"
+    hurt = table.player.patch(url, json={"version": character["version"],
+                                         "sheet": {**character["sheet"], "hp": 3}})
+    assert hurt.status_code == 200
+    by_gm = table.gm.patch(url, json={"version": hurt.json()["version"],
+                                      "sheet": {**character["sheet"], "hp": 10}})
+    assert by_gm.status_code == 200 and by_gm.json()["sheet"]["hp"] == 10

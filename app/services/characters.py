@@ -306,6 +306,18 @@ def rolled_fields(system: GameSystem) -> tuple[str, ...]:
     return tuple(getattr(system, "rolled_fields", ()))
 
 
+def _check_change(system: GameSystem, access: CampaignAccess, before: Sheet, after: Sheet,
+                  content: Content) -> None:
+    """A game may judge how a sheet changes, not only what it is (``validate_change``):
+    what a player may do between matches. The GM's edits are corrections and pass."""
+    validate_change = getattr(system, "validate_change", None)
+    if validate_change is None or access.is_gm:
+        return
+    problems = validate_change(before, after, content)
+    if problems:
+        raise SheetInvalid(problems)
+
+
 def _check_rolled_fields_kept(system: GameSystem, access: CampaignAccess, before: Sheet,
                               after: Sheet) -> None:
     """Only the GM changes what the dice gave (``rolled_fields``); a player's edit keeps it."""
@@ -366,6 +378,7 @@ def update_character(*, db: Session, access: CampaignAccess, character_id: int,
                 character.notes = cleaned_notes
             if cleaned_sheet is not None:
                 _check_rolled_fields_kept(system, access, character.sheet, cleaned_sheet)
+                _check_change(system, access, character.sheet, cleaned_sheet, content)
                 character.sheet = cleaned_sheet
     except IntegrityError as error:
         raise _duplicate_name() from error

@@ -156,6 +156,7 @@ def print_page(request: Request, db: DbSession, access: MemberAccess,
     return render(request, "characters/print.html", {
         "access": access, "campaign": access.campaign, "character": character,
         "sheet": character.sheet, "system": characters.system_of(access),
+        "content": campaign_content(db=db, campaign_id=access.campaign.id),
         "derived": characters.derived_values(db=db, access=access, character=character),
     })
 
@@ -167,6 +168,7 @@ def _render_view(request: Request, db: DbSession, access: CampaignAccess, charac
         "access": access, "campaign": access.campaign, "character": character,
         "sheet": character.sheet,
         "derived": characters.derived_values(db=db, access=access, character=character),
+        "content": campaign_content(db=db, campaign_id=access.campaign.id),
         "can_edit": writable and characters.can_edit(access, character),
         "can_transfer": writable and access.is_gm,
         "owners": characters.eligible_owners(db=db, campaign_id=access.campaign.id)
