@@ -380,3 +380,12 @@ def test_a_grenades_blast_is_drawn_on_the_board():
     circle = Soup(html, "html.parser").select_one("#board g.area circle")
     assert (float(circle["cx"]), float(circle["cy"]), float(circle["r"])) == (
         target["x"], target["y"], 3)
+
+
+def test_a_new_match_offers_the_games_board(lab_page):
+    people, campaign_id, _kenji, _octopus, _dice = lab_page
+    page = BeautifulSoup(people["mia"].client.get(f"/campaigns/{campaign_id}/matches").text,
+                         "html.parser")
+    assert page.select_one("#field-width")["value"] == "40"
+    assert page.select_one("#field-height")["value"] == "30"
+    assert page.select_one("#field-unit option[selected]")["value"] == "sq"

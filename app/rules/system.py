@@ -133,6 +133,8 @@ class GameSystem(Protocol):
     #   with this sheet and signs the rolls into the campaign's roll log.
     # ``rolled_fields: tuple[str, ...]``: top-level sheet keys a player may not change once
     #   set (the rolled ones); only the GM may, and the platform refuses it from a player.
+    # ``board_defaults: Mapping[str, Any]``: the new-match form's board (``unit``, ``width``,
+    #   ``height``) for a game on a board; else 120 × 80 cm.
     # ``validate_change(before, after, content) -> list[Problem]``: what is wrong with how a
     #   player changed a saved sheet (the game's rules between matches: healing paid for,
     #   organs that may not move…). Checked on a player's save, after ``validate_sheet``;

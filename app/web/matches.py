@@ -39,6 +39,7 @@ from app.web.table_view import (
 from app.web.templating import render
 
 router = protected_router()
+DEFAULT_BOARD = {"unit": "cm", "width": 120, "height": 80}
 
 MatchId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 BASE = "/campaigns/{campaign_id}/matches"
@@ -102,10 +103,15 @@ def _list_page(request: Request, db: DbSession, access: CampaignAccess, *,
         "roster": characters.list_characters(db=db, campaign_id=access.campaign.id)
         if access.is_gm else [],
         "uses_board": matches.uses_board(access),
-        "form": form or {"name": "", "width": 120, "height": 80, "unit": "cm",
-                         "characters": []},
+        "form": form or {"name": "", **board_defaults(access), "characters": []},
         "errors": field_errors(error) if error else {},
     }, status_code=error.status if error else 200)
+
+
+def board_defaults(access: CampaignAccess) -> dict[str, Any]:
+    """The new-match form's board: the game's own (``board_defaults``), else a table's."""
+    system = characters.system_of(access)
+    return dict(getattr(system, "board_defaults", DEFAULT_BOARD))
 
 
 @router.get(BASE)

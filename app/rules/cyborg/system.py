@@ -88,6 +88,8 @@ class CyborgSystem:
     name_en = "Cyborg Anti-Alien"
     seed_file = "001_616c5a18be6336a5.txt"
     uses_board = True
+    # A board square is a metre (docs/games/cyborg.md); a room and its corridors.
+    board_defaults = {"unit": "sq", "width": 40, "height": 30}
     content_kinds = (
         _weapon_kind("weapon_ranged", N_("Ranged weapons"), True),
         _weapon_kind("weapon_melee", N_("Melee weapons"), False),
