@@ -6,6 +6,8 @@ fight (000_e34df4ff7a8d792c.txt § Exemple de combat), scripted die by die.
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from sqlalchemy import select, update
 
@@ -269,3 +271,51 @@ def test_the_json_api_shows_the_state_and_applies_actions(db, arena):
     assert "30 cm" in response.json()["error"]["message"]
     db.expire_all()
     assert db.get(Match, match.id).seq == body["seq"]
+
+
+def _edit_form(page) -> dict[str, str]:
+    """The fields the edit page would post as it stands."""
+    form = page.select_one("form.character-form") or page.select_one("form[method=post]")
+    fields: dict[str, str] = {}
+    for field in form.select("input[name]"):
+        if field.get("type") in ("checkbox", "radio") and not field.has_attr("checked"):
+            continue
+        fields[field["name"]] = field.get("value", "")
+    for field in form.select("textarea[name]"):
+        fields[field["name"]] = field.text
+    for field in form.select("select[name]"):
+        chosen = field.select_one("option[selected]")
+        fields[field["name"]] = chosen["value"] if chosen else ""
+    return fields
+
+
+def test_a_players_illegal_change_between_fights_is_refused_not_the_gms(db, arena):
+    """§ 3-2 Soins, through the API and the builder: back from a fight, Paul may not move a
+    muscle of Grosbaf's (422 with the problem and its rule); Mia, the GM, correcting the sheet
+    the same way may."""
+    character = db.get(Character, arena["gros"])
+    character.sheet = sheet_of(grosbaf(), fights=1, reserve_kg=20)
+    db.commit()
+    paul, mia = arena["people"]["paul"], arena["people"]["mia"]
+    api = f"/api/v1/campaigns/{arena['campaign']}/characters/{arena['gros']}"
+    current = paul.client.get(api).json()
+    moved = copy.deepcopy(current["sheet"])
+    moved["limbs"][2]["muscles"], moved["limbs"][3]["muscles"] = 5, 7
+    refused = paul.client.patch(api, json={"version": current["version"], "sheet": moved},
+                                headers={"X-CSRF-Token": paul.csrf()})
+    assert refused.status_code == 422, refused.text
+    problems = refused.json()["error"]["details"]["problems"]
+    assert [(p["field"], p["rule"]) for p in problems] == [
+        ("limbs.2.muscles", "000_e34df4ff7a8d792c.txt § 3-2 Fin du carnage / Soins"),
+        ("limbs.3.muscles", "000_e34df4ff7a8d792c.txt § 3-2 Fin du carnage / Soins")]
+    # The builder refuses the same save (the sheet stays as it was).
+    url = f"/campaigns/{arena['campaign']}/characters/{arena['gros']}/edit"
+    form = {**_edit_form(paul.page(url)), "limb_2_muscles": "5", "limb_3_muscles": "7"}
+    assert form["fights"] == "1" and form["limb_2_name"] == "bras gauche"
+    assert paul.post(url, form).status_code == 422
+    db.expire_all()
+    assert db.get(Character, arena["gros"]).sheet["limbs"][2]["muscles"] == 6
+    by_gm = mia.client.patch(api, json={"version": current["version"], "sheet": moved},
+                             headers={"X-CSRF-Token": mia.csrf()})
+    assert by_gm.status_code == 200, by_gm.text
+    assert [limb["muscles"] for limb in by_gm.json()["sheet"]["limbs"][2:4]] == [5, 7]

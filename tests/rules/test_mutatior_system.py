@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from app.rules.dice import ScriptedDice, SeededDice
 from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.mutatior import campaign
 from app.rules.mutatior import match as table
-from app.rules.mutatior.sheet import sheet_of
+from app.rules.mutatior.sheet import limb_of, mutant_of, sheet_of
 from app.rules.mutatior.system import MUTATIOR, grosbaf, zetzet
 from app.rules.registry import get_system
 from app.rules.system import GameSystem
@@ -110,7 +111,8 @@ def test_sheet_from_form_reads_limbs_skills_and_drops_empty_or_removed_rows():
     assert any(p.field == "limbs.2.muscles" for p in MUTATIOR.validate_sheet(sheet))
     assert MUTATIOR.sheet_from_form({}) == {"limbs": [], "skills": [], "team": "",
                                            "damage_order": "", "dead": False, "xp": 0,
-                                           "fame": 0, "reserve_kg": 0}
+                                           "fame": 0, "reserve_kg": 0, "fights": 0,
+                                           "grafts": 0}
 
 
 # — the table —
@@ -688,3 +690,207 @@ def test_random_demo_fights_keep_every_invariant_and_fold_from_the_log(seed):
                for i, d in enumerate(MUTATIOR.demo_characters()))}
     for sheet in MUTATIOR.between_matches(state, sheets).values():
         assert MUTATIOR.validate_sheet(sheet) == []
+
+
+# — between fights: how a player may change a saved mutant (§ 3-2 Fin du carnage) —
+
+def _wounded(**extra) -> dict:
+    """Grosbaf back from a fight: 3 muscles and a biomoteur lost in the trunk, 2 muscles in the
+    left leg, the right leg dead; 100 kg in reserve."""
+    sheet = sheet_of(grosbaf(), reserve_kg=100, fights=1, **extra)
+    limbs = {limb["name"]: limb for limb in sheet["limbs"]}
+    limbs["tronc"].update(lost_muscles=3, lost_biomoteurs=1)
+    limbs["jambe gauche"]["lost_muscles"] = 2
+    limbs["jambe droite"]["lost_muscles"] = 6
+    return sheet
+
+
+def _limb(sheet: dict, name: str) -> dict:
+    return next(limb for limb in sheet["limbs"] if limb["name"] == name)
+
+
+def _rules(problems) -> list[tuple[str, str]]:
+    return [(p.field, p.rule.split("§ ")[1]) for p in problems]
+
+
+def test_a_change_the_rules_allow_passes_and_the_team_name_is_free():
+    before = _wounded()
+    assert MUTATIOR.validate_sheet(before) == []
+    after = {**copy.deepcopy(before), "team": "Les cornus",
+             "damage_order": "lobes,muscles,biomoteurs"}
+    assert MUTATIOR.validate_change(before, after) == []
+
+
+def test_healing_is_paid_from_the_reserve_at_the_organs_weights():
+    """§ 3-2 Soins: the same price as campaign.heal (3 muscles + 1 biomoteur = 45 kg)."""
+    before = _wounded()
+    _, cost = campaign.heal(mutant_of(before), "tronc")
+    assert cost == 3 * 10 + 15
+    after = copy.deepcopy(before)
+    _limb(after, "tronc").update(lost_muscles=0, lost_biomoteurs=0)
+    assert MUTATIOR.validate_change(before, {**after, "reserve_kg": 100 - cost}) == []
+    unpaid = MUTATIOR.validate_change(before, after)
+    assert _rules(unpaid) == [("reserve_kg", "3-2 Fin du carnage / Gain de biomasse")]
+    assert unpaid[0].params == {"cost": 45, "reserve": 55}
+    poor = MUTATIOR.validate_change({**before, "reserve_kg": 40}, {**after, "reserve_kg": 0})
+    assert _rules(poor) == [("reserve_kg", "3-2 Fin du carnage / Soins")]
+    assert poor[0].params == {"cost": 45, "reserve": 40}
+
+
+def test_wounds_and_biomass_are_not_added_by_the_player():
+    before = _wounded()
+    hurt = copy.deepcopy(before)
+    _limb(hurt, "bras droit")["lost_muscles"] = 1
+    assert _rules(MUTATIOR.validate_change(before, hurt)) == [
+        ("limbs.3.lost_muscles", "3-2 Fin du carnage / Soins")]
+    richer = {**copy.deepcopy(before), "reserve_kg": 150}
+    assert [p.field for p in MUTATIOR.validate_change(before, richer)] == ["reserve_kg"]
+
+
+def test_muscles_never_move_but_lobes_and_biomoteurs_do():
+    before = _wounded()
+    moved = copy.deepcopy(before)
+    _limb(moved, "bras gauche")["muscles"] = 5
+    _limb(moved, "bras droit")["muscles"] = 7
+    assert [p.field for p in MUTATIOR.validate_change(before, moved)] == [
+        "limbs.2.muscles", "limbs.3.muscles"]
+    brain = copy.deepcopy(before)
+    _limb(brain, "tête")["lobes"] = 0
+    _limb(brain, "bras droit")["lobes"] = 1
+    assert MUTATIOR.validate_sheet(brain) == []
+    assert MUTATIOR.validate_change(before, brain) == []
+    pump = copy.deepcopy(before)  # 5 living biomoteurs of the trunk, 2 go to the arm
+    _limb(pump, "tronc").update(biomoteurs=4, lost_biomoteurs=1)
+    _limb(pump, "bras gauche")["biomoteurs"] = 2
+    assert MUTATIOR.validate_sheet(pump) == []
+    assert MUTATIOR.validate_change(before, pump) == []
+
+
+def test_organs_are_not_bought_for_a_living_limb_nor_thrown_away():
+    before = _wounded()
+    more = copy.deepcopy(before)
+    _limb(more, "bras droit")["biomoteurs"] = 1
+    problems = MUTATIOR.validate_change(before, more)
+    assert [(p.field, p.params.get("n")) for p in problems] == [("biomoteurs", 1)]
+    less = copy.deepcopy(before)
+    _limb(less, "tronc").update(biomoteurs=5, lost_biomoteurs=1)
+    assert [(p.field, p.params["n"]) for p in MUTATIOR.validate_change(before, less)] == [
+        ("biomoteurs", 1)]
+
+
+def test_a_dead_limb_is_replaced_at_its_full_weight_a_living_one_keeps_its_implants():
+    before = _wounded()
+    new_leg = {**_limb(before, "jambe droite"), "lost_muscles": 0, "muscles": 5,
+               "defensive": ["carapace"]}
+    _, cost = campaign.replace_dead_limb(mutant_of(before), "jambe droite",
+                                         limb_of(new_leg))
+    assert cost == 5 * 10 + 15
+    after = copy.deepcopy(before)
+    after["limbs"][5] = new_leg
+    assert MUTATIOR.validate_change(before, {**after, "reserve_kg": 100 - cost}) == []
+    half = copy.deepcopy(before)
+    _limb(half, "jambe droite")["lost_muscles"] = 3
+    assert [p.field for p in MUTATIOR.validate_change(before, {**half, "reserve_kg": 40})] == [
+        "limbs.5"]
+    clawed = copy.deepcopy(before)
+    _limb(clawed, "bras droit")["offensive"] = "griffes"
+    assert _rules(MUTATIOR.validate_change(before, clawed)) == [
+        ("limbs.3", "3-2 Fin du carnage / Soins")]
+    gone = copy.deepcopy(before)
+    del gone["limbs"][3]
+    assert [p.params for p in MUTATIOR.validate_change(before, gone)] == [{"limb": "bras droit"}]
+    renamed = copy.deepcopy(before)
+    _limb(renamed, "bras droit")["name"] = "bras griffu"
+    assert MUTATIOR.validate_change(before, renamed) == []
+
+
+def test_a_new_limb_only_with_greffon_one_at_a_time_and_paid():
+    tail = {"name": "queue", "trunk": False, "tentacle": False, "muscles": 3, "biomoteurs": 0,
+            "lobes": 0, "lost_muscles": 0, "lost_biomoteurs": 0, "lost_lobes": 0,
+            "offensive": "gm-dard", "defensive": [], "special": ""}
+    content = {"offensive_implant": [{"key": "gm-dard", "name": "Dard", "attack": 2,
+                                      "weight_kg": 12, "source": "gm"}]}
+    before = _wounded()
+    grafted = {**copy.deepcopy(before), "limbs": [*before["limbs"], tail], "reserve_kg": 58,
+               "grafts": 1}
+    assert MUTATIOR.validate_sheet(grafted, content) == []
+    assert _rules(MUTATIOR.validate_change(before, grafted, content)) == [
+        ("limbs", "3-2 Fin du carnage / Soins")]
+    greffon = {**before, "skills": ["chouchou_du_public", "greffon"]}
+    grafted["skills"] = greffon["skills"]
+    assert MUTATIOR.validate_change(greffon, grafted, content) == []  # 3 muscles + 12 kg
+    uncounted = MUTATIOR.validate_change(greffon, {**grafted, "grafts": 0}, content)
+    assert [(p.field, p.params) for p in uncounted] == [("grafts", {"n": 0, "expected": 1})]
+    again = {**grafted, "reserve_kg": 16, "grafts": 2,
+             "limbs": [*grafted["limbs"], {**tail, "name": "queue 2"}]}
+    assert _rules(MUTATIOR.validate_change(grafted, again, content)) == [
+        ("limbs", "2-3 Compétences / Greffon")]
+    assert MUTATIOR.validate_change({**grafted, "fights": 2}, {**again, "fights": 2},
+                                    content) == []
+
+
+def test_a_new_skill_costs_six_xp_and_skills_and_popularity_stay():
+    before = _wounded(xp=7)
+    learnt = {**copy.deepcopy(before), "skills": ["chouchou_du_public", "greffon"], "xp": 1}
+    assert MUTATIOR.validate_change(before, learnt) == []
+    assert [p.field for p in MUTATIOR.validate_change(before, {**learnt, "xp": 7})] == ["xp"]
+    poor = {**before, "xp": 5}
+    assert _rules(MUTATIOR.validate_change(poor, {**learnt, "xp": 0})) == [
+        ("skills", "3-2 Fin du carnage / expérience")]
+    assert [p.field for p in MUTATIOR.validate_change(before, {**before, "xp": 9})] == ["xp"]
+    swapped = {**before, "skills": ["greffon"], "xp": 1}
+    assert [p.field for p in MUTATIOR.validate_change(before, swapped)] == ["skills"]
+    assert [p.field for p in MUTATIOR.validate_change(before, {**before, "fame": 2})] == ["fame"]
+
+
+def test_recycling_gives_back_the_remaining_biomass_and_the_dead_stay_dead():
+    before = _wounded()
+    worth = campaign.recycle(mutant_of(before))
+    assert worth == mutant_of(before).biomass - 5 * 10 - 15 - 6 * 10
+    recycled = {**copy.deepcopy(before), "dead": True, "reserve_kg": 100 + worth}
+    assert MUTATIOR.validate_change(before, recycled) == []
+    cheat = {**recycled, "reserve_kg": 100 + worth + 1}
+    assert _rules(MUTATIOR.validate_change(before, cheat)) == [
+        ("dead", "3-2 Fin du carnage / Soins")]
+    raised = {**copy.deepcopy(recycled), "dead": False, "reserve_kg": 100 + worth}
+    assert _rules(MUTATIOR.validate_change(recycled, raised)) == [
+        ("dead", "3-2 Fin du carnage / Gain de biomasse")]
+    assert MUTATIOR.validate_change(recycled, {**recycled, "team": "Morts"}) == []
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 6)), min_size=6, max_size=6),
+       st.integers(0, 400))
+def test_healing_everything_at_the_campaign_price_always_passes(wounds, reserve):
+    """Whatever the wounds of a living mutant, healing every limb and paying campaign.heal's
+    price passes when the reserve holds it, and is refused (on the reserve) when it does not."""
+    before = sheet_of(grosbaf(), reserve_kg=reserve, fights=2)
+    for limb, (muscles, biomoteurs) in zip(before["limbs"], wounds, strict=True):
+        limb.update(lost_muscles=min(muscles, limb["muscles"] - 1),
+                    lost_biomoteurs=min(biomoteurs, max(0, limb["biomoteurs"] - 1)))
+    mutant, cost = mutant_of(before), 0
+    for limb in mutant.limbs:
+        mutant, price = campaign.heal(mutant, limb.name)
+        cost += price
+    after = {**before, "limbs": [{**limb, "lost_muscles": 0, "lost_biomoteurs": 0,
+                                  "lost_lobes": 0} for limb in before["limbs"]],
+             "reserve_kg": max(0, reserve - cost)}
+    problems = MUTATIOR.validate_change(before, after)
+    assert problems == [] if cost <= reserve else [p.field for p in problems] == ["reserve_kg"]
+
+
+def test_before_its_first_fight_a_mutant_is_built_freely_but_gains_come_from_fights():
+    """§ 2- Genèse des mutants: until it has fought (``fights`` = 0) the trainer reshapes it at
+    will; XP, popularity, fights and biomass still come from the table (or the GM)."""
+    before = MUTATIOR.new_sheet()
+    rebuilt = copy.deepcopy(before)
+    rebuilt["limbs"][2]["muscles"] = 6
+    rebuilt["limbs"][3]["muscles"] = 2
+    rebuilt["skills"] = ["gros_tas"]
+    assert MUTATIOR.validate_change(before, rebuilt) == []
+    cheat = {**rebuilt, "xp": 6, "reserve_kg": 50, "fights": 1, "fame": 1}
+    assert sorted(p.field for p in MUTATIOR.validate_change(before, cheat)) == [
+        "fame", "fights", "reserve_kg", "xp"]
+    fought = {**_wounded(), "fights": 3}
+    assert [p.field for p in MUTATIOR.validate_change(fought, {**fought, "fights": 0})] == [
+        "fights"]

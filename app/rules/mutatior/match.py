@@ -565,9 +565,15 @@ def view(state: State, viewer: Actor) -> State:
     return shown
 
 
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]:
     """§ 3-2 Fin du carnage: each mutant leaves with its wounds (lost organs, dead limbs), its
-    experience, its popularity, the biomass credited to it, and dead if it died."""
+    experience, its popularity, the biomass credited to it, and dead if it died; ``fights``
+    counts the fights it came back from (a trainer's care is judged from the first one on,
+    and Greffon allows one graft per fight, ``changes.validate_change``)."""
     results = state.get("results") or {}
     changed = {}
     for tid, token in state.get("tokens", {}).items():
@@ -581,7 +587,8 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
                       + results.get("credits", {}).get(tid, 0))
         changed[token["character_id"]] = {
             **sheet, "limbs": [dict(limb) for limb in body["limbs"]], "xp": max(0, xp),
-            "fame": body.get("fame", 0), "reserve_kg": reserve, "dead": bool(dead)}
+            "fame": body.get("fame", 0), "reserve_kg": reserve, "dead": bool(dead),
+            "fights": _count(sheet.get("fights")) + 1}
     return changed
 
 

@@ -21,7 +21,10 @@ LOST_FIELDS = tuple(f"lost_{organ}" for organ in ORGAN_FIELDS)
 LIMB_KEYS = frozenset({"name", "trunk", "tentacle", *ORGAN_FIELDS, *LOST_FIELDS, "offensive",
                        "defensive", "special"})
 SHEET_KEYS = frozenset({"limbs", "skills", "xp", "fame", "reserve_kg", "team", "dead",
-                        "damage_order"})
+                        "damage_order", "fights", "grafts"})
+# Counted by the table and the trainer, read by ``changes.validate_change`` (§ 3-2): the fights
+# the mutant came back from, and the limbs Greffon added (one per fight survived).
+COUNTERS = ("xp", "fame", "reserve_kg", "fights", "grafts")
 # § 1-5 Dégâts: muscles, then biomoteurs, then lobes — "sinon choisissez vous-même": the order
 # the owner chose, used when the GM lets owners choose (the arena form).
 DAMAGE_ORDERS = tuple(",".join(order) for order in (
@@ -54,7 +57,8 @@ def limb_dict(limb: Limb) -> dict[str, Any]:
 def sheet_of(mutant: Mutant, **extra: Any) -> dict[str, Any]:
     """A sheet for a built mutant (the samples, the demo teams)."""
     sheet = {"limbs": [limb_dict(limb) for limb in mutant.limbs], "skills": list(mutant.skills),
-             "xp": mutant.xp, "fame": mutant.fame, "reserve_kg": 0, "team": "", "dead": False}
+             "xp": mutant.xp, "fame": mutant.fame, "reserve_kg": 0, "team": "", "dead": False,
+             "fights": 0, "grafts": 0}
     sheet.update(extra)
     return sheet
 
@@ -72,7 +76,7 @@ def shape_problems(sheet: Any) -> list[Problem]:
     if unknown:
         problems.append(Problem("sheet", N_("Unknown fields: %(names)s."), R_SHEET,
                                 {"names": ", ".join(sorted(map(str, unknown)))}))
-    for key in ("xp", "fame", "reserve_kg"):
+    for key in COUNTERS:
         value = _whole(sheet.get(key, 0))
         if value is None or not 0 <= value <= NUMBER_MAX:
             problems.append(Problem(key, N_("Must be between %(low)s and %(high)s."), R_SHEET,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.mutatior import match
+from app.rules.mutatior import changes, match
 from app.rules.mutatior.body import Limb, Mutant, validate
 from app.rules.mutatior.body import derived as body_derived
 from app.rules.mutatior.campaign import _WEIGHT, XP_PER_SKILL
@@ -23,6 +23,7 @@ from app.rules.mutatior.content import (
 )
 from app.rules.mutatior.samples import nurglie, scarabator
 from app.rules.mutatior.sheet import (
+    COUNTERS,
     DAMAGE_ORDERS,
     DEFENSIVE_SLOTS,
     FORM_ROWS,
@@ -86,7 +87,7 @@ class MutatiorSystem:
         limbs = [trunk, head] + [{**blank_limb(name), "muscles": 4} for name in (
             "bras gauche", "bras droit", "jambe gauche", "jambe droite")]
         return {"limbs": limbs, "skills": ["chouchou_du_public"], "xp": 0, "fame": 0,
-                "reserve_kg": 0, "team": "", "dead": False}
+                "reserve_kg": 0, "team": "", "dead": False, "fights": 0, "grafts": 0}
 
     def validate_sheet(self, sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
         problems = shape_problems(sheet)
@@ -94,6 +95,12 @@ class MutatiorSystem:
             return problems
         with custom_implants(content):
             return validate(mutant_of(sheet))
+
+    def validate_change(self, before: Sheet, after: Sheet,
+                        content: Content = NO_CONTENT) -> list[Problem]:
+        """A player's save between fights (§ 3-2 Fin du carnage): see ``changes.py``."""
+        with custom_implants(content):
+            return changes.validate_change(before, after)
 
     def derived(self, sheet: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
         with custom_implants(content):
@@ -117,8 +124,8 @@ class MutatiorSystem:
         """Fields: ``limb_N_name``, ``limb_N_muscles`` … ``limb_N_lost_lobes``, ``trunk`` (the
         trunk row's N), ``limb_N_tentacle``, ``limb_N_offensive``, ``limb_N_special``,
         ``limb_N_defensive_1..3``, ``limb_N_remove``; ``skill_<key>``; ``xp``, ``fame``,
-        ``reserve_kg``, ``team``, ``dead``, ``damage_order``. An empty row (no name, no
-        organ) is dropped."""
+        ``reserve_kg``, ``fights``, ``grafts``, ``team``, ``dead``, ``damage_order``. An
+        empty row (no name, no organ) is dropped."""
         limbs = []
         trunk_row = form.get("trunk", "").strip()
         for index in range(FORM_ROWS):
@@ -146,7 +153,7 @@ class MutatiorSystem:
                         "team": form.get("team", "").strip(),
                         "damage_order": form.get("damage_order", "").strip(),
                         "dead": form.get("dead", "").strip().lower() in TRUE_WORDS}
-        for key in ("xp", "fame", "reserve_kg"):
+        for key in COUNTERS:
             raw = form.get(key, "").strip()
             sheet[key] = _int_or_raw(raw) if raw else 0
         return sheet
