@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.rules import board
+from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.dice import Dice
 from app.rules.match import ActionForm, Actor, Event, MatchSetup, State
 from app.rules.mutatior import arena, campaign, combat
@@ -63,12 +64,11 @@ from app.rules.mutatior.match_state import (
     BOARD_MAX,
     NAMES_TEAMS,
     STAKE_MAX,
+    TEXT_MAX,
     _actor_teams,
     _alive,
     _cm,
-    _gm,
     _in_arena,
-    _int,
     _next_in_order,
     _phase,
     _record,
@@ -78,7 +78,6 @@ from app.rules.mutatior.match_state import (
     _targets,
     _team,
     _team_field,
-    _text,
     evolve,
     fighters,
     mutant,
@@ -268,12 +267,12 @@ def _dead_turn_passes(state: State, events: list[Event], dice: Dice) -> list[Eve
 def _decide_set_arena(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """§ 0- Généralités: a 60 cm sand box by default, any size the GM has; § 3: the weight
     category (1, 2 or 3 tonnes)."""
-    _gm(actor)
+    require_gm(actor)
     _phase(state, "setup")
-    size = {"width": _int(action, "width", 20, BOARD_MAX),
-            "height": _int(action, "height", 20, BOARD_MAX)}
-    category = _int(action, "category_t", 1, 3, default=state["category_t"])
-    choose = action.get("owners_choose") in (True, "1", "on", "true")
+    size = {"width": int_field(action, "width", 20, BOARD_MAX),
+            "height": int_field(action, "height", 20, BOARD_MAX)}
+    category = int_field(action, "category_t", 1, 3, default=state["category_t"])
+    choose = flag(action, "owners_choose")
     first = action.get("first_team") or None
     if first is not None and (first not in state["teams"] or state.get("placed")):
         raise _refuse("bad_field", field="first_team", reason="?")
@@ -283,7 +282,7 @@ def _decide_set_arena(state: State, action, actor: Actor, dice: Dice) -> list[Ev
 
 def _decide_entrance_prize(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """§ 1-3 Terrain et placement: the best entrance wins 2d6 kg of biomass (GM's choice)."""
-    _gm(actor)
+    require_gm(actor)
     _phase(state, "setup")
     team = _team_field(state, action, actor)
     if any(gain["why"] == "entrance" for gain in state["gains"]):
@@ -317,13 +316,11 @@ def _decide_bet(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """§ 3-3 Les paris, placed before the fight: on one's victory, on an enemy creature's
     death, secretly on one's own creature; the GM records the spectators' bets."""
     _phase(state, "setup")
-    kind = action.get("bet")
-    if kind not in BET_KINDS:
-        raise _refuse("bad_field", field="bet", reason=", ".join(BET_KINDS))
-    stake = _int(action, "stake", 1, STAKE_MAX)
+    kind = choice_field(action, "bet", BET_KINDS)
+    stake = int_field(action, "stake", 1, STAKE_MAX)
     if kind == "spectator":
-        _gm(actor)
-        bettor_team, label = None, _text(action, "label")
+        require_gm(actor)
+        bettor_team, label = None, text_field(action, "label", TEXT_MAX)
     else:
         teams = _actor_teams(state, actor)
         if not teams:
@@ -352,7 +349,7 @@ def _decide_bet(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 def _decide_start_fight(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """§ 3 météo: 1d6 on the first turn; § 3 Relances: the lighter teams' free re-rolls;
     then the first round's initiative."""
-    _gm(actor)
+    require_gm(actor)
     _phase(state, "setup")
     if not fighters(state):
         raise _refuse("illegal_action")

@@ -9,16 +9,15 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.dice import Dice, RollRecord
 from app.rules.match import Actor, Event, State
 from app.rules.mutatior import arena, campaign, skills
 from app.rules.mutatior.match_state import (
     EVENT_VICTIM,
     PIECES,
+    TEXT_MAX,
     _deaths,
-    _flag,
-    _gm,
-    _int,
     _limb_ref,
     _phase,
     _record,
@@ -26,7 +25,6 @@ from app.rules.mutatior.match_state import (
     _report,
     _team,
     _team_field,
-    _text,
     _token,
     body_of,
     fighters,
@@ -153,35 +151,34 @@ def _decide_pass_crowd(state: State, action, actor: Actor, dice: Dice) -> list[E
 def _decide_gm_modifier(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """A situational modifier (high ground, a wall…) on the mutant's next attack, defence or
     shot roll, with its reason; it is spent by that roll."""
-    _gm(actor)
+    require_gm(actor)
     tid = _token(state, action)
-    value = _int(action, "value", -10, 10)
+    value = int_field(action, "value", -10, 10)
+    reason = text_field(action, "reason", TEXT_MAX)
     return [Event("modifier_set", {"token": tid, "name": state["tokens"][tid]["name"],
-                                   "value": value, "reason": _text(action, "reason")})]
+                                   "value": value, "reason": reason})]
 
 
 def _decide_gm_correct(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """The GM corrects a count of lost organs in a limb (a forgotten wound, a mistake)."""
-    _gm(actor)
+    require_gm(actor)
     tid, limb_name = _limb_ref(state, action, "limb")
-    organ = action.get("organ")
-    if organ not in ("muscles", "biomoteurs", "lobes"):
-        raise _refuse("bad_field", field="organ", reason="muscles, biomoteurs, lobes")
+    organ = choice_field(action, "organ", ("muscles", "biomoteurs", "lobes"))
     body = mutant(state, tid)
     limb = body.limb(limb_name)
-    after = _int(action, "lost", 0, getattr(limb, organ))
+    after = int_field(action, "lost", 0, getattr(limb, organ))
     before = getattr(limb, f"lost_{organ}")
     fixed = body.with_limb(replace(limb, **{f"lost_{organ}": after}))
+    reason = text_field(action, "reason", TEXT_MAX, required=False)
     payload = {"token": tid, "name": body.name, "limb": limb_name, "organ": organ,
-               "before": before, "after": after, "reason": _text(action, "reason",
-                                                                  required=False),
+               "before": before, "after": after, "reason": reason,
                "bodies": {tid: body_of(fixed)}}
     return [Event("gm_corrected", payload)]
 
 
 def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    return [Event("note_added", {"text": _text(action, "text"), "by": actor.user_id},
-                  visibility="gm" if actor.is_gm and _flag(action, "gm_only") else "public")]
+    return [Event("note_added", {"text": text_field(action, "text", TEXT_MAX), "by": actor.user_id},
+                  visibility="gm" if actor.is_gm and flag(action, "gm_only") else "public")]
 
 
 # — the end (§ 3-2 Fin du carnage, § 3-3 Les paris) —
@@ -189,10 +186,10 @@ def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 def _decide_end_fight(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """The GM closes the fight: a winner (the team left standing, or the GM's choice), or both
     trainers stop (−1 XP per creature still alive). Then XP, biomass, prizes, bets."""
-    _gm(actor)
+    require_gm(actor)
     if state.get("phase") == "over":
         raise _refuse("match_over")
-    stop = _flag(action, "both_stop")
+    stop = flag(action, "both_stop")
     winner = action.get("winner") or None
     standing = sorted({_team(state, tid) for tid in fighters(state)})
     if winner is None and not stop and len(standing) == 1:

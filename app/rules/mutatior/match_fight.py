@@ -9,6 +9,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from app.rules.action_fields import flag, int_field, require_gm
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.match import Actor, Event, State
 from app.rules.mutatior import arena, campaign, combat, skills
@@ -24,11 +25,8 @@ from app.rules.mutatior.match_state import (
     _deaths,
     _distance,
     _enemies,
-    _flag,
-    _gm,
     _grip_holds,
     _in_arena,
-    _int,
     _limb_ref,
     _next_in_order,
     _phase,
@@ -56,13 +54,13 @@ def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     tid = _token(state, action)
     _controlled(state, tid, actor)
     board = state["board"]
-    x = _int(action, "x", 0, board["width"])
-    y = _int(action, "y", 0, board["height"])
+    x = int_field(action, "x", 0, board["width"])
+    y = int_field(action, "y", 0, board["height"])
     token = state["tokens"][tid]
     if state["phase"] == "setup":
         return _placement(state, tid, x, y, actor)
     if token["kind"] != "mutant":
-        _gm(actor)
+        require_gm(actor)
         return [Event("piece_moved", {"token": tid, "name": token["name"],
                                       "from": [token["x"], token["y"]], "to": [x, y],
                                       "positions": {tid: [x, y]}})]
@@ -138,7 +136,7 @@ def _decide_sprint(state: State, action, actor: Actor, dice: Dice) -> list[Event
         raise _refuse("already_sprinted", mutant=state["tokens"][tid]["name"])
     body = mutant(state, tid)
     weather = _weather(state)
-    third = _flag(action, "third") and body.has("coureur_effrene")
+    third = flag(action, "third") and body.has("coureur_effrene")
     extra = (skills.ANGRY,) if tid in state["angry"] else ()
     result = arena.move(body, weather, dice, sprint=True, third=third, pump_mods=extra)
     step = body.movement_cm(arena.movement_factor(weather, body))
@@ -288,7 +286,7 @@ def _clash_events(state: State, tid: str, limb: str, target: str, target_limb: s
     attack_mods: list[Modifier] = []
     sevens: dict[str, int] = {}
     surge = None
-    if _flag(action, "surge") and attacker.has("afflux_sanguin"):
+    if flag(action, "surge") and attacker.has("afflux_sanguin"):
         surge = skills.afflux_sanguin(attacker, limb, dice, _pump_mods(state, tid))
         rolls.append(surge.roll.record)
         sevens = _add(sevens, _sevens(state, tid, surge.roll.record))

@@ -433,36 +433,6 @@ def team_names(state: State) -> dict[str, dict[str, str]]:
             for key, team in state["teams"].items()}
 
 
-def _int(action: Mapping[str, Any], field: str, low: int, high: int,
-         default: int | None = None) -> int:
-    value = action.get(field, default)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value.strip())
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise _refuse("bad_field", field=field, reason=f"{low}…{high}")
-    return value
-
-
-def _text(action: Mapping[str, Any], field: str, *, required: bool = True) -> str:
-    value = action.get(field, "")
-    if not isinstance(value, str) or len(value.strip()) > TEXT_MAX or (
-            required and not value.strip()):
-        raise _refuse("bad_field", field=field, reason=f"1…{TEXT_MAX}")
-    return value.strip()
-
-
-def _flag(action: Mapping[str, Any], field: str) -> bool:
-    value = action.get(field, False)
-    if isinstance(value, bool):
-        return value
-    return isinstance(value, str) and value.strip().lower() in ("1", "on", "true", "yes")
-
-
-def _gm(actor: Actor) -> None:
-    if not actor.is_gm:
-        raise _refuse("gm_only")
-
-
 def _phase(state: State, phase: str) -> None:
     if state.get("phase") != phase:
         raise _refuse("not_in_setup" if phase == "setup" else "not_in_fight")
