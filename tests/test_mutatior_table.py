@@ -223,6 +223,11 @@ def test_the_gm_custom_implant_is_offered_used_and_copied_into_the_match(db, are
     assert match.state["content"]["offensive_implant"][0]["key"] == saw.key
     weights = tables.system_of(match).view(match.state, tables.actor_for(db, gm))["weights"]
     assert weights[f"owner-{arena['access']['paul'].user.id}"]["kg"] == 500 - 10 + 30
+    # The sheet and the printable sheet name the custom implant, as the catalogue's.
+    view = arena["people"]["paul"].page(url)
+    assert [b.get_text(strip=True) for b in view.select(".badge.implant")] == ["Corne", "Scie"]
+    printed = arena["people"]["paul"].page(url + "/print").select(".limbs tbody tr")
+    assert "Scie" in printed[2].get_text() and saw.key not in printed[2].get_text()
 
 
 def test_names_typed_by_players_are_never_live_html(db, arena):

@@ -177,6 +177,12 @@ class MutatiorSystem:
                 "weights": dict(ORGAN_WEIGHTS), "rows": FORM_ROWS, "damage_orders": DAMAGE_ORDERS,
                 "defensive_slots": DEFENSIVE_SLOTS}
 
+    def implant_names(self, content: Content = NO_CONTENT) -> dict[str, str]:
+        """Every implant and special organ's name by key: the catalogue's and the campaign's
+        custom ones (the sheet view and the printable sheet show names, not keys)."""
+        with custom_implants(content):
+            return {key: item.name for key, item in all_implants().items()}
+
     # — the table: see match.py —
     start = staticmethod(match.start)
     decide = staticmethod(match.decide)
