@@ -324,3 +324,5 @@ def test_a_players_illegal_change_between_fights_is_refused_not_the_gms(db, aren
                              headers={"X-CSRF-Token": mia.csrf()})
     assert by_gm.status_code == 200, by_gm.text
     assert [limb["muscles"] for limb in by_gm.json()["sheet"]["limbs"][2:4]] == [5, 7]
+    page = paul.page(f"/campaigns/{arena['campaign']}/characters/{arena['gros']}")
+    assert page.select_one(".sheet-fights").get_text(strip=True) == "1"

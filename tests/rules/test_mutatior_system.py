@@ -447,6 +447,15 @@ def test_between_matches_writes_wounds_xp_and_biomass_to_valid_sheets():
     assert next(x for x in changed[2]["limbs"] if x["name"] == "torse")["lost_muscles"] == 3
     assert changed[1]["xp"] == 1 and changed[2]["xp"] == 1
     assert changed[1]["reserve_kg"] > 0
+    assert changed[1]["fights"] == changed[2]["fights"] == 1
+    # From now on Zetzet's trainer is judged: his torse heals only if the reserve pays 30 kg.
+    back = changed[2]
+    healed = copy.deepcopy(back)
+    next(x for x in healed["limbs"] if x["name"] == "torse")["lost_muscles"] = 0
+    assert MUTATIOR.validate_change(back, back) == []
+    assert [p.field for p in MUTATIOR.validate_change(back, healed)] == ["reserve_kg"]
+    assert back["reserve_kg"] >= 30
+    assert MUTATIOR.validate_change(back, {**healed, "reserve_kg": back["reserve_kg"] - 30}) == []
 
 
 def test_a_kill_gives_the_killers_the_limb_they_choose():
