@@ -903,3 +903,27 @@ def test_before_its_first_fight_a_mutant_is_built_freely_but_gains_come_from_fig
     fought = {**_wounded(), "fights": 3}
     assert [p.field for p in MUTATIOR.validate_change(fought, {**fought, "fights": 0})] == [
         "fights"]
+
+
+FIELDS = ("muscles", "biomoteurs", "lobes", "lost_muscles", "lost_biomoteurs", "lost_lobes")
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from(FIELDS), st.integers(-2, 2)),
+                max_size=4), st.sampled_from([0, 0, 0, -10, -1, 1, 15]))
+def test_no_save_a_player_makes_creates_living_biomass_for_free(edits, slack):
+    """Whatever a player types, a save that passes never gives the mutant more living biomass
+    than the reserve paid (moves are free, care is paid, nothing is conjured)."""
+    before = _wounded()
+    after = copy.deepcopy(before)
+    for index, key, delta in edits:
+        limb = after["limbs"][index]
+        limb[key] = max(0, limb[key] + delta)
+    gained = (campaign.live_biomass(mutant_of(after))
+              - campaign.live_biomass(mutant_of(before)))
+    after["reserve_kg"] = max(0, before["reserve_kg"] - gained + slack)
+    if MUTATIOR.validate_sheet(after) or MUTATIOR.validate_change(before, after):
+        return
+    assert gained <= before["reserve_kg"] - after["reserve_kg"]
+    assert all(new["muscles"] == old["muscles"]
+               for old, new in zip(before["limbs"], after["limbs"], strict=True))

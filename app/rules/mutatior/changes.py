@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.rules.mutatior.body import Limb
-from app.rules.mutatior.campaign import XP_PER_SKILL, limb_biomass, live_biomass
+from app.rules.mutatior.campaign import XP_PER_SKILL, limb_biomass, recycle
 from app.rules.mutatior.content import ORGAN_WEIGHTS, rule
 from app.rules.mutatior.sheet import limb_of, mutant_of, shape_problems
 from app.rules.system import N_, Problem
@@ -239,7 +239,7 @@ def validate_change(before: Any, after: Any) -> list[Problem]:
                         R_GAINS)
         return bill.problems
     if after.get("dead"):  # § 3-2 Soins: "si vous décidez de le tuer…"
-        worth = live_biomass(mutant_of(before))
+        worth = recycle(mutant_of(before))
         if not _same_mutant(before, after) or reserve_after != reserve_before + worth:
             bill.refuse("dead", N_("Recycling a mutant gives back its remaining biomass, "
                                    "%(kg)s kg, into its reserve (%(reserve)s kg), and changes "
