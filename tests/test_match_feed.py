@@ -167,3 +167,27 @@ def test_each_viewer_gets_the_event_as_they_may_see_it(app, match, on_loop):
     whole, hidden = on_loop(watch)
     assert '"rolls"' in whole
     assert '"rolls"' not in hidden and '"secret_roll"' in hidden
+
+
+def test_a_feed_that_cannot_read_ends_its_streams(app, match, on_loop):
+    """A failed read must not leave streams waiting for ever: they end, and the browsers
+    reconnect (and read for themselves)."""
+    calls = {"n": 0}
+
+    def failing_after_the_first():
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise RuntimeError("the database went away")
+        return app.state.sessionmaker()
+
+    feeds = MatchFeeds(app.state.broker, failing_after_the_first)
+    act = match["act"]
+
+    async def watch():
+        one = viewer(feeds, match)
+        async with one.watching():
+            await asyncio.to_thread(act, kind="note", text="Le pont craque.")
+            return await asyncio.wait_for(one.wait(10_000), timeout=10)
+
+    assert on_loop(watch) is False
+    assert feeds.watched() == 0
