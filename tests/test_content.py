@@ -308,3 +308,26 @@ def test_a_game_judges_how_a_player_changes_a_sheet_not_the_gm(monkeypatch, tabl
     by_gm = table.gm.patch(url, json={"version": hurt.json()["version"],
                                       "sheet": {**character["sheet"], "hp": 10}})
     assert by_gm.status_code == 200 and by_gm.json()["sheet"]["hp"] == 10
+
+
+def test_the_edit_page_shows_why_a_change_was_refused(monkeypatch, web, db):
+    monkeypatch.setitem(SYSTEMS, "libre", HealingLibre())
+    gm, paul = web("gaelle"), web("paul")
+    base = gm.post("/campaigns", {"name": "Les Brumes", "system": "libre"},
+                   csrf_path="/campaigns").headers["location"]
+    invite = gm.post(base + "/invites", {"role": "player", "expires_in": "7d", "max_uses": "1"},
+                     csrf_path=base + "/invites")
+    assert invite.status_code == 303
+    link = gm.page(base + "/invites").select_one("input.invite-link, code.invite-link")
+    token = (link.get("value") or link.text).rsplit("/", 1)[1]
+    assert paul.post(f"/invite/{token}", csrf_path=f"/invite/{token}").status_code == 303
+    created = paul.post(base + "/characters", {"name": "Aldo", "hp": "5", "hp_max": "10"},
+                        csrf_path=base + "/characters/new")
+    url = created.headers["location"]
+    form = paul.page(url + "/edit")
+    version = form.select_one("input[name=version]")["value"]
+    refused = paul.post(url + "/edit", {"name": "Aldo", "version": version, "hp": "9",
+                                        "hp_max": "10"}, csrf_path=url + "/edit")
+    assert refused.status_code == 422
+    page = soup(refused)
+    assert "Healing is the GM's." in page.select_one(".sheet-problems").text

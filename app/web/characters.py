@@ -12,6 +12,7 @@ items), to offer a GM's weapons or implants beside the catalogue.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import Depends, File, Path, Request, UploadFile
@@ -180,8 +181,12 @@ def _render_view(request: Request, db: DbSession, access: CampaignAccess, charac
 def _render_edit(request: Request, db: DbSession, access: CampaignAccess,
                  character: Character, *,
                  form: dict[str, Any], sheet: Any, errors: dict[str, str] | None = None,
-                 conflict: dict[str, Any] | None = None, status_code: int = 200) -> Response:
+                 conflict: dict[str, Any] | None = None, refused: Sequence[Problem] = (),
+                 status_code: int = 200) -> Response:
+    """``refused``: problems the save met beyond the sheet's own (how it changed, what the
+    dice gave), shown with them."""
     preview = characters.preview_sheet(db=db, access=access, sheet=sheet)
+    problems = [*preview.problems, *(p for p in refused if p not in preview.problems)]
     if conflict is not None:
         conflict = {**conflict, "derived": characters.preview_sheet(
             db=db, access=access, sheet=conflict["sheet"]).derived}
@@ -189,8 +194,8 @@ def _render_edit(request: Request, db: DbSession, access: CampaignAccess,
         "access": access, "campaign": access.campaign, "character": character, "form": form,
         "sheet": sheet, "errors": errors or {}, "conflict": conflict,
         "content": campaign_content(db=db, campaign_id=access.campaign.id),
-        "problems": problems_by_field(preview.problems),
-        "problem_list": characters.describe_problems(preview.problems),
+        "problems": problems_by_field(problems),
+        "problem_list": characters.describe_problems(problems),
         "derived": preview.derived,
         "max_portrait_mib": mebibytes(request.app.state.settings.max_portrait_bytes),
     }, status_code=status_code)
@@ -230,7 +235,8 @@ def save_character(request: Request, db: DbSession, access: MemberAccess,
                             conflict=current, status_code=error.status)
     except (ValidationFailed, Conflict) as error:
         return _render_edit(request, db, access, character, form=form, sheet=sheet,
-                            errors=_form_errors(error), status_code=error.status)
+                            errors=_form_errors(error), status_code=error.status,
+                            refused=error.problems if isinstance(error, SheetInvalid) else [])
     return see_other(character_url(access, character_id))
 
 
