@@ -129,6 +129,13 @@ def test_a_re_roll_through_the_engine_folds_and_rewinds(db, arena):
     assert_rewind_and_redo_round_trip(db, gm, match, to_seq=match.seq - 2)
 
 
+def test_a_new_fight_offers_the_60_cm_sand_box(arena):
+    page = arena["people"]["mia"].page(f"/campaigns/{arena['campaign']}/matches")
+    assert [page.select_one(f"#field-{name}")["value"] for name in ("width", "height")] == [
+        "60", "60"]
+    assert page.select_one("#field-unit option[selected]")["value"] == "cm"
+
+
 def test_the_table_page_offers_only_legal_forms_and_plays_through_them(db, arena):
     mia, paul = arena["people"]["mia"], arena["people"]["paul"]
     base = f"/campaigns/{arena['campaign']}/matches"

@@ -21,6 +21,7 @@ from app.rules.mutatior.content import (
     custom_implants,
     rule,
 )
+from app.rules.mutatior.match_state import BOARD_CM
 from app.rules.mutatior.samples import nurglie, scarabator
 from app.rules.mutatior.sheet import (
     COUNTERS,
@@ -62,6 +63,8 @@ class MutatiorSystem:
     name_en = "Mutatior — clash of the titans"
     seed_file = "000_e34df4ff7a8d792c.txt"
     uses_board = True
+    # § 0- Généralités: a sand box of 60 cm across, in centimetres.
+    board_defaults = {"unit": "cm", "width": BOARD_CM, "height": BOARD_CM}
     content_kinds = (
         ContentKind("offensive_implant", N_("Offensive implants"), (
             ContentField("attack", N_("Bonus to the limb's attack"), "int", 0, 10),
