@@ -14,6 +14,7 @@ from sqlalchemy import select, update
 from app import tables
 from app.models import Character, Match, Membership, Role, User
 from app.rules.dice import ScriptedDice
+from app.rules.mutatior.samples import scarabator
 from app.rules.mutatior.sheet import sheet_of
 from app.rules.mutatior.system import grosbaf, zetzet
 from app.services import campaigns, content
@@ -333,3 +334,23 @@ def test_a_players_illegal_change_between_fights_is_refused_not_the_gms(db, aren
     assert [limb["muscles"] for limb in by_gm.json()["sheet"]["limbs"][2:4]] == [5, 7]
     page = paul.page(f"/campaigns/{arena['campaign']}/characters/{arena['gros']}")
     assert page.select_one(".sheet-fights").get_text(strip=True) == "1"
+
+
+def test_a_player_creates_a_fresh_mutant_but_not_a_veteran(arena):
+    """A new mutant comes with no XP, fights or biomass reserve of its own (§ 3-2: they come
+    from the fights); the GM may create one that has them (a team joining mid-campaign)."""
+    paul, mia = arena["people"]["paul"], arena["people"]["mia"]
+    api = f"/api/v1/campaigns/{arena['campaign']}/characters"
+    headers = {"X-CSRF-Token": paul.csrf()}
+    fresh = paul.client.post(api, json={"name": "Scarabator II",
+                                        "sheet": sheet_of(scarabator())}, headers=headers)
+    assert fresh.status_code == 201, fresh.text
+    veteran = sheet_of(scarabator(), fights=3, reserve_kg=400)
+    refused = paul.client.post(api, json={"name": "Scarabator III", "sheet": veteran},
+                               headers=headers)
+    assert refused.status_code == 422, refused.text
+    fields = {p["field"] for p in refused.json()["error"]["details"]["problems"]}
+    assert {"fights", "reserve_kg"} <= fields
+    by_gm = mia.client.post(api, json={"name": "Scarabator III", "sheet": veteran,
+                                       "owner_id": None}, headers={"X-CSRF-Token": mia.csrf()})
+    assert by_gm.status_code == 201, by_gm.text

@@ -137,8 +137,9 @@ class GameSystem(Protocol):
     #   ``height``) for a game on a board; else 120 × 80 cm.
     # ``validate_change(before, after, content) -> list[Problem]``: what is wrong with how a
     #   player changed a saved sheet (the game's rules between matches: healing paid for,
-    #   organs that may not move…). Checked on a player's save, after ``validate_sheet``;
-    #   the GM's edits are corrections and are not judged.
+    #   organs that may not move…). Checked on a player's save, after ``validate_sheet``,
+    #   and on a player's new character as a change from ``new_sheet()`` (no experience or
+    #   money the rules did not give); the GM's edits are corrections and are not judged.
 
     def between_matches(self, state: State, sheets: Mapping[int, Sheet]) -> dict[int, Sheet]:
         """When a match ends: the sheets it changes (wounds, experience, money…), by

@@ -264,6 +264,9 @@ def create_character(*, db: Session, access: CampaignAccess, name: object,
     sheet, records = _rolled_at_creation(system, access, sheet, dice)
     content = campaign_content(db=db, campaign_id=access.campaign.id)
     cleaned_sheet = system.new_sheet() if sheet is None else check_sheet(system, sheet, content)
+    # A player's new character is judged as a change from the blank sheet: no experience,
+    # money or biomass the rules did not give (games with ``validate_change``).
+    _check_change(system, access, system.new_sheet(), cleaned_sheet, content)
     try:
         with write_transaction(db):
             access.require_writable()
