@@ -8,13 +8,13 @@ import uuid
 import httpx
 from playwright.sync_api import expect
 
-from tests.e2e.test_table import _api_user, act, log_in, token
+from tests.e2e.table import act, api_user, log_in, token
 
 
 def test_a_creature_profile_made_on_the_content_page_joins_a_match(new_context, live_server):
     gm_name = f"mia-{uuid.uuid4().hex[:8]}"
     with httpx.Client(base_url=live_server.url, timeout=10) as client:
-        gm_auth = _api_user(client, gm_name)
+        gm_auth = api_user(client, gm_name)
         campaign = client.post("/api/v1/campaigns", headers=gm_auth,
                                json={"name": "Les Brumes", "system": "libre"}).json()
         aldo = client.post(f"/api/v1/campaigns/{campaign['id']}/characters", headers=gm_auth,

@@ -8,35 +8,20 @@ table's dice are the server's own, so the test checks what happened, never a num
 
 from __future__ import annotations
 
-import uuid
-
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_table import PASSWORD, Campaign, _api_user, act, log_in
+from tests.e2e.table import Campaign, act, log_in, seat_campaign
 
 LIVE = 2_000
 
 
 @pytest.fixture
 def cyborg_campaign(live_server) -> Campaign:
-    suffix = uuid.uuid4().hex[:8]
-    gm, player = f"mia-{suffix}", f"paul-{suffix}"
-    with httpx.Client(base_url=live_server.url, timeout=10) as client:
-        gm_auth, player_auth = _api_user(client, gm), _api_user(client, player)
-        created = client.post("/api/v1/campaigns", headers=gm_auth,
-                              json={"name": "KCA", "system": "cyborg"}).json()
-        invite = client.post(f"/api/v1/campaigns/{created['id']}/invites", headers=gm_auth,
-                             json={"role": "player"}).json()
-        accepted = client.post(f"/api/v1/invites/{invite['token']}/accept", headers=player_auth)
-        assert accepted.status_code == 200, accepted.text
-        kenji = client.post(f"/api/v1/campaigns/{created['id']}/characters",
-                            headers=player_auth, json={"name": "Kenji"})
-        assert kenji.status_code == 201, kenji.text
-        assert len(kenji.json()["sheet"]["drawn"]) == 3  # the server rolled the sheet
-    assert PASSWORD
-    return Campaign(created["id"], gm, player)
+    campaign = seat_campaign(live_server.url, system="cyborg", name="KCA",
+                             characters=[("player", {"name": "Kenji"})])
+    assert len(campaign.characters["Kenji"]["sheet"]["drawn"]) == 3  # the server rolled it
+    return campaign
 
 
 def open_match(gm: Page, campaign: Campaign) -> str:

@@ -8,34 +8,20 @@ The table's dice are real, so the script follows whoever has the initiative.
 from __future__ import annotations
 
 import re
-import uuid
 
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from app.rules.mutatior.sheet import sheet_of
 from app.rules.mutatior.system import grosbaf, zetzet
-from tests.e2e.test_table import LIVE, Campaign, _api_user, act, log_in, token
+from tests.e2e.table import LIVE, Campaign, act, log_in, seat_campaign, token
 
 
 @pytest.fixture
 def arena(live_server) -> Campaign:
-    suffix = uuid.uuid4().hex[:8]
-    gm, player = f"mia-{suffix}", f"paul-{suffix}"
-    with httpx.Client(base_url=live_server.url, timeout=10) as client:
-        gm_auth, player_auth = _api_user(client, gm), _api_user(client, player)
-        created = client.post("/api/v1/campaigns", headers=gm_auth,
-                              json={"name": "L'arène", "system": "mutatior"}).json()
-        invite = client.post(f"/api/v1/campaigns/{created['id']}/invites", headers=gm_auth,
-                             json={"role": "player"}).json()
-        accepted = client.post(f"/api/v1/invites/{invite['token']}/accept", headers=player_auth)
-        assert accepted.status_code == 200, accepted.text
-        for auth, mutant in ((player_auth, grosbaf()), (gm_auth, zetzet())):
-            made = client.post(f"/api/v1/campaigns/{created['id']}/characters", headers=auth,
-                               json={"name": mutant.name, "sheet": sheet_of(mutant)})
-            assert made.status_code == 201, made.text
-    return Campaign(created["id"], gm, player)
+    return seat_campaign(live_server.url, system="mutatior", name="L'arène", characters=[
+        ("player", {"name": "Grosbaf", "sheet": sheet_of(grosbaf())}),
+        ("gm", {"name": "Zetzet", "sheet": sheet_of(zetzet())})])
 
 
 def current(page: Page) -> str:

@@ -7,60 +7,17 @@ match itself is played through the pages, each browser seeing the other's action
 from __future__ import annotations
 
 import re
-import uuid
-from dataclasses import dataclass
 
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-PASSWORD = "correct horse battery"
-LIVE = 2_000  # ms: what the other browser may take to show an action
-
-
-@dataclass
-class Campaign:
-    id: int
-    gm: str
-    player: str
-
-
-def _api_user(client: httpx.Client, username: str) -> dict[str, str]:
-    response = client.post("/api/v1/auth/register", json={
-        "username": username, "password": PASSWORD, "display_name": username.split("-")[0]
-        .capitalize(), "locale": "en"})
-    assert response.status_code == 201, response.text
-    token = client.post("/api/v1/auth/login", json={"username": username,
-                                                    "password": PASSWORD}).json()["token"]
-    return {"Authorization": f"Bearer {token}"}
+from tests.e2e.table import LIVE, Campaign, act, log_in, seat_campaign, token
 
 
 @pytest.fixture
 def campaign(live_server) -> Campaign:
-    suffix = uuid.uuid4().hex[:8]
-    gm, player = f"mia-{suffix}", f"paul-{suffix}"
-    with httpx.Client(base_url=live_server.url, timeout=10) as client:
-        gm_auth, player_auth = _api_user(client, gm), _api_user(client, player)
-        created = client.post("/api/v1/campaigns", headers=gm_auth,
-                              json={"name": "La Tablée", "system": "libre"}).json()
-        invite = client.post(f"/api/v1/campaigns/{created['id']}/invites", headers=gm_auth,
-                             json={"role": "player"}).json()
-        accepted = client.post(f"/api/v1/invites/{invite['token']}/accept", headers=player_auth)
-        assert accepted.status_code == 200, accepted.text
-        aldo = client.post(f"/api/v1/campaigns/{created['id']}/characters",
-                           headers=player_auth, json={"name": "Aldo"})
-        assert aldo.status_code == 201, aldo.text
-    return Campaign(created["id"], gm, player)
-
-
-def log_in(new_context, username: str) -> Page:
-    page = new_context(locale="en-GB").new_page()
-    page.goto("/login")
-    page.fill("#field-username", username)
-    page.fill("#field-password", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page).not_to_have_url(re.compile("/login"))
-    return page
+    return seat_campaign(live_server.url, system="libre", name="La Tablée",
+                         characters=[("player", {"name": "Aldo"})])
 
 
 def open_match(gm: Page, campaign: Campaign) -> str:
@@ -70,25 +27,6 @@ def open_match(gm: Page, campaign: Campaign) -> str:
     gm.get_by_role("button", name="Start the match").click()
     expect(gm.locator("h1")).to_have_text("Escarmouche")
     return gm.url
-
-
-def token(page: Page, token_id: str):
-    return page.locator(f'#board .token[data-token="{token_id}"]')
-
-
-def act(page: Page, kind: str, fields: dict[str, str] | None = None) -> None:
-    """Fill and send one of the action panel's forms (opening its card if folded)."""
-    form = page.locator(f"form#action-{kind}")
-    card = page.locator(f"details.action-{kind}")
-    if card.count() and not card.evaluate("element => element.open"):
-        card.locator("summary").click()
-    for name, value in (fields or {}).items():
-        field = form.locator(f'[name="{name}"]')
-        if field.evaluate("element => element.tagName") == "SELECT":
-            field.select_option(value)
-        else:
-            field.fill(value)
-    form.locator('button[type="submit"]').click()
 
 
 def test_two_browsers_play_a_libre_match_live(new_context, campaign):

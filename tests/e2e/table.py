@@ -1,0 +1,89 @@
+"""What the browser tests at a table share: seating a campaign through the JSON API (fast),
+logging a browser in, and acting through the action panel's forms."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from playwright.sync_api import Page, expect
+
+PASSWORD = "correct horse battery"
+LIVE = 2_000  # ms: what the other browser may take to show an action
+
+
+@dataclass
+class Campaign:
+    id: int
+    gm: str
+    player: str
+    # The roster as created, by name (the API's answer: id, sheet…).
+    characters: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def api_user(client: httpx.Client, username: str) -> dict[str, str]:
+    """Register ``username`` (English pages) and return its bearer header."""
+    response = client.post("/api/v1/auth/register", json={
+        "username": username, "password": PASSWORD, "display_name": username.split("-")[0]
+        .capitalize(), "locale": "en"})
+    assert response.status_code == 201, response.text
+    token = client.post("/api/v1/auth/login", json={"username": username,
+                                                    "password": PASSWORD}).json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def seat_campaign(base_url: str, *, system: str, name: str,
+                  characters: Sequence[tuple[str, dict[str, Any]]] = ()) -> Campaign:
+    """A GM (mia-…) and a player (paul-…) in a new campaign of ``system``; ``characters``
+    are ``("gm" | "player", body)`` pairs posted to the roster by that person."""
+    suffix = uuid.uuid4().hex[:8]
+    gm, player = f"mia-{suffix}", f"paul-{suffix}"
+    with httpx.Client(base_url=base_url, timeout=10) as client:
+        auth = {"gm": api_user(client, gm), "player": api_user(client, player)}
+        created = client.post("/api/v1/campaigns", headers=auth["gm"],
+                              json={"name": name, "system": system}).json()
+        invite = client.post(f"/api/v1/campaigns/{created['id']}/invites", headers=auth["gm"],
+                             json={"role": "player"}).json()
+        accepted = client.post(f"/api/v1/invites/{invite['token']}/accept",
+                               headers=auth["player"])
+        assert accepted.status_code == 200, accepted.text
+        made = {}
+        for who, body in characters:
+            answer = client.post(f"/api/v1/campaigns/{created['id']}/characters",
+                                 headers=auth[who], json=body)
+            assert answer.status_code == 201, answer.text
+            made[body["name"]] = answer.json()
+    return Campaign(created["id"], gm, player, made)
+
+
+def log_in(new_context, username: str) -> Page:
+    page = new_context(locale="en-GB").new_page()
+    page.goto("/login")
+    page.fill("#field-username", username)
+    page.fill("#field-password", PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).not_to_have_url(re.compile("/login"))
+    return page
+
+
+def token(page: Page, token_id: str):
+    return page.locator(f'#board .token[data-token="{token_id}"]')
+
+
+def act(page: Page, kind: str, fields: dict[str, str] | None = None) -> None:
+    """Fill and send one of the action panel's forms (opening its card if folded)."""
+    form = page.locator(f"form#action-{kind}")
+    card = page.locator(f"details.action-{kind}")
+    if card.count() and not card.evaluate("element => element.open"):
+        card.locator("summary").click()
+    for name, value in (fields or {}).items():
+        field = form.locator(f'[name="{name}"]')
+        if field.evaluate("element => element.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+    form.locator('button[type="submit"]').click()
