@@ -354,3 +354,21 @@ def test_a_player_creates_a_fresh_mutant_but_not_a_veteran(arena):
     by_gm = mia.client.post(api, json={"name": "Scarabator III", "sheet": veteran,
                                        "owner_id": None}, headers={"X-CSRF-Token": mia.csrf()})
     assert by_gm.status_code == 201, by_gm.text
+
+
+def test_a_team_named_first_in_a_sentence_starts_with_a_capital_in_french():
+    """« l'équipe de Grosbaf » inside a sentence, « L'équipe de Grosbaf pose… » at its start."""
+    from app.i18n import set_locale
+    from app.web.templating import templates
+
+    set_locale("fr")
+    try:
+        sentence = templates.env.filters["sentence"]
+        assert sentence("l'équipe de Grosbaf pose une figurine.") == (
+            "L'équipe de Grosbaf pose une figurine.")
+        html = templates.env.from_string(
+            '{{ _("%(team)s places a figure.", team=_("%(name)s\'s team", name="Grosbaf"))'
+            '|sentence }}').render()
+        assert html.startswith("L'équipe de Grosbaf"), html
+    finally:
+        set_locale("en")

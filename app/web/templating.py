@@ -41,6 +41,15 @@ def _static_url(path: str) -> str:
     return f"/static/{path}?v={stamp}"
 
 
+def _sentence(text: object) -> object:
+    """Capitalise a sentence's first letter only: a name inside keeps its case (Jinja's
+    ``capitalize`` lowercases the rest), and escaped markup stays markup."""
+    if not isinstance(text, str):
+        return text
+    return text[:1].upper() + text[1:]
+
+
+templates.env.filters["sentence"] = _sentence
 templates.env.globals.update(
     static_url=_static_url,
     system_name=_system_name,
