@@ -53,7 +53,7 @@ def opening(gm, paul, pia) -> list[Step]:
         Step(paul, {"kind": "place_bet", "bet": "victory", "stake": 20}),
         Step(paul, {"kind": "move", "token": "m1", "x": 30, "y": 20}),
         Step(pia, {"kind": "move", "token": "m2", "x": 30, "y": 50}),
-        Step(gm, {"kind": "start_fight"}, [5, 6, 1]),
+        Step(gm, {"kind": "start_fight", "uneven": True}, [5, 6, 1]),
         Step(paul, {"kind": "move", "token": "m1", "x": 30, "y": 32}),
         Step(paul, {"kind": "end_turn", "token": "m1"}),
         Step(pia, {"kind": "move", "token": "m2", "x": 30, "y": 36}),
@@ -159,8 +159,12 @@ def test_the_table_page_offers_only_legal_forms_and_plays_through_them(db, arena
     player_kinds = {form["data-kind"] for form in paul.page(url).select("#action-panel form")}
     assert "start_fight" not in player_kinds and "place_bet" in player_kinds
     arena["dice"].script(5, 6, 1)
-    response = mia.client.post(url + "/actions", data={"csrf_token": token,
-                                                       "kind": "start_fight"})
+    refused = mia.client.post(url + "/actions", data={"csrf_token": token,
+                                                      "kind": "start_fight"})
+    assert refused.status_code == 422  # a duel breaks the team rules (3 to 10 mutants)…
+    assert "break" in refused.text and "team rules" in refused.text
+    response = mia.client.post(url + "/actions", data={"csrf_token": token,  # …agreed to
+                                                       "kind": "start_fight", "uneven": "on"})
     assert response.status_code in (200, 303), response.text
     page = mia.page(url)
     log = page.select("#log > li.log-line")

@@ -84,6 +84,8 @@ def act(page: Page, kind: str, fields: dict[str, str] | None = None) -> None:
         field = form.locator(f'[name="{name}"]')
         if field.evaluate("element => element.tagName") == "SELECT":
             field.select_option(value)
+        elif field.get_attribute("type") == "checkbox":
+            field.check()
         else:
             field.fill(value)
     form.locator('button[type="submit"]').click()

@@ -53,7 +53,7 @@ def test_a_short_fight_in_the_browser(new_context, arena):
     expect(token(player, "m2")).to_have_attribute("data-y", "50", timeout=LIVE)
 
     # The fight: weather and the first initiative.
-    act(gm, "start_fight")
+    act(gm, "start_fight", {"uneven": "on"})  # a duel: the trainers agree
     expect(player.locator("#log > li.kind-fight_started")).to_be_visible(timeout=LIVE)
     expect(player.locator("#turn .round")).to_have_text("Round 1", timeout=LIVE)
     expect(player.locator(".weather")).to_be_visible()

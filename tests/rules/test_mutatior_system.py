@@ -142,7 +142,7 @@ def to_the_second_round(state):
     _, state = play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 20}, [])
     _, state = play(state, YETZAR, {"kind": "move", "token": "m2", "x": 30, "y": 50}, [])
     # Weather 5 (beau temps); initiative Grosbaf 6 + 1 = 7, Zetzet 1 + 3 = 4.
-    events, state = play(state, GM, {"kind": "start_fight"}, [5, 6, 1])
+    events, state = play(state, GM, {"kind": "start_fight", "uneven": True}, [5, 6, 1])
     assert [e.kind for e in events] == ["fight_started", "round_started", "turn_started"]
     assert state["weather"]["key"] == "beau_temps" and state["turn"] == "m1"
     _, state = play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 32}, [])
@@ -419,7 +419,7 @@ def test_bets_settle_at_the_end_and_secret_bets_stay_secret():
     assert events[0].visibility == "self"
     assert len(MUTATIOR.view(state, PATOM)["bets"]) == 1
     assert len(MUTATIOR.view(state, YETZAR)["bets"]) == 2
-    _, state = play(state, GM, {"kind": "start_fight"}, [5, 6, 1])
+    _, state = play(state, GM, {"kind": "start_fight", "uneven": True}, [5, 6, 1])
     # Both survive: 2d6 each, the prizes (2d6 × 5 and 1d6 × 5 for each tied team), then
     # Grosbaf's Chouchou du public (1d6 × popularity).
     events, state = play(state, GM, {"kind": "end_fight", "winner": "owner-10"},
@@ -535,7 +535,7 @@ def test_gm_modifier_and_correction_are_events():
 def _random_fight(seed: int, steps: int):
     state = example_match()
     dice = SeededDice(seed)
-    _, state = apply(MUTATIOR, state, {"kind": "start_fight"}, GM, dice)
+    _, state = apply(MUTATIOR, state, {"kind": "start_fight", "uneven": True}, GM, dice)
     seen = [copy.deepcopy(state)]
     for _ in range(steps):
         forms = {f.kind: f for f in MUTATIOR.legal_actions(state, GM)}
@@ -666,6 +666,7 @@ FIGHT_KINDS = {"attack", "shoot", "move", "sprint", "crowd_event", "pass_crowd",
 def test_random_demo_fights_keep_every_invariant_and_fold_from_the_log(seed):
     events, state = _demo_match()
     dice = SeededDice(seed)
+    # The demo teams keep the team rules: their fight starts without the trainers' consent.
     new, state = apply(MUTATIOR, state, {"kind": "start_fight"}, GM, dice)
     events += new
     for _ in range(120):

@@ -346,6 +346,17 @@ def _decide_bet(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     return [Event("bet_placed", {"bet": bet}, visibility="self" if kind == "secret" else "public")]
 
 
+def _uneven(state: State) -> bool:
+    return any(weight["problems"] for weight in team_weights(state).values())
+
+
+def _check_teams(state: State) -> None:
+    names = team_names(state)
+    for key, weight in team_weights(state).items():
+        if weight["problems"]:
+            raise _refuse("uneven_teams", team=names[key]["captain"])
+
+
 def _decide_start_fight(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """§ 3 météo: 1d6 on the first turn; § 3 Relances: the lighter teams' free re-rolls;
     then the first round's initiative."""
@@ -353,6 +364,11 @@ def _decide_start_fight(state: State, action, actor: Actor, dice: Dice) -> list[
     _phase(state, "setup")
     if not fighters(state):
         raise _refuse("illegal_action")
+    # § 3 Campagne: teams of 3 to 10 within the weight category, no skill shared. Teams that
+    # break them fight only when the trainers agree (the GM ticks it, and the log says so).
+    agreed = flag(action, "uneven")
+    if not agreed:
+        _check_teams(state)
     roll = arena.roll_weather(dice)
     teams = {key: [mutant(state, tid) for tid in value["members"]]
              for key, value in state["teams"].items()}
@@ -363,6 +379,7 @@ def _decide_start_fight(state: State, action, actor: Actor, dice: Dice) -> list[
         rerolls[key] = free_rerolls(own, heaviest)
     weather = {"face": roll.weather.face, "key": roll.weather.key, "name": roll.weather.name}
     events = [Event("fight_started", {"weather": weather, "rerolls": rerolls,
+                                      "uneven_agreed": agreed and _uneven(state),
                                       "rolls": [_record(roll.record)]})]
     after = _simulate(state, events)
     return events + _round_events(after, dice)
@@ -429,7 +446,7 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                                         "mutatior/_entrance.html"))
             if fighters(state):
                 forms.append(ActionForm("start_fight", N_("Start the fight"),
-                                        "mutatior/_start.html"))
+                                        "mutatior/_start.html", {"uneven": _uneven(state)}))
     elif phase == "fight":
         forms += _fight_forms(state, actor, mine, teams)
     if actor.is_gm:

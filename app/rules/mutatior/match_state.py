@@ -55,6 +55,8 @@ class IllegalFight(IllegalAction):
         "already_sprinted": "{mutant} has already sprinted this turn",
         "already_placed": "{mutant} is already placed",
         "not_your_placement": "it is the turn of {team}'s team to place a figure",
+        "uneven_teams": "{team}'s team breaks the team rules (see the arena panel); tick "
+                        "that the trainers agree to fight anyway",
         "round_running": "the round is not over",
         "no_team": "you have no team in this fight",
     }
@@ -74,6 +76,9 @@ class IllegalFight(IllegalAction):
         "already_sprinted": "{mutant} a déjà sprinté ce tour",
         "already_placed": "{mutant} est déjà placé",
         "not_your_placement": "c'est à l'équipe de {team} de poser une figurine",
+        "uneven_teams": "l'équipe de {team} enfreint les règles des équipes (voir le panneau "
+                        "de l'arène) ; cochez que les entraîneurs acceptent de combattre "
+                        "quand même",
         "round_running": "le tour de jeu n'est pas fini",
         "no_team": "vous n'avez pas d'équipe dans ce combat",
     }
