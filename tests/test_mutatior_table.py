@@ -14,9 +14,8 @@ from sqlalchemy import select, update
 from app import tables
 from app.models import Character, Match, Membership, Role, User
 from app.rules.dice import ScriptedDice
-from app.rules.mutatior.samples import scarabator
+from app.rules.mutatior.samples import grosbaf, scarabator, zetzet
 from app.rules.mutatior.sheet import sheet_of
-from app.rules.mutatior.system import grosbaf, zetzet
 from app.services import campaigns, content
 from app.services.access import load_campaign_access
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play

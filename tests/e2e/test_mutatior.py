@@ -12,8 +12,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.rules.mutatior.samples import grosbaf, zetzet
 from app.rules.mutatior.sheet import sheet_of
-from app.rules.mutatior.system import grosbaf, zetzet
 from tests.e2e.table import LIVE, Campaign, act, log_in, seat_campaign, token
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from app.rules.dice import Modifier, ScriptedDice
-from app.rules.mutatior.body import Limb, Mutant, validate
+from app.rules.mutatior.body import validate
 from app.rules.mutatior.combat import (
     ATTACKER,
     DEFENDER,
@@ -22,28 +22,7 @@ from app.rules.mutatior.combat import (
     shoot,
     tie_break,
 )
-from app.rules.mutatior.samples import nurglie, scarabator
-
-
-def grosbaf() -> Mutant:
-    """Patom's horned yeti: 7 muscles and a horn in the head, claws in the left arm, pump 6."""
-    return Mutant("Grosbaf", (
-        Limb("tronc", muscles=7, biomoteurs=6, trunk=True),
-        Limb("tête", muscles=7, lobes=1, offensive="corne"),
-        Limb("bras gauche", muscles=6, offensive="griffes"),
-        Limb("bras droit", muscles=6),
-        Limb("jambe gauche", muscles=6),
-        Limb("jambe droite", muscles=6),
-    ), skills=("gros_tas",))
-
-
-def zetzet() -> Mutant:
-    """Yetzar's blue cobra: 6 muscles in the torso (its trunk), 5 in the head, pump 8."""
-    return Mutant("Zetzet", (
-        Limb("torse", muscles=6, biomoteurs=4, trunk=True),
-        Limb("tête", muscles=5, lobes=3),
-        Limb("queue", muscles=4, biomoteurs=4),
-    ), skills=("mimetisme",))
+from app.rules.mutatior.samples import grosbaf, nurglie, scarabator, zetzet
 
 
 def test_the_example_creatures_are_legal() -> None:
@@ -99,7 +78,7 @@ def test_never_a_third_attack_and_a_counter_ends_the_exchange() -> None:
 
 
 def test_gros_tas_forbids_the_counter() -> None:
-    gros, zet = grosbaf(), zetzet()
+    gros, zet = grosbaf(skills=("gros_tas",)), zetzet()
     lost = clash(gros, "bras droit", zet, "tête", ScriptedDice([1, 6]))
     assert lost.winner == DEFENDER
     assert follow_up(lost, gros, zet).kind is None  # Grosbaf has Gros tas and more muscle

@@ -13,8 +13,9 @@ from app.rules.dice import ScriptedDice, SeededDice
 from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
 from app.rules.mutatior import campaign
 from app.rules.mutatior import match as table
+from app.rules.mutatior.samples import grosbaf, zetzet
 from app.rules.mutatior.sheet import limb_of, mutant_of, sheet_of
-from app.rules.mutatior.system import MUTATIOR, grosbaf, zetzet
+from app.rules.mutatior.system import MUTATIOR
 from app.rules.registry import get_system
 from app.rules.system import GameSystem
 

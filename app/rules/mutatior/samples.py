@@ -1,7 +1,9 @@
-"""The text's two sample mutants (§ Feuilles de mutants), built limb by limb.
+"""The text's mutants, built limb by limb: the two sample sheets (§ Feuilles de mutants) and
+the two fighters of its example fight (§ Exemple de combat).
 
-The text prints their totals only (biomass, brain, pump, muscle mass, skill); the limbs below
-are house layouts that reach exactly those totals with the house organ and implant weights.
+The text prints the sample sheets' totals only (biomass, brain, pump, muscle mass, skill); the
+limbs below are house layouts that reach exactly those totals with the house organ and
+implant weights. The fighters are as the example describes them.
 """
 
 from __future__ import annotations
@@ -31,3 +33,27 @@ def nurglie() -> Mutant:
         Limb("tentacule droit", muscles=5, tentacle=True, special="ventouses"),
         Limb("queue", muscles=4),
     ), skills=("obsede",))
+
+
+def grosbaf(skills: tuple[str, ...] = ("chouchou_du_public",)) -> Mutant:
+    """§ Exemple de combat: Patom's horned yeti — 7 muscles and a horn in the head, claws in
+    the left arm, pump 6. The text gives him no skill: house, Chouchou du public (one that
+    changes nothing in the example's exchange)."""
+    return Mutant("Grosbaf", (
+        Limb("tronc", muscles=7, biomoteurs=6, trunk=True),
+        Limb("tête", muscles=7, lobes=1, offensive="corne"),
+        Limb("bras gauche", muscles=6, offensive="griffes"),
+        Limb("bras droit", muscles=6),
+        Limb("jambe gauche", muscles=6),
+        Limb("jambe droite", muscles=6),
+    ), skills=skills)
+
+
+def zetzet() -> Mutant:
+    """§ Exemple de combat: Yetzar's blue cobra — 6 muscles in the torso (its trunk), 5 in the
+    head, pump 8."""
+    return Mutant("Zetzet", (
+        Limb("torse", muscles=6, biomoteurs=4, trunk=True),
+        Limb("tête", muscles=5, lobes=3),
+        Limb("queue", muscles=4, biomoteurs=4),
+    ), skills=("mimetisme",))

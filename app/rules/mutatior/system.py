@@ -22,7 +22,7 @@ from app.rules.mutatior.content import (
     rule,
 )
 from app.rules.mutatior.match_state import BOARD_CM
-from app.rules.mutatior.samples import nurglie, scarabator
+from app.rules.mutatior.samples import grosbaf, nurglie, scarabator, zetzet
 from app.rules.mutatior.sheet import (
     COUNTERS,
     DAMAGE_ORDERS,
@@ -196,27 +196,6 @@ class MutatiorSystem:
 
 
 # — the demo teams —
-
-def grosbaf() -> Mutant:
-    """§ Exemple de combat: Patom's horned yeti (7 muscles and a horn in the head, claws)."""
-    return Mutant("Grosbaf", (
-        Limb("tronc", muscles=7, biomoteurs=6, trunk=True),
-        Limb("tête", muscles=7, lobes=1, offensive="corne"),
-        Limb("bras gauche", muscles=6, offensive="griffes"),
-        Limb("bras droit", muscles=6),
-        Limb("jambe gauche", muscles=6),
-        Limb("jambe droite", muscles=6),
-    ), skills=("chouchou_du_public",))
-
-
-def zetzet() -> Mutant:
-    """§ Exemple de combat: Yetzar's blue cobra (6 muscles in the torso, pump 8)."""
-    return Mutant("Zetzet", (
-        Limb("torse", muscles=6, biomoteurs=4, trunk=True),
-        Limb("tête", muscles=5, lobes=3),
-        Limb("queue", muscles=4, biomoteurs=4),
-    ), skills=("mimetisme",))
-
 
 def cafardor() -> Mutant:
     """House: a quick cockroach with a spiked tail (Coureur effréné)."""
