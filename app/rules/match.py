@@ -106,6 +106,21 @@ class ActionForm:
     choices: Mapping[str, Any] = field(default_factory=dict)
 
 
+def handler_for(handlers: Mapping[str, Any], state: State, action: Mapping[str, Any],
+                actor: Actor) -> Any:
+    """What every game checks before judging an action: a kind it knows, an actor who is not
+    a spectator, a match not over. Returns the game's handler for the action's kind."""
+    kind = action.get("kind")
+    handler = handlers.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        raise IllegalAction("unknown_action", kind=str(kind)[:40])
+    if actor.is_spectator:
+        raise IllegalAction("spectator")
+    if state.get("status") == "finished":
+        raise IllegalAction("match_over")
+    return handler
+
+
 def fold(system, events: Iterable[Event | Mapping[str, Any]], state: State | None = None) -> State:
     """Fold events into state with ``system.evolve`` (control events skipped).
 

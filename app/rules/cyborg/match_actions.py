@@ -60,7 +60,7 @@ from app.rules.cyborg.profiles import PROFILES
 from app.rules.cyborg.sheet import draw_skills
 from app.rules.cyborg.tests import characteristic_test, opposed_test, skill_test
 from app.rules.dice import Dice, Modifier
-from app.rules.match import Actor, Event, State
+from app.rules.match import Actor, Event, State, handler_for
 
 # — set-up and turns ——————————————————————————————————————————————————————————————
 
@@ -538,12 +538,4 @@ ACTIONS = frozenset(_DECIDE)  # every action kind the table knows
 
 
 def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
-    kind = action.get("kind")
-    handler = _DECIDE.get(kind) if isinstance(kind, str) else None
-    if handler is None:
-        raise refuse("unknown_action", kind=str(kind)[:40])
-    if actor.is_spectator:
-        raise refuse("spectator")
-    if state.get("status") == "finished":
-        raise refuse("match_over")
-    return handler(state, action, actor, dice)
+    return handler_for(_DECIDE, state, action, actor)(state, action, actor, dice)

@@ -24,6 +24,7 @@ from app.rules.match import (
     IllegalAction,
     MatchSetup,
     State,
+    handler_for,
 )
 
 BOARD_LIMIT = 10_000  # in the board's unit
@@ -162,15 +163,7 @@ def _initiative_order(tokens: Mapping[str, dict]) -> list[str]:
 # — deciding (dice are rolled here only) ————————————————————————————————————
 
 def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
-    kind = action.get("kind")
-    handler = _DECIDE.get(kind) if isinstance(kind, str) else None
-    if handler is None:
-        raise _refuse("unknown_action", kind=str(kind)[:40])
-    if actor.is_spectator:
-        raise _refuse("spectator")
-    if state.get("status") == "finished":
-        raise _refuse("match_over")
-    return handler(state, action, actor, dice)
+    return handler_for(_DECIDE, state, action, actor)(state, action, actor, dice)
 
 
 def _token(state: State, action: Mapping[str, Any]) -> dict:

@@ -27,7 +27,7 @@ from typing import Any
 from app.rules import board
 from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.dice import Dice
-from app.rules.match import ActionForm, Actor, Event, MatchSetup, State
+from app.rules.match import ActionForm, Actor, Event, MatchSetup, State, handler_for
 from app.rules.mutatior import arena, campaign, combat
 from app.rules.mutatior.body import CATEGORIES_T, free_rerolls, validate_team
 from app.rules.mutatior.content import custom_implants
@@ -148,13 +148,7 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
 
 def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
     kind = action.get("kind")
-    handler = _DECIDE.get(kind) if isinstance(kind, str) else None
-    if handler is None:
-        raise _refuse("unknown_action", kind=str(kind)[:40])
-    if actor.is_spectator:
-        raise _refuse("spectator")
-    if state.get("status") == "finished":
-        raise _refuse("match_over")
+    handler = handler_for(_DECIDE, state, action, actor)
     # Fields are plain values (a list only for the creatures buying re-rolls): anything else
     # is left out, so the checks below refuse it as missing rather than stumble on it.
     action = {key: value for key, value in action.items()
