@@ -70,6 +70,17 @@ def log_in(new_context, username: str) -> Page:
     return page
 
 
+def open_match(gm: Page, campaign: Campaign, name: str, characters: Sequence[str]) -> str:
+    """The GM opens a match with these roster characters; returns its address."""
+    gm.goto(f"/campaigns/{campaign.id}/matches")
+    gm.fill("#field-name", name)
+    for character in characters:
+        gm.get_by_label(character).check()
+    gm.get_by_role("button", name="Start the match").click()
+    expect(gm.locator("h1")).to_have_text(name)
+    return gm.url
+
+
 def token(page: Page, token_id: str):
     return page.locator(f'#board .token[data-token="{token_id}"]')
 

@@ -9,9 +9,9 @@ table's dice are the server's own, so the test checks what happened, never a num
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.e2e.table import Campaign, act, log_in, seat_campaign
+from tests.e2e.table import Campaign, act, log_in, open_match, seat_campaign
 
 LIVE = 2_000
 
@@ -24,19 +24,10 @@ def cyborg_campaign(live_server) -> Campaign:
     return campaign
 
 
-def open_match(gm: Page, campaign: Campaign) -> str:
-    gm.goto(f"/campaigns/{campaign.id}/matches")
-    gm.fill("#field-name", "Laboratoire")
-    gm.get_by_label("Kenji").check()
-    gm.get_by_role("button", name="Start the match").click()
-    expect(gm.locator("h1")).to_have_text("Laboratoire")
-    return gm.url
-
-
 def test_two_browsers_play_a_short_cyborg_fight(new_context, cyborg_campaign):
     gm = log_in(new_context, cyborg_campaign.gm)
     player = log_in(new_context, cyborg_campaign.player)
-    url = open_match(gm, cyborg_campaign)
+    url = open_match(gm, cyborg_campaign, "Laboratoire", ["Kenji"])
     player.goto(url)
     expect(player.locator("#participant-t1 .participant-name")).to_have_text("Kenji")
 

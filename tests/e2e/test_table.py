@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.e2e.table import LIVE, Campaign, act, log_in, seat_campaign, token
+from tests.e2e.table import LIVE, Campaign, act, log_in, open_match, seat_campaign, token
 
 
 @pytest.fixture
@@ -20,19 +20,10 @@ def campaign(live_server) -> Campaign:
                          characters=[("player", {"name": "Aldo"})])
 
 
-def open_match(gm: Page, campaign: Campaign) -> str:
-    gm.goto(f"/campaigns/{campaign.id}/matches")
-    gm.fill("#field-name", "Escarmouche")
-    gm.get_by_label("Aldo").check()
-    gm.get_by_role("button", name="Start the match").click()
-    expect(gm.locator("h1")).to_have_text("Escarmouche")
-    return gm.url
-
-
 def test_two_browsers_play_a_libre_match_live(new_context, campaign):
     gm = log_in(new_context, campaign.gm)
     player = log_in(new_context, campaign.player)
-    url = open_match(gm, campaign)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo"])
     player.goto(url)
     expect(player.locator("#participant-t1 .participant-name")).to_have_text("Aldo")
 
