@@ -7,6 +7,7 @@ fight (000_e34df4ff7a8d792c.txt § Exemple de combat), scripted die by die.
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from sqlalchemy import select, update
@@ -375,3 +376,26 @@ def test_a_team_named_first_in_a_sentence_starts_with_a_capital_in_french():
         assert html.startswith("L'équipe de Grosbaf"), html
     finally:
         set_locale("en")
+
+
+def test_a_secret_bet_never_reaches_the_other_trainer(db, arena):
+    """§ 3-3 "secrètement": Pia bets on Zetzet; Paul sees neither the bet in the state nor
+    its line in the log, over the API and on the table page; the GM sees both."""
+    gm = arena["access"]["mia"]
+    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Paris",
+                                character_ids=[arena["gros"], arena["zet"]],
+                                dice=ScriptedDice([]))
+    db.commit()
+    pia, paul, mia = (arena["people"][name] for name in ("pia", "paul", "mia"))
+    base = f"/api/v1/campaigns/{arena['campaign']}/matches/{match.id}"
+    placed = pia.client.post(base + "/actions", json={"action": {
+        "kind": "place_bet", "bet": "secret", "stake": 37, "mutant": "m2"}},
+        headers={"X-CSRF-Token": pia.csrf()})
+    assert placed.status_code == 200, placed.text
+    for who, sees in ((paul, False), (mia, True), (pia, True)):
+        state = who.client.get(base).json()["state"]
+        assert any(bet["stake"] == 37 for bet in state["bets"]) is sees
+        log = who.client.get(base + "/log").json()
+        assert ('"stake": 37' in json.dumps(log)) is sees
+        page = who.client.get(f"/campaigns/{arena['campaign']}/matches/{match.id}").text
+        assert ("37 kg" in page) is sees
