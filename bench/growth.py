@@ -23,10 +23,10 @@ import time
 import httpx
 from sqlalchemy import select
 
-from app import tables
 from app.db import make_engine, make_sessionmaker, write_transaction
 from app.models import User
 from app.rules.dice import SeededDice
+from app.services import tables
 from app.services.access import load_campaign_access
 from bench.client import close_all, last_arrival, open_viewers
 from bench.report import Figure, percentile, table

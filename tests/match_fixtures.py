@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 import pytest
 from sqlalchemy import select, update
 
+from app.http.deps import table_dice
 from app.models import Character, Match, Membership, Role, User
 from app.rules.dice import ScriptedDice
 from app.services import campaigns
-from app.web.matches import table_dice
 from tests.helpers import WebUser
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app import tables
 from app.models import Match
 from app.rules.dice import ScriptedDice
+from app.services import tables
 from app.services.access import CampaignAccess
 
 

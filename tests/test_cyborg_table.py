@@ -10,11 +10,10 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import select, update
 
-from app import tables
 from app.models import Character, Membership, Role, User
 from app.rules.cyborg.profiles import PROFILES
 from app.rules.dice import ScriptedDice
-from app.services import campaigns
+from app.services import campaigns, tables
 from app.services.access import load_campaign_access
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 

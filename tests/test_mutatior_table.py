@@ -12,12 +12,11 @@ import json
 import pytest
 from sqlalchemy import select, update
 
-from app import tables
 from app.models import Character, Match, Membership, Role, User
 from app.rules.dice import ScriptedDice
 from app.rules.mutatior.samples import grosbaf, scarabator, zetzet
 from app.rules.mutatior.sheet import sheet_of
-from app.services import campaigns, content
+from app.services import campaigns, content, tables
 from app.services.access import load_campaign_access
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 

@@ -25,9 +25,9 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from app import tables
 from app.db import make_engine, make_sessionmaker
 from app.models import Match, MatchEvent
+from app.services import tables
 from tests.e2e.conftest import LiveServer
 from tests.match_table import Table, close_clients, http_user, live_server, on_server, seat_table
 from tests.table_harness import normalised

@@ -15,7 +15,7 @@ import pytest
 
 from app.live import MemoryBroker
 from app.services import match_publish
-from app.tables import ActionOutcome
+from app.services.tables import ActionOutcome
 from tests.e2e.conftest import LiveServer
 from tests.match_table import (
     SseReader,

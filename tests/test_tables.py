@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from app import tables
 from app.errors import Conflict, Forbidden, ValidationFailed
 from app.models import Character, Match, MatchEvent, Membership, Role, Roll, User
 from app.rules.dice import ScriptedDice
-from app.services import campaigns, rolls
+from app.services import campaigns, rolls, tables
 from app.services.access import load_campaign_access
 from tests.table_harness import (
     Step,

@@ -8,8 +8,8 @@ from fastapi import Request, Response
 from pydantic import Field
 
 from app.api.schemas import Model, error_responses
+from app.http.deps import CurrentUser, DbSession, SettingsDep, ViewerDep, protected_router
 from app.services import accounts
-from app.web.deps import CurrentUser, DbSession, SettingsDep, ViewerDep, protected_router
 
 router = protected_router(tags=["accounts"])
 

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
-
-from fastapi import Path as PathParam
 
 from app.api.schemas import Model, error_responses
+from app.http.deps import AdminUser, DbSession, IdParam, SettingsDep, protected_router
 from app.models import User
 from app.services import admin, backup
-from app.web.admin import AdminUser
-from app.web.deps import DbSession, SettingsDep, protected_router
 
 router = protected_router(tags=["admin"])
-# Ids are 32-bit integers on every backend; a larger one is simply not found.
-UserId = Annotated[int, PathParam(ge=1, le=2_147_483_647)]
+UserId = IdParam
 
 
 class BackupOut(Model):

@@ -10,10 +10,10 @@ from fastapi import Query, Response
 from pydantic import Field
 
 from app.api.schemas import Model, error_responses
+from app.http.deps import CurrentUser, DbSession, MemberAccess, protected_router
 from app.models import Campaign, Role
 from app.rules.registry import all_systems
 from app.services import campaigns
-from app.web.deps import CurrentUser, DbSession, MemberAccess, protected_router
 
 router = protected_router(tags=["campaigns"])
 

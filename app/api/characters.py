@@ -17,12 +17,12 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.api.schemas import Model, error_responses
+from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, protected_router
+from app.http.uploads import image_response, read_upload
 from app.models import Character
 from app.services import characters
 from app.services.access import CampaignAccess
 from app.services.characters import ACTING_USER, NAME_MAX, NOTES_MAX
-from app.web.characters import CharacterId, portrait_response, read_upload
-from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
 
 router = protected_router(tags=["characters"])
 
@@ -123,14 +123,14 @@ def create_character(body: CharacterIn, db: DbSession, access: MemberAccess,
 
 
 @router.get(ONE, response_model=CharacterDetailOut, responses=error_responses(404))
-def get_character(db: DbSession, access: MemberAccess, character_id: CharacterId):
+def get_character(db: DbSession, access: MemberAccess, character_id: IdParam):
     return _detail(db, access, characters.get_character(db=db, access=access,
                                                     character_id=character_id))
 
 
 @router.patch(ONE, response_model=CharacterDetailOut, responses=error_responses(404, 409))
 def update_character(body: CharacterPatch, db: DbSession, access: MemberAccess,
-                     character_id: CharacterId):
+                     character_id: IdParam):
     """Change name, notes and/or sheet; ``version`` must be the one you last read."""
     character = characters.update_character(db=db, access=access, character_id=character_id,
                                             version=body.version, name=body.name,
@@ -139,7 +139,7 @@ def update_character(body: CharacterPatch, db: DbSession, access: MemberAccess,
 
 
 @router.delete(ONE, status_code=204, responses=error_responses(404, 409))
-def delete_character(db: DbSession, access: MemberAccess, character_id: CharacterId):
+def delete_character(db: DbSession, access: MemberAccess, character_id: IdParam):
     characters.delete_character(db=db, access=access, character_id=character_id)
     return Response(status_code=204)
 
@@ -147,7 +147,7 @@ def delete_character(db: DbSession, access: MemberAccess, character_id: Characte
 @router.post(ONE + "/transfer", response_model=CharacterDetailOut,
              responses=error_responses(404, 409))
 def transfer_character(body: TransferIn, db: DbSession, access: MemberAccess,
-                       character_id: CharacterId):
+                       character_id: IdParam):
     """GM only: hand the character to a player, or make it a non-player character."""
     character = characters.transfer_character(db=db, access=access, character_id=character_id,
                                               owner_id=body.owner_id)
@@ -157,7 +157,7 @@ def transfer_character(body: TransferIn, db: DbSession, access: MemberAccess,
 @router.put(ONE + "/portrait", response_model=CharacterDetailOut,
             responses=error_responses(404, 409, 413))
 def put_portrait(db: DbSession, settings: SettingsDep, access: MemberAccess,
-                 character_id: CharacterId, file: Annotated[UploadFile, File()]):
+                 character_id: IdParam, file: Annotated[UploadFile, File()]):
     """Upload a PNG, JPEG, WebP or GIF portrait (re-encoded; metadata removed)."""
     character = characters.set_portrait(
         db=db, access=access, character_id=character_id,
@@ -168,7 +168,7 @@ def put_portrait(db: DbSession, settings: SettingsDep, access: MemberAccess,
 
 @router.delete(ONE + "/portrait", response_model=CharacterDetailOut,
                responses=error_responses(404, 409))
-def delete_portrait(db: DbSession, access: MemberAccess, character_id: CharacterId):
+def delete_portrait(db: DbSession, access: MemberAccess, character_id: IdParam):
     character = characters.remove_portrait(db=db, access=access, character_id=character_id)
     return _detail(db, access, character)
 
@@ -182,6 +182,6 @@ _IMAGE = {"schema": {"type": "string", "format": "binary"}}
                        304: {"description": "Not modified (If-None-Match)"},
                        **error_responses(404)})
 def get_portrait(request: Request, db: DbSession, access: MemberAccess,
-                 character_id: CharacterId):
+                 character_id: IdParam):
     image = characters.get_portrait(db=db, access=access, character_id=character_id)
-    return portrait_response(request, image)
+    return image_response(request, image)

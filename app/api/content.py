@@ -9,11 +9,11 @@ from pydantic import Field
 
 from app.api.campaigns import MAX_ID
 from app.api.schemas import Model, error_responses
+from app.http.deps import DbSession, MemberAccess, protected_router
 from app.i18n import gettext
 from app.models import CustomContent
 from app.rules.system import ContentKind
 from app.services import content
-from app.web.deps import DbSession, MemberAccess, protected_router
 
 router = protected_router(tags=["content"])
 BASE = "/campaigns/{campaign_id:int}/content"

@@ -10,10 +10,10 @@ from pydantic import Field
 
 from app.api.campaigns import MAX_ID
 from app.api.schemas import ErrorBody, Model, error_responses
+from app.http.deps import CurrentUser, DbSession, MemberAccess, ViewerDep, protected_router
 from app.models import Invite, Role
 from app.services import invites
 from app.services.invites import InviteStatus
-from app.web.deps import CurrentUser, DbSession, MemberAccess, ViewerDep, protected_router
 
 router = protected_router(tags=["invites"])
 InviteId = Annotated[int, Path(ge=1, le=MAX_ID)]

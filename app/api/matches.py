@@ -1,11 +1,11 @@
 """API: matches — create, read (as the caller may see it), the log, actions, undo, live stream.
 
-Every action goes through ``app.tables`` in one transaction (DESIGN.md § The one flow). Send
-the ``seq`` you were looking at: if the table moved on, the answer is 409 with the current
-``seq`` and ``state`` in ``error.details``. An ``Idempotency-Key`` header makes a retried POST
-apply once: the same key and payload answer the first response again (``replayed``), the same
-key with another payload answers 422 ``idempotency_key_reused``. A refusal by the rules is a
-422 whose message gives the reason in the caller's language.
+Every action goes through ``app.services.tables`` in one transaction (DESIGN.md § The one
+flow). Send the ``seq`` you were looking at: if the table moved on, the answer is 409 with
+the current ``seq`` and ``state`` in ``error.details``. An ``Idempotency-Key`` header makes a
+retried POST apply once: the same key and payload answer the first response again
+(``replayed``), the same key with another payload answers 422 ``idempotency_key_reused``. A
+refusal by the rules is a 422 whose message gives the reason in the caller's language.
 """
 
 from __future__ import annotations
@@ -19,18 +19,16 @@ from fastapi import Body, Header, Path, Query, Request
 from pydantic import Field, field_validator
 from sse_starlette import EventSourceResponse
 
-from app import tables
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses
+from app.http.deps import DbSession, MemberAccess, SettingsDep, TableDice, protected_router
+from app.http.streams import FeedSource, Item, event_stream
 from app.i18n import gettext
 from app.models import Match
-from app.rules.dice import SystemDice
 from app.rules.match import Actor
-from app.services import match_publish
+from app.services import match_publish, tables
 from app.services.access import CampaignAccess
 from app.services.match_feed import Viewer
-from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
-from app.web.streams import FeedSource, Item, event_stream
 
 router = protected_router(tags=["matches"])
 
@@ -179,12 +177,12 @@ def list_matches(db: DbSession, access: MemberAccess) -> list[MatchSummary]:
 @router.post(BASE, status_code=201, response_model=MatchOut,
              responses=error_responses(404, 409))
 def create_match(body: MatchIn, db: DbSession, settings: SettingsDep,
-                 access: MemberAccess) -> MatchOut:
+                 access: MemberAccess, dice: TableDice) -> MatchOut:
     """Open a match of the campaign's system with roster characters (GM)."""
     match = tables.create_match(db=db, secret=settings.resolved_secret_key, access=access,
                                 name=body.name, character_ids=body.character_ids,
                                 options=body.options.model_dump(exclude_none=True),
-                                dice=SystemDice())
+                                dice=dice)
     return _match_out(db, access, match)
 
 
@@ -210,7 +208,7 @@ def match_log(db: DbSession, access: MemberAccess, match_id: MatchId,
 
 @router.post(ONE + "/actions", response_model=ActionOut, responses=error_responses(404, 409))
 def post_action(body: ActionIn, request: Request, db: DbSession, settings: SettingsDep,
-                access: MemberAccess, match_id: MatchId,
+                access: MemberAccess, match_id: MatchId, dice: TableDice,
                 idempotency_key: IdempotencyKey = None) -> ActionOut:
     """Act at the table. 409: the table moved on (``error.details`` has the current ``seq``
     and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
@@ -219,7 +217,7 @@ def post_action(body: ActionIn, request: Request, db: DbSession, settings: Setti
     viewer = _viewer(access)
     outcome = tables.apply_action(db=db, secret=settings.resolved_secret_key, access=access,
                                   match_id=match_id, action=body.action,
-                                  expected_seq=body.seq, dice=SystemDice(),
+                                  expected_seq=body.seq, dice=dice,
                                   idempotency_key=idempotency_key)
     return _answer(request, viewer, outcome)
 

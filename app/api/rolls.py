@@ -14,9 +14,17 @@ from fastapi import Query, Request
 from pydantic import Field
 
 from app.api.schemas import Model, error_responses
+from app.http.deps import (
+    MAX_ID,
+    DbSession,
+    IdParam,
+    MemberAccess,
+    SettingsDep,
+    TableDice,
+    protected_router,
+)
 from app.services import rolls
-from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
-from app.web.rolls import MAX_ID, RollId, TableDice, announce
+from app.services.match_publish import publish_roll
 
 router = protected_router(tags=["rolls"])
 
@@ -107,7 +115,7 @@ def free_roll(body: RollIn, request: Request, db: DbSession, settings: SettingsD
     """Roll on the server and add the result to the campaign's log (players and the GM)."""
     roll = rolls.free_roll(db=db, secret=settings.resolved_secret_key, access=access,
                            expression=body.expression, visibility=body.visibility, dice=dice)
-    announce(request, access.campaign.id, roll.id)
+    publish_roll(request.app.state.broker, access.campaign.id, roll.id)
     return _out(rolls.RollView(roll, visible=True))
 
 
@@ -126,13 +134,13 @@ def roll_log(db: DbSession, access: MemberAccess,
 
 @router.post(BASE + "/{roll_id}/corrections", status_code=201, response_model=RollOut,
              response_model_exclude_unset=True, responses=error_responses(404, 409))
-def correct_roll(body: CorrectionIn, roll_id: RollId, request: Request, db: DbSession,
+def correct_roll(body: CorrectionIn, roll_id: IdParam, request: Request, db: DbSession,
                  settings: SettingsDep, access: MemberAccess):
     """The GM corrects a result: a new entry pointing at the original, seen by whoever saw
     the original."""
     roll = rolls.correct_roll(db=db, secret=settings.resolved_secret_key, access=access,
                               roll_id=roll_id, total=body.total, reason=body.reason)
-    announce(request, access.campaign.id, roll.id)
+    publish_roll(request.app.state.broker, access.campaign.id, roll.id)
     return _out(rolls.RollView(roll, visible=True))
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from app.http.deps import protected_router
 from app.rules.registry import all_systems
-from app.web.deps import protected_router
 
 router = protected_router(tags=["systems"])
 

@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 
 from app.api.schemas import Model, error_responses
+from app.http.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, protected_router
 from app.services import transfer
 from app.services.campaigns import NAME_MAX
-from app.web.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, protected_router
 
 router = protected_router(tags=["transfer"])
 

@@ -30,10 +30,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app import tables
 from app.live import Broker
 from app.models import Match, MatchEvent, Membership, Role
 from app.rules.match import Actor
+from app.services import tables
 from app.services.match_publish import channel
 
 logger = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""A match's live side: announce committed events.
+"""The live side of a table: announce committed events and rolls.
 
 The broker carries only a notification ("match 34 has events up to seq 17"), sent after the
 commit so that nobody is told about an event that could still roll back. The open streams
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 
-from app import tables
 from app.live import Broker
+from app.services import tables
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +36,12 @@ def publish_outcome(broker: Broker, outcome: tables.ActionOutcome) -> None:
         broker.publish_threadsafe(channel(outcome.match_id), message)
         if outcome.roll_ids and outcome.campaign_id is not None:
             # Rolls at the table also land in the campaign's live roll log.
-            broker.publish_threadsafe(f"campaign:{outcome.campaign_id}",
-                                      {"kind": "roll", "roll_id": outcome.roll_ids[-1]})
+            publish_roll(broker, outcome.campaign_id, outcome.roll_ids[-1])
     except RuntimeError:
         logger.warning("live: the broker is not running; match %s seq %s not announced",
                        outcome.match_id, outcome.seq)
+
+
+def publish_roll(broker: Broker, campaign_id: int, roll_id: int) -> None:
+    """Tell the campaign's roll-log viewers (after the commit) that it has a new entry."""
+    broker.publish_threadsafe(f"campaign:{campaign_id}", {"kind": "roll", "roll_id": roll_id})

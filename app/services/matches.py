@@ -1,7 +1,7 @@
 """Matches as the pages show them: opening one from a form, its log, replay, who is watching.
 
-The table engine (``app.tables``) judges and records actions; this module only reads what the
-match pages and the live stream need, always through ``tables.redact`` / ``system.view`` so
+The table engine (``app.services.tables``) judges and records actions; this module only reads
+what the match pages and the live stream need, always through ``tables.redact`` / ``system.view`` so
 that a viewer is never handed what they may not see.
 """
 
@@ -13,13 +13,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app import tables
 from app.errors import NotFound, ValidationFailed
 from app.i18n import lazy_gettext as _l
 from app.models import Match, MatchEvent, Membership, Role, User
 from app.rules.dice import Dice
 from app.rules.match import Actor, State
 from app.rules.registry import get_system
+from app.services import tables
 from app.services.access import CampaignAccess, load_campaign_access
 
 BOARD_UNITS = ("cm", "in", "sq")

@@ -177,7 +177,7 @@ def _relink_rolls(payload: dict[str, Any], mapping: dict[int, int]) -> dict[str,
     """The payload with its ``roll_ids`` translated (ids → refs on export, back on import).
 
     ``roll_ids`` is the table engine's link from an event to its signed rolls
-    (``app.tables``); the rest of a payload belongs to the game and is copied untouched.
+    (``app.services.tables``); the rest of a payload belongs to the game and is copied untouched.
     """
     linked = payload.get(ROLL_IDS)
     if not isinstance(linked, list):

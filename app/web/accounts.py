@@ -8,10 +8,10 @@ from fastapi import Form, Request
 from starlette.responses import Response
 
 from app.errors import AppError
+from app.http.deps import CurrentUser, DbSession, SettingsDep, ViewerDep, protected_router
 from app.i18n import get_locale
 from app.services import accounts
 from app.web.cookies import clear_session_cookie, set_locale_cookie, set_session_cookie
-from app.web.deps import CurrentUser, DbSession, SettingsDep, ViewerDep, protected_router
 from app.web.forms import field_errors, safe_next, see_other
 from app.web.templating import render
 

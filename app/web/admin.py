@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends, Request
-from fastapi import Path as PathParam
+from fastapi import Request
 from starlette.responses import FileResponse, Response
 
 from app.errors import AppError
+from app.http.deps import AdminUser, DbSession, IdParam, SettingsDep, protected_router
 from app.models import User
 from app.services import admin, backup
-from app.web.deps import CurrentUser, DbSession, SettingsDep, protected_router
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
-
-def admin_user(user: CurrentUser) -> User:
-    """The logged-in instance admin; anyone else gets 403 (anonymous: 401)."""
-    return admin.require_admin(user)
-
-
-AdminUser = Annotated[User, Depends(admin_user)]
-
 router = protected_router()
-UserId = Annotated[int, PathParam(ge=1, le=2_147_483_647)]
+UserId = IdParam
 
 
 def _admin_page(request: Request, db: DbSession, settings: SettingsDep,

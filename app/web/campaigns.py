@@ -8,11 +8,11 @@ from fastapi import Form, Request
 from starlette.responses import Response
 
 from app.errors import AppError, CampaignArchived, Conflict, StaleVersion, ValidationFailed
+from app.http.deps import CurrentUser, DbSession, MemberAccess, protected_router
 from app.models import User
 from app.rules.registry import all_systems
 from app.services import campaigns, content, members
 from app.services.access import CampaignAccess
-from app.web.deps import CurrentUser, DbSession, MemberAccess, protected_router
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 

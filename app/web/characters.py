@@ -15,27 +15,27 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from fastapi import Depends, File, Path, Request, UploadFile
+from fastapi import Depends, File, Request, UploadFile
 from starlette.responses import Response
 
 from app.errors import Conflict, StaleVersion, ValidationFailed
-from app.models import Character, Image, Role
+from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, protected_router
+from app.http.uploads import image_response, read_upload
+from app.models import Character, Role
 from app.rules.system import Problem
 from app.services import characters
 from app.services.access import CampaignAccess
 from app.services.characters import ACTING_USER, SheetInvalid
 from app.services.content import campaign_content
 from app.services.images import ImageTooLarge, mebibytes
-from app.web.deps import DbSession, MemberAccess, SettingsDep, protected_router
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
 router = protected_router()
 
 # Ids are 32-bit on PostgreSQL; bigger numbers are simply not found.
-CharacterId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+CharacterId = IdParam
 BASE = "/campaigns/{campaign_id}/characters"
-PORTRAIT_CACHE = "private, max-age=3600"
 
 
 async def form_fields(request: Request) -> dict[str, str]:
@@ -276,14 +276,6 @@ def delete_character(db: DbSession, access: MemberAccess,
 
 # --- portraits --------------------------------------------------------------------------
 
-def read_upload(upload: UploadFile | None, max_bytes: int) -> bytes:
-    """At most one byte more than allowed: enough to know a file is too large."""
-    if upload is None:
-        return b""
-    upload.file.seek(0)
-    return upload.file.read(max_bytes + 1)
-
-
 @router.post(BASE + "/{character_id}/portrait")
 def upload_portrait(request: Request, db: DbSession, settings: SettingsDep,
                     access: MemberAccess, character_id: CharacterId,
@@ -308,17 +300,8 @@ def remove_portrait(db: DbSession, access: MemberAccess,
     return see_other(character_url(access, character_id) + "/edit")
 
 
-def portrait_response(request: Request, image: Image) -> Response:
-    """The stored (re-encoded) picture; private to the campaign's members."""
-    etag = f'"{image.sha256}"'
-    headers = {"Cache-Control": PORTRAIT_CACHE, "ETag": etag}
-    if request.headers.get("if-none-match") == etag:
-        return Response(status_code=304, headers=headers)
-    return Response(image.data, media_type=image.content_type, headers=headers)
-
-
 @router.get(BASE + "/{character_id}/portrait")
 def portrait(request: Request, db: DbSession, access: MemberAccess,
              character_id: CharacterId) -> Response:
     image = characters.get_portrait(db=db, access=access, character_id=character_id)
-    return portrait_response(request, image)
+    return image_response(request, image)

@@ -12,13 +12,13 @@ from fastapi import Path, Request
 from starlette.responses import Response
 
 from app.errors import AppError, ValidationFailed
+from app.http.deps import DbSession, MemberAccess, protected_router
 from app.models import CustomContent
 from app.rules.system import ContentKind
 from app.services import content
 from app.services.access import CampaignAccess
 from app.web.campaigns import error_page
 from app.web.characters import FormFields
-from app.web.deps import DbSession, MemberAccess, protected_router
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 

@@ -8,11 +8,11 @@ from fastapi import Form, Path, Request
 from starlette.responses import Response
 
 from app.errors import AppError, CampaignArchived, ValidationFailed
+from app.http.deps import CurrentUser, DbSession, MemberAccess, ViewerDep, protected_router
 from app.services import invites
 from app.services.access import CampaignAccess
 from app.services.invites import EXPIRY_CHOICES, InviteGone, InviteStatus
 from app.web.campaigns import error_page
-from app.web.deps import CurrentUser, DbSession, MemberAccess, ViewerDep, protected_router
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 

@@ -12,22 +12,28 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, Path, Query, Request
+from fastapi import Depends, Query, Request
 from starlette.responses import Response
 
-from app import tables
 from app.errors import AppError, CampaignArchived, Conflict, NotFound, ValidationFailed
+from app.http.deps import (
+    DbSession,
+    IdParam,
+    MemberAccess,
+    SettingsDep,
+    TableDice,
+    csrf_token_for,
+    protected_router,
+)
+from app.http.streams import event_stream
 from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
 from app.models import Match
-from app.rules.dice import Dice, SystemDice
-from app.services import characters, match_publish, matches
+from app.services import characters, match_publish, matches, tables
 from app.services.access import CampaignAccess
 from app.services.match_feed import Viewer
 from app.web.campaigns import error_page
-from app.web.deps import DbSession, MemberAccess, SettingsDep, csrf_token_for, protected_router
 from app.web.forms import field_errors, see_other
-from app.web.streams import event_stream
 from app.web.table_view import (
     ActionError,
     MatchStream,
@@ -41,7 +47,7 @@ from app.web.templating import render
 router = protected_router()
 DEFAULT_BOARD = {"unit": "cm", "width": 120, "height": 80}
 
-MatchId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+MatchId = IdParam
 BASE = "/campaigns/{campaign_id}/matches"
 MATCH = BASE + "/{match_id}"
 # Fields of an action form that are not part of the action itself.
@@ -49,14 +55,6 @@ ENVELOPE = {"csrf_token", "seq", "idempotency_key"}
 # Refusals shown inline, next to the form that was sent. A match that is not found inside a
 # service's transaction gets its error page while the session is open (see error_page).
 REFUSALS = (ValidationFailed, Conflict, CampaignArchived)
-
-
-async def table_dice() -> Dice:
-    """The dice of the table: fair and unpredictable (tests override this dependency)."""
-    return SystemDice()
-
-
-TableDice = Annotated[Dice, Depends(table_dice)]
 
 
 async def form_fields(request: Request) -> dict[str, Any]:

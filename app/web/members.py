@@ -8,10 +8,10 @@ from fastapi import Form, Path, Request
 from starlette.responses import Response
 
 from app.errors import AppError, Conflict, ValidationFailed
+from app.http.deps import DbSession, MemberAccess, protected_router
 from app.services import members
 from app.services.access import CampaignAccess
 from app.web.campaigns import error_page
-from app.web.deps import DbSession, MemberAccess, protected_router
 from app.web.forms import see_other
 from app.web.templating import render
 

@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import Form, Request
 from starlette.responses import JSONResponse, Response
 
+from app.http.deps import DbSession, SettingsDep, ViewerDep, protected_router
 from app.i18n import SUPPORTED_LOCALES
 from app.services import accounts
 from app.web.cookies import set_locale_cookie
-from app.web.deps import DbSession, SettingsDep, ViewerDep, protected_router
 from app.web.forms import safe_next, see_other
 from app.web.templating import render
 

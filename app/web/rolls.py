@@ -10,42 +10,35 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import Depends, Form, Path, Query, Request
+from fastapi import Form, Query, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from app.errors import ValidationFailed
+from app.http.deps import (
+    MAX_ID,
+    DbSession,
+    IdParam,
+    MemberAccess,
+    SettingsDep,
+    TableDice,
+    csrf_token_for,
+    protected_router,
+)
+from app.http.streams import Item, StreamSource, event_stream
 from app.i18n import get_locale, set_locale
 from app.models import Role
-from app.rules.dice import Dice, SystemDice
 from app.services import rolls
 from app.services.access import CampaignAccess
-from app.web.deps import DbSession, MemberAccess, SettingsDep, csrf_token_for, protected_router
+from app.services.match_publish import publish_roll
 from app.web.forms import field_errors, see_other
-from app.web.streams import Item, StreamSource, event_stream
 from app.web.templating import render, templates
 
 router = protected_router()
 
 BASE = "/campaigns/{campaign_id}/rolls"
-MAX_ID = 2**31 - 1  # ids are 32-bit on PostgreSQL; bigger numbers are simply not found
-RollId = Annotated[int, Path(ge=1, le=MAX_ID)]
+RollId = IdParam
 FormText = Annotated[str, Form()]
 STREAM_PAGE = 50
-
-
-async def table_dice(request: Request) -> Dice:
-    """The dice the server rolls with: fair ones, unless a test put its own in ``app.state``."""
-    scripted = getattr(request.app.state, "dice", None)
-    return scripted if scripted is not None else SystemDice()
-
-
-TableDice = Annotated[Dice, Depends(table_dice)]
-
-
-def announce(request: Request, campaign_id: int, roll_id: int) -> None:
-    """Tell the campaign's live viewers (after the commit) that the log has a new entry."""
-    request.app.state.broker.publish_threadsafe(f"campaign:{campaign_id}",
-                                                {"kind": "roll", "roll_id": roll_id})
 
 
 def log_url(access: CampaignAccess) -> str:
@@ -102,7 +95,7 @@ def free_roll(request: Request, db: DbSession, settings: SettingsDep, access: Me
         return _render_log(request, db, access, errors=field_errors(error),
                            form={"expression": expression, "visibility": visibility},
                            position=error.details.get("position"), status_code=error.status)
-    announce(request, access.campaign.id, roll.id)
+    publish_roll(request.app.state.broker, access.campaign.id, roll.id)
     return see_other(f"{log_url(access)}#roll-{roll.id}")
 
 
@@ -125,7 +118,7 @@ def correct_roll(request: Request, db: DbSession, settings: SettingsDep, access:
         return _render_log(request, db, access, before_id=roll_id + 1, correcting={
             "roll_id": roll_id, "total": total, "reason": reason,
             "errors": field_errors(error)}, status_code=error.status)
-    announce(request, access.campaign.id, roll.id)
+    publish_roll(request.app.state.broker, access.campaign.id, roll.id)
     return see_other(f"{log_url(access)}#roll-{roll.id}")
 
 

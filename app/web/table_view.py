@@ -31,16 +31,15 @@ from typing import Any
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app import tables
 from app.errors import NotFound
+from app.http.streams import FeedSource, Item
 from app.i18n import set_locale
 from app.models import Match, Role
 from app.rules.dice import RollRecord
 from app.rules.match import CONTROL_KINDS, ActionForm, Actor, State
-from app.services import matches
+from app.services import matches, tables
 from app.services.access import CampaignAccess
 from app.services.match_feed import Viewer
-from app.web.streams import FeedSource, Item
 from app.web.templating import templates
 
 GENERIC_ACTION = "matches/_generic_action.html"

@@ -15,9 +15,9 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
 from app import i18n
+from app.http.deps import CSRF_FIELD, CSRF_HEADER, csrf_token_for
 from app.i18n import SUPPORTED_LOCALES, get_locale, language_name
 from app.rules.registry import all_systems, get_system
-from app.web.deps import CSRF_FIELD, CSRF_HEADER, csrf_token_for
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STATIC_DIR = ROOT / "static"

@@ -10,10 +10,10 @@ from starlette.responses import Response
 
 from app.config import Settings
 from app.errors import AppError, ValidationFailed
+from app.http.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, protected_router
 from app.i18n import lazy_gettext as _l
 from app.services import transfer
 from app.services.validation import USERNAME_RE
-from app.web.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, protected_router
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from app.rules.cyborg.content import DATA, ContentError, Weapon, check_source, weapons
 from app.rules.cyborg.damage import Wound, damage_points, wound
 from app.rules.cyborg.sheet import punch_factor
-from app.rules.cyborg.tests import SkillTest, skill_test
+from app.rules.cyborg.checks import SkillTest, skill_test
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.errors import RulesError
 from app.rules.notation import roll

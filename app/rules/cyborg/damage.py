@@ -24,7 +24,7 @@ from app.rules.cyborg.content import (
 from app.rules.cyborg.content import (
     LIMBS as LIMBS,
 )
-from app.rules.cyborg.tests import characteristic_test
+from app.rules.cyborg.checks import characteristic_test
 from app.rules.dice import Dice, RollRecord
 from app.rules.notation import roll
 from app.rules.system import N_

@@ -58,7 +58,7 @@ from app.rules.cyborg.match_common import (
 from app.rules.cyborg.poisons import poisoned, poisons
 from app.rules.cyborg.profiles import PROFILES
 from app.rules.cyborg.sheet import draw_skills
-from app.rules.cyborg.tests import characteristic_test, opposed_test, skill_test
+from app.rules.cyborg.checks import characteristic_test, opposed_test, skill_test
 from app.rules.dice import Dice, Modifier
 from app.rules.match import Actor, Event, State, handler_for
 

@@ -1,5 +1,7 @@
 """Request dependencies shared by the HTML pages and the JSON API.
 
+Both routers (``app.web`` and ``app.api``) stand on this package; neither imports the other.
+
 ``Annotated`` aliases keep the route signatures short: ``db: DbSession``, ``viewer: ViewerDep``,
 ``access: MemberAccess``… Every route that touches a campaign goes through
 ``campaign_access``: outsiders get 404 (no hint that the campaign exists), members
@@ -21,6 +23,8 @@ from app.config import Settings
 from app.errors import CsrfFailed, NotAuthenticated
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
 from app.models import User
+from app.rules.dice import Dice, SystemDice
+from app.services import admin
 from app.services.access import CampaignAccess, load_campaign_access
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -135,9 +139,27 @@ async def require_user(viewer: ViewerDep) -> User:
 CurrentUser = Annotated[User, Depends(require_user)]
 
 
+async def admin_user(user: CurrentUser) -> User:
+    """The logged-in instance admin; anyone else gets 403 (anonymous: 401)."""
+    return admin.require_admin(user)
+
+
+AdminUser = Annotated[User, Depends(admin_user)]
+
+
 # Ids are 32-bit integers on PostgreSQL: a larger one cannot name anything.
 MAX_ID = 2_147_483_647
 IdParam = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+
+async def table_dice(request: Request) -> Dice:
+    """The dice the server rolls with: fair and unpredictable, unless a test put its own in
+    ``app.state.dice`` or overrides this dependency."""
+    scripted = getattr(request.app.state, "dice", None)
+    return scripted if scripted is not None else SystemDice()
+
+
+TableDice = Annotated[Dice, Depends(table_dice)]
 
 
 def campaign_access(campaign_id: IdParam, db: DbSession, user: CurrentUser) -> CampaignAccess:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.rules.cyborg.tests import characteristic_test, opposed_test, skill_test
+from app.rules.cyborg.checks import characteristic_test, opposed_test, skill_test
 from app.rules.dice import Modifier, ScriptedDice
 
 
