@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from app.models import Base, Campaign, Character, Membership, Role, User
+from app.models import Base, Campaign, Character, Match, MatchEvent, Membership, Role, User
 from app.rules.registry import all_systems
 from app.services import demo
 from tests.conftest import TEST_PASSWORD
@@ -96,3 +96,34 @@ def test_a_gm_who_renamed_the_demo_characters_is_not_overruled_by_a_restart(sett
     before = counts(db)
     demo.ensure_demo(settings)
     assert counts(db) == before
+
+
+def test_a_demo_campaign_opens_on_its_match_with_every_step_played(settings, db, caplog):
+    demo.ensure_demo(settings)
+    db.commit()
+    assert not [r for r in caplog.records if "refused" in r.getMessage()]
+    users = {u.username: u.id for u in db.scalars(select(User))}
+    step_users = [users[demo.GM_USERNAME], users["alice"], users["bruno"]]
+    with_demo_match = [s for s in all_systems() if getattr(s, "demo_match", None)]
+    assert "libre" in [s.key for s in with_demo_match]
+    for system in with_demo_match:
+        campaign = db.scalar(select(Campaign).where(Campaign.system == system.key))
+        ids = {c.name: c.id for c in db.scalars(
+            select(Character).where(Character.campaign_id == campaign.id))}
+        plan = system.demo_match(ids)
+        match = db.scalar(select(Match).where(Match.campaign_id == campaign.id))
+        assert match.name == plan.name and match.status == "running"
+        events = list(db.scalars(select(MatchEvent).where(MatchEvent.match_id == match.id)
+                                 .order_by(MatchEvent.seq)))
+        # The last step's events close the log, by the step's own member.
+        last = plan.steps[-1]
+        assert events[-1].actor_id == step_users[0 if last.by is None else 1 + last.by % 2]
+        assert len(events) > len(plan.steps)
+
+
+def test_the_demo_opens_its_match_once(settings, db):
+    demo.ensure_demo(settings)
+    demo.ensure_demo(settings)
+    db.commit()
+    campaign = db.scalar(select(Campaign).where(Campaign.system == "libre"))
+    assert len(list(db.scalars(select(Match).where(Match.campaign_id == campaign.id)))) == 1

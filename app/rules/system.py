@@ -41,6 +41,29 @@ class DemoCharacter:
 
 
 @dataclass(frozen=True)
+class DemoStep:
+    """One action of a demo match, taken by the GM (``by=None``) or by the demo player of
+    that index (``DemoCharacter.player``)."""
+
+    action: Mapping[str, Any]
+    by: int | None = None
+
+
+@dataclass(frozen=True)
+class DemoMatch:
+    """A match the demo opens and plays a little, so that a newcomer's first click lands on
+    a living table. Its steps go through the table engine like anyone's actions, with
+    ``SeededDice(seed)``: the same demo every time."""
+
+    name: str
+    # The demo characters seated, by name, in this order (the system's ids follow it).
+    participants: tuple[str, ...]
+    steps: tuple[DemoStep, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed: int = 2026
+
+
+@dataclass(frozen=True)
 class ContentField:
     """One field of a custom content item, as its GM form shows it.
 
@@ -135,6 +158,9 @@ class GameSystem(Protocol):
     #   set (the rolled ones); only the GM may, and the platform refuses it from a player.
     # ``board_defaults: Mapping[str, Any]``: the new-match form's board (``unit``, ``width``,
     #   ``height``) for a game on a board; else 120 × 80 cm.
+    # ``demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch | None``: the match
+    #   the demo campaign opens with its ready characters (demo character name → id), and
+    #   the steps that bring it to a living table (initiative rolled, a few moves…).
     # ``validate_change(before, after, content) -> list[Problem]``: what is wrong with how a
     #   player changed a saved sheet (the game's rules between matches: healing paid for,
     #   organs that may not move…). Checked on a player's save, after ``validate_sheet``,

@@ -1,4 +1,6 @@
-"""The demo: three accounts and one ready campaign per registered game system.
+"""The demo: three accounts and one ready campaign per registered game system, each with a
+match in progress (the system's ``demo_match``), so a newcomer's first click lands on a
+living table.
 
 ``make run`` calls ``ensure_demo`` before serving, every time, so it must be idempotent: it
 only creates what is missing and otherwise changes nothing. A game system registered
@@ -10,6 +12,7 @@ Change it (or disable the accounts from /admin) before opening an instance to ot
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
@@ -18,10 +21,12 @@ from sqlalchemy.orm import Session
 from app import auth
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker, write_transaction
-from app.models import Campaign, Character, Membership, Role, User
+from app.errors import AppError
+from app.models import Campaign, Character, Match, Membership, Role, User
+from app.rules.dice import SeededDice
 from app.rules.registry import all_systems
-from app.rules.system import GameSystem
-from app.services import accounts, campaigns, characters
+from app.rules.system import DemoMatch, GameSystem
+from app.services import accounts, campaigns, characters, tables
 from app.services.access import load_campaign_access
 
 DEMO_PASSWORD = "tablee-demo-2026"  # noqa: S105 — a published demo login, local use only
@@ -31,6 +36,8 @@ GM_USERNAME = "mjdemo"
 PLAYER_USERNAMES = ("alice", "bruno")
 PLAYER_LABELS = ("Compte joueuse", "Compte joueur")
 DISPLAY_NAMES = {GM_USERNAME: "MJ", "alice": "Alice", "bruno": "Bruno"}
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,8 @@ def _ensure(db: Session, settings: Settings) -> list[str]:
     players = [_ensure_account(db, settings, name, label)
                for name, label in zip(PLAYER_USERNAMES, PLAYER_LABELS, strict=True)]
     created = [name for system in all_systems()
-               if (name := _ensure_campaign(db, gm.user, [p.user for p in players], system))]
+               if (name := _ensure_campaign(db, settings, gm.user, [p.user for p in players],
+                                            system))]
     lines = [_login_line(account) for account in (gm, *players)]
     lines.append("Mot de passe de démonstration, pour un essai local uniquement : changez-le "
                  "ou désactivez ces comptes (page /admin) avant d'ouvrir Tablée à d'autres.")
@@ -88,12 +96,13 @@ def _ensure_account(db: Session, settings: Settings, username: str, label: str) 
     return DemoAccount(user=user, label=label, password_is_demo=check.ok)
 
 
-def _ensure_campaign(db: Session, gm: User, players: list[User],
+def _ensure_campaign(db: Session, settings: Settings, gm: User, players: list[User],
                      system: GameSystem) -> str | None:
     """The system's demo campaign (found by name, system and the demo GM's membership).
 
     Returns its name when it was created now. Its characters are added only while it has
-    none, so a GM who edits or deletes demo characters is never overruled.
+    none, and its demo match is opened only when it was created now, so a GM who edits or
+    deletes demo characters or matches is never overruled.
     """
     name = demo_campaign_name(system)
     campaign = db.scalar(
@@ -112,6 +121,8 @@ def _ensure_campaign(db: Session, gm: User, players: list[User],
                                .where(Character.campaign_id == campaign.id))
     if not has_characters and not campaign.archived:
         _add_characters(db, campaign, gm, players, system)
+    if created:
+        _open_demo_match(db, settings, campaign, gm, players, system)
     return name if created else None
 
 
@@ -145,3 +156,37 @@ def _is_player(db: Session, campaign_id: int, user_id: int) -> bool:
     return db.scalar(select(Membership.id).where(
         Membership.campaign_id == campaign_id, Membership.user_id == user_id,
         Membership.role.in_((Role.PLAYER, Role.GM)))) is not None
+
+
+def _open_demo_match(db: Session, settings: Settings, campaign: Campaign, gm: User,
+                     players: list[User], system: GameSystem) -> None:
+    """Open the system's demo match and play its steps through the table engine, as the GM
+    and the demo players would. A step the rules refuse stops the script there (logged):
+    the demo never keeps Tablée from starting."""
+    demo_match = getattr(system, "demo_match", None)
+    if demo_match is None or db.scalar(select(Match.id).where(
+            Match.campaign_id == campaign.id).limit(1)) is not None:
+        return
+    ids = {name: cid for name, cid in db.execute(
+        select(Character.name, Character.id).where(Character.campaign_id == campaign.id)
+        .order_by(Character.id))}
+    plan: DemoMatch | None = demo_match(ids)
+    if plan is None:
+        return
+    secret, dice = settings.resolved_secret_key, SeededDice(plan.seed)
+    match = tables.create_match(db=db, secret=secret,
+                                access=load_campaign_access(db, gm, campaign.id),
+                                name=plan.name,
+                                character_ids=[ids[name] for name in plan.participants
+                                               if name in ids],
+                                options=dict(plan.options), dice=dice)
+    for number, step in enumerate(plan.steps, start=1):
+        user = gm if step.by is None else players[step.by % len(players)]
+        try:
+            tables.apply_action(db=db, secret=secret, access=load_campaign_access(
+                db, user, campaign.id), match_id=match.id, action=step.action,
+                expected_seq=None, dice=dice)
+        except AppError as error:
+            logger.warning("demo %s: step %d refused (%s); the demo match stops there",
+                           system.key, number, error)
+            return

@@ -17,6 +17,8 @@ from app.rules.system import (
     ContentField,
     ContentKind,
     DemoCharacter,
+    DemoMatch,
+    DemoStep,
     Problem,
     Sheet,
 )
@@ -137,6 +139,18 @@ class LibreSystem:
             DemoCharacter("Gobelin des cavernes", {"hp": 6, "hp_max": 6, "statuses": "",
                                                    "counters": []}),
         ]
+
+    def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
+        """An ambush under way: initiative rolled, Aldo (t1) has crept closer and shot."""
+        return DemoMatch(
+            "Embuscade au gué", ("Aldo le Rôdeur", "Brune la Forgeronne", "Gobelin des cavernes"),
+            steps=(
+                DemoStep({"kind": "move", "token": "t3", "x": 60, "y": 45}),
+                DemoStep({"kind": "roll_initiative"}),
+                DemoStep({"kind": "next_turn"}),
+                DemoStep({"kind": "move", "token": "t1", "x": 40, "y": 30}, by=0),
+                DemoStep({"kind": "roll", "expression": "1d20+5 # tir à l'arc"}, by=0),
+            ))
 
 
 LIBRE = LibreSystem()
