@@ -118,11 +118,12 @@ def test_sheet_from_form_reads_limbs_skills_and_drops_empty_or_removed_rows():
 
 # — the table —
 
-def example_match(faces=()):
+def example_match(faces=(), *, zetzet_sheet=None, content=None):
     """Grosbaf (Patom's, character 1) and Zetzet (Yetzar's, character 2) in a 60 cm arena."""
     setup = MatchSetup("Le choc", (
         ParticipantSetup("Grosbaf", 1, 10, sheet_of(grosbaf())),
-        ParticipantSetup("Zetzet", 2, 11, sheet_of(zetzet()))))
+        ParticipantSetup("Zetzet", 2, 11, zetzet_sheet or sheet_of(zetzet()))),
+        {"content": content} if content else {})
     return fold(MUTATIOR, MUTATIOR.start(setup, ScriptedDice(faces)))
 
 
@@ -481,6 +482,51 @@ def test_a_kill_gives_the_killers_the_limb_they_choose():
     assert (remains["team"], remains["kg"]) == ("owner-11", 100)  # the tail's 4 + 4 organs
     changed = MUTATIOR.between_matches(state, {1: sheet_of(grosbaf()), 2: sheet_of(zetzet())})
     assert changed[2]["dead"] and MUTATIOR.validate_sheet(changed[2]) == []
+
+
+CREST = {"special_organ": [{"key": "gm-crete", "name": "Crête", "weight_kg": 30,
+                            "source": "gm"}]}
+
+
+def test_the_campaigns_own_implants_weigh_in_every_part_of_the_table():
+    """The campaign's content is handed to the rules with the match, not found in the air:
+    the form the GM reads and the end the table settles weigh a limb alike."""
+    sheet = sheet_of(zetzet())
+    next(x for x in sheet["limbs"] if x["name"] == "tête")["special"] = "gm-crete"
+    state = to_the_second_round(example_match(zetzet_sheet=sheet, content=CREST))
+    for organ, lost in (("muscles", 6), ("biomoteurs", 3)):
+        _, state = play(state, GM, {"kind": "gm_correct", "limb": "m2:torse", "organ": organ,
+                                    "lost": lost}, [])
+    _, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                   "target": "m2:torse"}, [3, 2])
+    # The head weighs 5 muscles + 3 lobes + the GM's 30 kg crest = 110 kg, the tail 100 kg.
+    end = next(f for f in MUTATIOR.legal_actions(state, GM) if f.kind == "end_fight")
+    assert end.choices["spoils"] == {"m2": ["tête", "queue"]}
+    _, state = play(state, GM, {"kind": "end_fight"}, [1, 1, 2, 2, 3, 4])
+    spoils = [g for g in state["gains"] if g.get("params", {}).get("limb")]
+    assert [(g["params"]["limb"], g["kg"]) for g in spoils] == [("tête", 110)]
+    assert MUTATIOR.view(state, GM)["weights"]["owner-11"]["kg"] == 300 + 30
+
+
+def test_the_catalogue_is_an_argument_of_the_rules_core():
+    from app.rules.mutatior.combat import apply_damage
+    from app.rules.mutatior.content import catalogue
+
+    content = {"defensive_implant": [{"key": "gm-cuir", "name": "Cuir", "armour": 2,
+                                      "weight_kg": 5, "source": "gm"}]}
+    sheet = sheet_of(zetzet())
+    sheet["limbs"][0]["defensive"] = ["gm-cuir"]
+    plain, campaigns = mutant_of(sheet), mutant_of(sheet, catalogue=catalogue(content))
+    assert (plain.biomass, campaigns.biomass) == (300, 305)
+    assert [p.field for p in MUTATIOR.validate_sheet(sheet)] == ["limbs.0.defensive"]
+    assert MUTATIOR.validate_sheet(sheet, content) == []
+    _, report = apply_damage(campaigns, "torse", 3)
+    assert (report.armour, report.lost["muscles"]) == (2, 1)
+    _, report = apply_damage(plain, "torse", 3)
+    assert (report.armour, report.lost["muscles"]) == (0, 3)
+    assert MUTATIOR.implant_names(content)["gm-cuir"] == "Cuir"
+    assert "gm-cuir" not in MUTATIOR.implant_names()
+    assert ("gm-cuir", "Cuir") in MUTATIOR.catalogue(content)["implants"]["defensive"]
 
 
 def test_owners_choose_the_damage_order_when_the_gm_allows_it():
@@ -921,11 +967,29 @@ def test_no_save_a_player_makes_creates_living_biomass_for_free(edits, slack):
     for index, key, delta in edits:
         limb = after["limbs"][index]
         limb[key] = max(0, limb[key] + delta)
-    gained = (campaign.live_biomass(mutant_of(after))
-              - campaign.live_biomass(mutant_of(before)))
+    gained = mutant_of(after).live_biomass - mutant_of(before).live_biomass
     after["reserve_kg"] = max(0, before["reserve_kg"] - gained + slack)
     if MUTATIOR.validate_sheet(after) or MUTATIOR.validate_change(before, after):
         return
     assert gained <= before["reserve_kg"] - after["reserve_kg"]
     assert all(new["muscles"] == old["muscles"]
                for old, new in zip(before["limbs"], after["limbs"], strict=True))
+
+
+def test_the_rules_keep_no_hidden_context():
+    """The rules are pure functions of their arguments: no module of the rules package reads
+    a context variable (a campaign's content travels as an argument)."""
+    import ast
+    from pathlib import Path
+
+    import app.rules
+
+    found = []
+    for path in Path(app.rules.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(
+                node, ast.Import | ast.ImportFrom) else []
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            if "contextvars" in (module, *names):
+                found.append(path.name)
+    assert found == []

@@ -242,8 +242,9 @@ def spoil_choices(state: State) -> dict[str, list[str]]:
     """Each killed creature's living limbs, heaviest first: what its killers may take."""
     choices = {}
     for tid in state["killed_by"]:
-        living = sorted((limb for limb in mutant(state, tid).limbs if not limb.dead),
-                        key=lambda limb: -campaign.limb_biomass(limb))
+        corpse = mutant(state, tid)
+        living = sorted((limb for limb in corpse.limbs if not limb.dead),
+                        key=lambda limb: -corpse.limb_biomass(limb))
         if living:
             choices[tid] = [limb.name for limb in living]
     return choices

@@ -17,6 +17,7 @@ from app.rules.dice import Modifier, RollRecord
 from app.rules.match import Actor, Event, IllegalAction, State
 from app.rules.mutatior import arena, combat, skills
 from app.rules.mutatior.body import Mutant
+from app.rules.mutatior.content import catalogue
 from app.rules.mutatior.sheet import DAMAGE_ORDERS, limb_dict, limb_of
 
 CONTACT_CM = 5  # house: two bases touch when their centres are this close (§ 1-3 au contact)
@@ -106,10 +107,12 @@ def damage_order(state: State, tid: str) -> tuple[str, ...]:
 
 
 def mutant(state: State, tid: str) -> Mutant:
+    """A token's body as a ``Mutant``, its implants read in the catalogue of the campaign's
+    content the match copied at its start."""
     body = state["bodies"][tid]
     return Mutant(state["tokens"][tid]["name"], tuple(limb_of(limb) for limb in body["limbs"]),
                   tuple(body["skills"]), body.get("xp", 0), body.get("fame", 0),
-                  body.get("frenzy"))
+                  body.get("frenzy"), catalogue=catalogue(state.get("content")))
 
 
 def _in_arena(state: State, tid: str) -> bool:
