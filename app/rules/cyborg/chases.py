@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
+from app.rules.cyborg.checks import SkillTest, opposed_test, skill_test
 from app.rules.cyborg.combat import Attack, Target, attack
 from app.rules.cyborg.content import DATA, ContentError, Weapon, check_source, skills
 from app.rules.cyborg.damage import damage_points
-from app.rules.cyborg.checks import SkillTest, opposed_test, skill_test
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.errors import RulesError
 from app.rules.notation import roll

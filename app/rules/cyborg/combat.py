@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
+from app.rules.cyborg.checks import SkillTest, skill_test
 from app.rules.cyborg.content import DATA, ContentError, Weapon, check_source, weapons
 from app.rules.cyborg.damage import Wound, damage_points, wound
 from app.rules.cyborg.sheet import punch_factor
-from app.rules.cyborg.checks import SkillTest, skill_test
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.errors import RulesError
 from app.rules.notation import roll

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.rules.cyborg.checks import characteristic_test
 from app.rules.cyborg.content import (
     DAMAGE_TYPES,
     FACTORS,
@@ -24,7 +25,6 @@ from app.rules.cyborg.content import (
 from app.rules.cyborg.content import (
     LIMBS as LIMBS,
 )
-from app.rules.cyborg.checks import characteristic_test
 from app.rules.dice import Dice, RollRecord
 from app.rules.notation import roll
 from app.rules.system import N_

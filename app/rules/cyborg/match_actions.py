@@ -14,6 +14,7 @@ from typing import Any
 from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.board import DECIDE as BOARD_DECIDE
 from app.rules.cyborg import combat, progression
+from app.rules.cyborg.checks import characteristic_test, opposed_test, skill_test
 from app.rules.cyborg.combat import CombatError, attack_modifiers, modifier_table
 from app.rules.cyborg.content import CHARACTERISTICS, MAX_RESISTANCE
 from app.rules.cyborg.damage import damage_points, wound
@@ -58,7 +59,6 @@ from app.rules.cyborg.match_common import (
 from app.rules.cyborg.poisons import poisoned, poisons
 from app.rules.cyborg.profiles import PROFILES
 from app.rules.cyborg.sheet import draw_skills
-from app.rules.cyborg.checks import characteristic_test, opposed_test, skill_test
 from app.rules.dice import Dice, Modifier
 from app.rules.match import Actor, Event, State, handler_for
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
-from app.rules.cyborg.content import DATA, ContentError, check_source
 from app.rules.cyborg.checks import SkillTest, skill_test
+from app.rules.cyborg.content import DATA, ContentError, check_source
 from app.rules.dice import Dice, RollRecord
 from app.rules.errors import RulesError
 from app.rules.notation import roll
