@@ -262,9 +262,11 @@ def test_coquet_hit_on_the_head_gets_angry_or_throws_in_the_sponge():
     assert events[0].payload["coquet"] == "angry" and state["angry"] == ["m2"]
     _, state = play(state, PATOM, {"kind": "decline"}, [])
     _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
-    # Angry, its pump rolls are easier: 2d6 − 2.
-    events, state = play(state, YETZAR, {"kind": "sprint", "token": "m2"}, [5, 5])
-    assert events[0].payload["moves"] == 2  # 10 − 2 = 8 ≤ 8
+    # Angry, its pump rolls are harder: 4 + 4 = 8 would do on its pump of 8, but + 2 = 10.
+    events, state = play(state, YETZAR, {"kind": "sprint", "token": "m2"}, [4, 4])
+    assert events[0].payload["moves"] == 1
+    assert events[0].payload["rolls"][0]["modifiers"] == [{"value": 2,
+                                                           "label": "coquet énervé"}]
 
 
 def test_coquet_throws_in_the_sponge_and_the_exchange_ends():
@@ -381,6 +383,59 @@ def test_a_sprint_is_a_pump_roll_and_a_natural_seven_opens_a_crowd_event():
                                          "event": "projecteur", "victim": "m1"}, [4, 4])
     assert events[0].payload["success"] and state["spotlight"] == ["m1"]
     assert state["crowd"]["chances"]["owner-11"] == 0
+
+
+def test_a_team_that_failed_an_event_gets_one_more_on_the_dice_of_its_retry():
+    state = to_the_second_round(example_match())
+    # Grosbaf's natural 7 on a sprint: Yetzar's team may stir the crowd.
+    _, state = play(state, PATOM, {"kind": "sprint", "token": "m1"}, [3, 4])
+    events, state = play(state, YETZAR, {"kind": "crowd_event", "team": "owner-11",
+                                         "event": "projecteur", "victim": "m1"}, [2, 3])
+    assert not events[0].payload["success"]  # 5 against 6
+    assert state["crowd"]["failures"] == {"owner-11": {"projecteur": 1}}
+    # Next round, Grosbaf's sprint rolls another natural 7: a new chance.
+    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
+    _, state = play(state, GM, {"kind": "new_round"}, [5, 2])
+    _, state = play(state, PATOM, {"kind": "sprint", "token": "m1"}, [5, 2])
+    form = next(f for f in MUTATIOR.legal_actions(state, YETZAR) if f.kind == "crowd_event")
+    assert form.choices["retries"] == {"owner-11": {"projecteur": 1}}
+    # The retry: 2 + 3 + 1 = 6 against 6, it works; Grosbaf will have −4.
+    events, state = play(state, YETZAR, {"kind": "crowd_event", "team": "owner-11",
+                                         "event": "projecteur", "victim": "m1"}, [2, 3])
+    roll = events[0].payload["rolls"][0]
+    assert events[0].payload["success"] and (roll["total"], roll["target"]) == (6, 6)
+    assert state["spotlight"] == ["m1"]
+    assert state["crowd"]["failures"] == {"owner-11": {"projecteur": 1}}  # a success adds none
+
+
+def test_under_the_heat_every_pump_roll_is_one_harder():
+    state = example_match()
+    _, state = play(state, GM, {"kind": "start_fight", "uneven": True}, [6, 6, 1])
+    assert state["weather"]["key"] == "canicule" and state["turn"] == "m1"
+    # Grosbaf's pump is 6: 3 + 3 = 6 would do, + 1 in the heat is 7.
+    events, state = play(state, PATOM, {"kind": "sprint", "token": "m1"}, [3, 3])
+    assert events[0].payload["moves"] == 1
+    assert events[0].payload["rolls"][0]["modifiers"] == [{"value": 1, "label": "canicule"}]
+
+
+def test_under_the_rain_only_a_creature_over_400_kg_now_gets_bogged_down():
+    state = example_match()
+    # Pluie; Grosbaf (500 kg) 6 + 1 − 1 = 6, Zetzet (300 kg) 1 + 3 = 4.
+    events, state = play(state, GM, {"kind": "start_fight", "uneven": True}, [3, 6, 1])
+    rolls = next(e for e in events if e.kind == "round_started").payload["rolls"]
+    assert [(r["total"], r["modifiers"][-1]["label"]) for r in rolls] == [
+        (6, "pluie"), (4, "cerveau")]
+    # Both legs torn off (12 muscles, 120 kg): Grosbaf weighs 380 kg now, his sheet 500.
+    for leg in ("jambe gauche", "jambe droite"):
+        _, state = play(state, GM, {"kind": "gm_correct", "limb": f"m1:{leg}",
+                                    "organ": "muscles", "lost": 6}, [])
+    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
+    events, state = play(state, GM, {"kind": "new_round"}, [6, 1])
+    rolls = events[0].payload["rolls"]
+    assert [r["total"] for r in rolls] == [7, 4]
+    assert all(m["label"] != "pluie" for r in rolls for m in r["modifiers"])
 
 
 def test_the_chicken_lands_far_from_the_creatures_and_walks_each_round():

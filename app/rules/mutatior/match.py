@@ -527,7 +527,9 @@ def _fight_forms(state: State, actor: Actor, mine: list[str],
             "teams": crowd, "events": list(arena.EVENTS),
             "mutants": fighters(state), "withdrawn": list(state["sponged"]),
             "feats": [tid for tid in state["feats"] if tid in state["tokens"]],
-            "victim_teams": list(state["team_order"])}))
+            "victim_teams": list(state["team_order"]),
+            "retries": {team: dict(state["crowd"].get("failures", {}).get(team, {}))
+                        for team in crowd}}))
         forms.append(ActionForm("pass_crowd", N_("Pass"), "mutatior/_pass_crowd.html",
                                 {"teams": crowd}))
     if actor.is_gm:

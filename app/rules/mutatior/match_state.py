@@ -262,7 +262,7 @@ def _started(state: State, payload: dict) -> None:
                  category_t=payload.get("category_t", 2), status="running", phase="setup",
                  weather=None, round=0, initiative=[], turn=None, activation=None,
                  pending=None, free_attacks=[], used_limbs={}, grips=[], angry=[],
-                 crowd={"chances": {}, "attempts": {}}, booed={}, spotlight=[], feats=[],
+                 crowd={"chances": {}, "failures": {}}, booed={}, spotlight=[], feats=[],
                  extra_xp={}, killed_by={}, modifiers={}, bets=[], police={}, gains=[],
                  results=None, next_piece=1, next_bet=1, sponged=[], notes=0, last_roll=None,
                  eaten=[])
@@ -344,8 +344,9 @@ def _piece_added(state: State, payload: dict) -> None:
 
 
 def _crowd_attempt(state: State, payload: dict) -> None:
-    attempts = state["crowd"]["attempts"]
-    attempts[payload["event"]] = attempts.get(payload["event"], 0) + 1
+    if not payload["success"]:  # a retry of this event by this team gets +1 on the dice
+        failed = state["crowd"].setdefault("failures", {}).setdefault(payload["team"], {})
+        failed[payload["event"]] = failed.get(payload["event"], 0) + 1
     effect = payload.get("effect") or {}
     if effect.get("spotlight"):
         state["spotlight"].append(effect["spotlight"])
