@@ -55,7 +55,10 @@ FACTOR_CHOICES = tuple((letter, letter) for letter in FACTORS)
 def _weapon_kind(key: str, label: str, ranged: bool) -> ContentKind:
     fields = [ContentField("damage_type", N_("Damage type"), "choice", choices=DAMAGE_CHOICES),
               ContentField("factor", N_("Damage factor"), "choice", choices=FACTOR_CHOICES),
-              ContentField("two_handed", N_("Two hands"), "bool", required=False)]
+              ContentField("two_handed", N_("Two hands"), "bool", required=False),
+              ContentField("crushes", N_("Broyage that crushes the whole target (steamroller, "
+                                         "rock fall): death at 0 santé"), "bool",
+                           required=False)]
     if ranged:
         fields += [ContentField("magazine", N_("Rounds in the magazine (0: none)"), "int",
                                 low=0, high=200, required=False),
