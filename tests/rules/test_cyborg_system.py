@@ -277,6 +277,20 @@ class TestTheTable:
         assert validate(changed[10]) == []
         assert 11 not in changed  # profiles do not recover between missions
 
+    def test_a_poisons_symptom_costs_its_penalty_once(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "poison", "token": "t1", "poison": "arsenic"})
+        # Troubles de la vision: −15 % on every skill — Premiers soins 41 − 15 = 26, once.
+        events, _ = act(state, {"kind": "test", "token": "t1", "test": "skill",
+                                "skill": "premiers_soins"}, [20], actor=ALICE)
+        assert (events[0].payload["value"], events[0].payload["target"]) == (26, 26)
+        assert events[0].payload["success"]
+        _, state = act(state, {"kind": "roll_initiative"})
+        # Arme à feu 72 − 15 = 57: a 50 hits.
+        events, _ = act(state, {"kind": "attack", "token": "t1", "weapon": "fusil_a_canon_scie",
+                                "target": "t2"}, [50, 80], actor=ALICE)
+        assert events[0].payload["shots"][0]["attack"]["target"] == 57
+
     def test_surgery_at_the_end_of_the_mission(self) -> None:
         state = lab()
         _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,

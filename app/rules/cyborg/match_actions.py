@@ -51,7 +51,6 @@ from app.rules.cyborg.match_common import (
     chosen_modifiers,
     controlled,
     key_field,
-    poison_modifiers,
     refuse,
     rules_refusal,
     shot_record,
@@ -170,7 +169,7 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
         modifiers = attack_modifiers(kind, chosen_modifiers(action))
     except CombatError as error:
         raise rules_refusal(error) from error
-    modifiers += situational(attacker) + poison_modifiers(attacker)
+    modifiers += situational(attacker)  # the poison's symptoms are in ``skill`` already
     percent = skill(attacker, weapon.skill)
     shots = int_field(action, "shots", 1, 5, default=1)
     payload: dict[str, Any] = {
@@ -307,7 +306,7 @@ def _decide_test(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     else:
         key = choice_field(action, "skill", list(token["skills"]))
         value = skill(token, key)
-        modifiers = situational(token) + poison_modifiers(token) + (
+        modifiers = situational(token) + (
             (Modifier(-malus, "MJ"),) if malus else ())
         result = skill_test(dice, value, modifiers, purpose=token["skills"][key]["name"])
         payload = {"token": token["id"], "name": token["name"], "test": test_kind,

@@ -24,7 +24,6 @@ from app.rules.cyborg.match_common import (
     all_rolls,
     controlled,
     key_field,
-    poison_modifiers,
     refuse,
     rules_refusal,
     shot_record,
@@ -233,7 +232,7 @@ def decide_shoot_vehicle(state: State, action, actor: Actor, dice: Dice) -> list
     vehicles = chases.all_vehicles(state.get("custom_vehicles"))
     vehicle = vehicles[chase[other]["vehicle"]]
     modifiers = chases.shot_modifiers(driver=chase[mine]["driver"] == shooter["id"])
-    modifiers += situational(shooter) + poison_modifiers(shooter)
+    modifiers += situational(shooter)  # the poison's symptoms are in ``skill`` already
     percent = skill(shooter, weapon.skill)
     aim = key_field(action, "aim") or "structure"
     payload: dict[str, Any] = {"shooter": shooter["id"], "name": shooter["name"],

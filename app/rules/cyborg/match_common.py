@@ -119,14 +119,6 @@ def situational(token: Mapping[str, Any]) -> tuple[Modifier, ...]:
     return (Modifier(value, label or "MJ"),) if value else ()
 
 
-def poison_modifiers(token: Mapping[str, Any]) -> tuple[Modifier, ...]:
-    from app.rules.cyborg.match import poison_effects
-
-    effects = poison_effects(token)
-    return (Modifier(effects["skills"], ", ".join(effects["symptoms"])),) \
-        if effects["skills"] else ()
-
-
 def chosen_modifiers(action: Mapping[str, Any]) -> dict[str, int | None]:
     """The checked modifier boxes: ``modifiers`` (a JSON list, or a dict key → value) or the
     form's ``mod_<key>`` boxes with an optional harsher ``modv_<key>``."""
