@@ -48,7 +48,12 @@ CHARACTERISTIC_NAMES = {"force": "force", "constitution": "constitution",
                         "volonte": "volonté", "intelligence": "intelligence"}
 RULE_WEAPONS = "Règles § (III) Combats / Catalogue des armes"
 RULE_VEHICLES = "Règles § (IV) Poursuites / Tableau des véhicules"
-DAMAGE_CHOICES = tuple((key, key) for key in DAMAGE_TYPES)
+# The damage types by their French names (game terms, § (III) Calcul des dégâts), not keys.
+DAMAGE_NAMES = {"dechirure": "déchirure", "perforation": "perforation",
+                "explosion": "explosion", "brulure": "brûlure",
+                "etranglement": "étranglement/suffocation", "etouffement": "étouffement",
+                "broyage": "broyage", "empoisonnement": "empoisonnement/infection"}
+DAMAGE_CHOICES = tuple((key, DAMAGE_NAMES[key]) for key in DAMAGE_TYPES)
 FACTOR_CHOICES = tuple((letter, letter) for letter in FACTORS)
 
 
