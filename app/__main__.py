@@ -28,7 +28,9 @@ def _serve(settings: Settings, args: argparse.Namespace) -> None:
 
     from app.main import create_app
 
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, proxy_headers=True,
+    # X-Forwarded-For is believed only from TABLEE_TRUSTED_PROXIES (create_app), never by
+    # uvicorn's default of trusting 127.0.0.1.
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, proxy_headers=False,
                 log_level="info")
 
 
@@ -44,7 +46,7 @@ def _verify_log(settings: Settings, args: argparse.Namespace) -> None:
     from pathlib import Path
     from typing import NoReturn
 
-    from app.services.rolls import ExportUnreadable, tampered_entries
+    from app.services.rolls import ExportUnreadable, check_log
 
     def _fail(message: str) -> NoReturn:
         print(message, file=sys.stderr)
@@ -56,15 +58,17 @@ def _verify_log(settings: Settings, args: argparse.Namespace) -> None:
               "from the instance's directory (data_dir/secret_key)")
     try:
         document = json.loads(Path(args.file).read_text(encoding="utf-8"))
-        count, tampered = tampered_entries(args.secret or settings.resolved_secret_key, document)
+        found = check_log(args.secret or settings.resolved_secret_key, document)
     except (OSError, ValueError) as error:  # ExportUnreadable and JSON errors are ValueErrors
         reason = error if isinstance(error, ExportUnreadable | OSError) else f"not JSON ({error})"
         _fail(f"verify-log: cannot read {args.file}: {reason}")
-    if tampered:
-        ids = ", ".join(str(entry_id) for entry_id in tampered)
-        print(f"{count} entries, {len(tampered)} with an invalid signature: {ids}")
+    counts = (f"{found.rolled_here} entries rolled here, {found.imported} imported from a "
+              "campaign file (not rolled here)")
+    if found.tampered:
+        ids = ", ".join(str(entry_id) for entry_id in found.tampered)
+        print(f"{counts}; {len(found.tampered)} with an invalid signature: {ids}")
         sys.exit(1)
-    print(f"{count} entries, all signatures valid")
+    print(f"{counts}; all signatures valid")
 
 
 COMMANDS = {"migrate": _migrate, "demo": _demo, "serve": _serve, "backup": _backup,

@@ -1,9 +1,11 @@
-"""Passwords, server-side sessions, CSRF tokens and the login rate limit."""
+"""Passwords, server-side sessions, CSRF tokens and the rate limits on logins and
+registrations."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -16,7 +18,7 @@ from sqlalchemy.orm import Session
 from app.config import Settings
 from app.db import write_transaction
 from app.errors import TooManyAttempts
-from app.models import LoginFailure, User, UserSession, utcnow
+from app.models import Attempt, User, UserSession, utcnow
 
 PASSWORD_MIN = 10
 PASSWORD_MAX = 128
@@ -106,25 +108,57 @@ def find_session(db: Session, token: str, settings: Settings) -> UserSession | N
     return record
 
 
-def failure_keys(username: str, address: str | None) -> list[str]:
-    keys = [f"user:{username.strip().lower()[:100]}"]
-    if address:
-        keys.append(f"addr:{address[:100]}")
-    return keys
+# — rate limits (failed logins, registrations) ————————————————————————————————————
+#
+# Each counted attempt is a row (key, time) in ``attempts``, shared by every worker. A key
+# has a number of free attempts in its window; past them, each new one must wait twice as
+# long as the one before (2 s, 4 s, 8 s… at most ``cap``) after the last. Failed logins are
+# counted per account *and address* together, so nobody can lock an account out from
+# elsewhere, and per address across accounts, so one address cannot spray passwords.
 
 
-def check_login_rate(db: Session, keys: list[str], limit: int) -> None:
-    """Refuse once a key has ``limit`` failures in the last minute."""
-    since = utcnow() - timedelta(minutes=1)
-    for key in keys:
-        count = db.scalar(select(func.count()).select_from(LoginFailure)
-                          .where(LoginFailure.key == key, LoginFailure.at > since))
-        if count >= limit:
-            raise TooManyAttempts()
+@dataclass(frozen=True)
+class Limit:
+    key: str
+    free: int
+    window: timedelta
 
 
-def record_login_failure(db: Session, keys: list[str], now: datetime | None = None) -> None:
+def login_limits(username: str, address: str | None, settings: Settings) -> list[Limit]:
+    window = timedelta(minutes=settings.login_window_minutes)
+    where = (address or "unknown")[:100]
+    return [Limit(f"login:{username.strip().lower()[:60]}@{where}",
+                  settings.login_free_failures, window),
+            Limit(f"login-address:{where}", settings.login_address_free_failures, window)]
+
+
+def registration_limits(address: str | None, settings: Settings) -> list[Limit]:
+    return [Limit(f"register:{(address or 'unknown')[:100]}",
+                  settings.registrations_per_hour, timedelta(hours=1))]
+
+
+def backoff(count: int, free: int, cap: int) -> int:
+    """Seconds to wait after the last attempt: none within the free ones, then 2, 4, 8…"""
+    if count < free:
+        return 0
+    return min(cap, 2 ** min(count - free + 1, 30))
+
+
+def check_limits(db: Session, limits: list[Limit], cap: int, now: datetime | None = None
+                 ) -> None:
+    """Refuse with ``TooManyAttempts`` (and how long to wait) while any limit holds."""
     now = now or utcnow()
-    db.execute(delete(LoginFailure).where(LoginFailure.at < now - timedelta(hours=1)))
-    for key in keys:
-        db.add(LoginFailure(key=key, at=now))
+    for limit in limits:
+        count, last = db.execute(select(func.count(), func.max(Attempt.at)).where(
+            Attempt.key == limit.key, Attempt.at > now - limit.window)).one()
+        wait = backoff(count, limit.free, cap)
+        if wait and last is not None and (remaining := last + timedelta(seconds=wait) - now) \
+                > timedelta(0):
+            raise TooManyAttempts(retry_after=math.ceil(remaining.total_seconds()))
+
+
+def record_attempt(db: Session, limits: list[Limit], now: datetime | None = None) -> None:
+    """Count one attempt under each limit (and forget those older than a day)."""
+    now = now or utcnow()
+    db.execute(delete(Attempt).where(Attempt.at < now - timedelta(days=1)))
+    db.add_all(Attempt(key=limit.key, at=now) for limit in limits)

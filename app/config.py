@@ -21,8 +21,23 @@ class Settings(BaseSettings):
     https: bool = False
     session_idle_minutes: int = 60 * 24 * 3
     session_absolute_hours: int = 24 * 30
-    login_failures_per_minute: int = 10
+    # Rate limits (app.auth): free failed logins per account and address, and per address,
+    # in the window, before each next one waits twice as long (at most the cap); and
+    # registrations per address and hour.
+    login_free_failures: int = 5
+    login_address_free_failures: int = 20
+    login_window_minutes: int = 15
+    rate_limit_max_wait_seconds: int = 900
+    registrations_per_hour: int = 10
+    # Addresses (or networks, "10.0.0.0/8") of reverse proxies whose X-Forwarded-For is
+    # believed, comma-separated; empty: the client is whoever connects.
+    trusted_proxies: str = ""
+    # Request bodies: a form or a JSON action; uploads and imports have their own limits
+    # (app.web.middleware.BODY_LIMITS).
+    max_body_bytes: int = 1024 * 1024
     max_portrait_bytes: int = 2 * 1024 * 1024
+    # How long a write waits for SQLite's lock before the request answers 503 (Retry-After).
+    sqlite_busy_timeout_ms: int = 10_000
     max_import_bytes: int = 20 * 1024 * 1024
     default_locale: str = "fr"
     # Argon2 cost; tests lower it so thousands of logins stay fast.

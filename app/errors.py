@@ -18,11 +18,14 @@ class AppError(Exception):
     code = "bad_request"
 
     def __init__(self, message: LazyText | str, *, field: str | None = None,
-                 code: str | None = None, details: dict[str, Any] | None = None) -> None:
+                 code: str | None = None, details: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(str(message))
         self.message = message
         self.field = field
         self.details = details or {}
+        # Sent with the error's response (``Retry-After`` on a 429 or a 503).
+        self.headers = headers or {}
         if code:
             self.code = code
 
@@ -98,8 +101,10 @@ class TooManyAttempts(AppError):
     status = 429
     code = "rate_limited"
 
-    def __init__(self) -> None:
-        super().__init__(_l("Too many failed logins. Wait a minute and try again."))
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(_l("Too many attempts. Try again in %(n)s seconds.", n=retry_after),
+                         details={"retry_after": retry_after},
+                         headers={"Retry-After": str(retry_after)})
 
 
 class CsrfFailed(AppError):
@@ -108,3 +113,16 @@ class CsrfFailed(AppError):
 
     def __init__(self) -> None:
         super().__init__(_l("Your form has expired. Reload the page and try again."))
+
+
+class Unavailable(AppError):
+    """The database is busy (another writer holds it past the wait) or out of reach for a
+    moment: nothing was done; the same request can simply be sent again."""
+
+    status = 503
+    code = "unavailable"
+    retry_after = 2
+
+    def __init__(self) -> None:
+        super().__init__(_l("The table is busy for a moment; nothing was changed. Try again in "
+                            "a few seconds."), headers={"Retry-After": str(self.retry_after)})

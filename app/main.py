@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import sqlite3
 from contextlib import asynccontextmanager
 from urllib.parse import quote
 
@@ -11,20 +13,23 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import compile_path
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
-from app.errors import AppError, NotAuthenticated
+from app.errors import AppError, NotAuthenticated, Unavailable
 from app.i18n import gettext as _
 from app.live import make_broker
 from app.services.match_feed import MatchFeeds
-from app.web.middleware import WebMiddleware
+from app.web.middleware import BodyTooLarge, WebMiddleware, too_large_error
 from app.web.templating import STATIC_DIR, render
 
 API_PREFIX = "/api/v1"
+logger = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -48,10 +53,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.broker = broker
-    app.state.engine = make_engine(settings.resolved_database_url)
+    app.state.engine = make_engine(settings.resolved_database_url,
+                                   busy_timeout_ms=settings.sqlite_busy_timeout_ms)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.state.match_feeds = MatchFeeds(broker, app.state.sessionmaker)
     app.add_middleware(WebMiddleware, settings=settings)
+    if settings.trusted_proxies:
+        # Outermost: the client address is the one the trusted proxy saw (uvicorn's own
+        # middleware; `app serve` runs uvicorn without it, so no proxy is trusted by default).
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=[
+            host.strip() for host in settings.trusted_proxies.split(",") if host.strip()])
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     _include_routers(app)
     _install_error_handlers(app)
@@ -88,18 +99,40 @@ def _is_api(request: Request) -> bool:
 
 def _error_response(request: Request, error: AppError) -> Response:
     if _is_api(request):
-        return JSONResponse(error.to_dict(), status_code=error.status)
+        return JSONResponse(error.to_dict(), status_code=error.status, headers=error.headers)
     if isinstance(error, NotAuthenticated) and request.method == "GET":
         # A page that needs an account sends the visitor to log in, then back here.
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
-    return render(request, "error.html", {"error": error}, status_code=error.status)
+    response = render(request, "error.html", {"error": error}, status_code=error.status)
+    response.headers.update(error.headers)
+    return response
+
+
+def _transient(error: OperationalError) -> bool:
+    """Busy or out of reach for a moment (worth a retry), as opposed to a bug: SQLite says
+    "database is locked/busy"; PostgreSQL's operational errors are connection losses, lock
+    and statement timeouts."""
+    if isinstance(error.orig, sqlite3.OperationalError):
+        return any(word in str(error.orig) for word in ("locked", "busy"))
+    return True
 
 
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def app_error(request: Request, error: AppError) -> Response:
         return _error_response(request, error)
+
+    @app.exception_handler(OperationalError)
+    async def database_unavailable(request: Request, error: OperationalError) -> Response:
+        """A database that stayed locked past its wait (SQLite's busy timeout) or cannot be
+        reached (PostgreSQL restarting): the transaction rolled back, so nothing was done;
+        the client is told to come back shortly (503 + Retry-After), never a 500."""
+        if not _transient(error):
+            raise error  # a real bug (a missing table…): the 500 path logs it
+        logger.warning("database unavailable on %s %s: %s", request.method, request.url.path,
+                       str(error.orig).splitlines()[0] if error.orig else error)
+        return _error_response(request, Unavailable())
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:
@@ -113,6 +146,8 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        if isinstance(error, BodyTooLarge):
+            return _error_response(request, too_large_error(error.limit))
         messages = {404: _("Not found."), 405: _("Method not allowed.")}
         message = messages.get(error.status_code, str(error.detail))
         app_error = AppError(message, code={404: "not_found", 405: "method_not_allowed"}

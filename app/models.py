@@ -100,11 +100,11 @@ class UserSession(Base):
     user: Mapped[User] = relationship(lazy="joined")
 
 
-class LoginFailure(Base):
-    """One failed login, keyed by account and by address, for the rate limit."""
+class Attempt(Base):
+    """One attempt counted by a rate limit (a failed login, a registration), by key."""
 
-    __tablename__ = "login_failures"
-    __table_args__ = (Index("ix_login_failures_key_at", "key", "at"),)
+    __tablename__ = "attempts"
+    __table_args__ = (Index("ix_attempts_key_at", "key", "at"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(String(120))
@@ -119,6 +119,11 @@ class Campaign(Base):
     description: Mapped[str] = mapped_column(Text, default="")
     system: Mapped[str] = mapped_column(String(32))
     archived_at: Mapped[datetime | None]
+    # An import still being written (in short transactions): invisible until it is whole.
+    importing: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The members its file named (username, display name, role, characters played), for the
+    # GM to invite — an import makes nobody a member. Cleared once the GM has dealt with it.
+    imported_members: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, default=None)
     version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
@@ -235,6 +240,9 @@ class MatchEvent(Base):
     # public · gm · self (the actor and the GM)
     visibility: Mapped[str] = mapped_column(String(16), default="public")
     reverted: Mapped[bool] = mapped_column(Boolean, default=False)
+    # From a campaign file: who acted as the file says (``{"actor": name}``); never a local
+    # account (``actor_id`` stays empty).
+    imported: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -260,6 +268,9 @@ class Roll(Base):
     record: Mapped[dict[str, Any]] = mapped_column(default=dict)
     signature: Mapped[str] = mapped_column(String(64))
     corrects_id: Mapped[int | None] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"))
+    # From a campaign file: who rolled as the file says (``{"user": name, "original_user":
+    # name}``); not rolled here, never linked to a local account (``user_id`` stays empty).
+    imported: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     user: Mapped[User | None] = relationship(lazy="joined")
@@ -297,4 +308,14 @@ class CustomContent(Base):
     name: Mapped[str] = mapped_column(String(120))
     data: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class InstanceSetting(Base):
+    """A setting of the whole instance that its admin changes (invitation-only…)."""
+
+    __tablename__ = "instance_settings"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[Any] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

@@ -1,4 +1,5 @@
-"""Accounts: register, log in, log out, sessions, rate limit, no enumeration."""
+"""Accounts: register, log in, log out, sessions, no enumeration (rate limits:
+tests/test_rate_limits.py)."""
 
 from __future__ import annotations
 
@@ -87,19 +88,6 @@ def test_unknown_user_and_wrong_password_get_the_same_answer(web, new_client):
         answers.append((response.status_code, soup(response).select_one(".field-error").text))
     assert answers[0] == answers[1]
     assert answers[0][0] == 401
-
-
-def test_ten_failures_a_minute_per_account_then_429(api, new_client):
-    api("alice")
-    client = new_client()
-    for _ in range(10):
-        response = client.post("/api/v1/auth/login",
-                               json={"username": "alice", "password": "wrong password"})
-        assert response.status_code == 401
-    response = client.post("/api/v1/auth/login",
-                           json={"username": "alice", "password": TEST_PASSWORD})
-    assert response.status_code == 429
-    assert response.json()["error"]["code"] == "rate_limited"
 
 
 def test_taken_username_answers_like_any_unusable_name(api, new_client):

@@ -44,7 +44,7 @@ def test_backup_while_another_connection_holds_a_write_transaction(settings, api
     writer = sqlite3.connect(_db_file(settings), isolation_level=None, timeout=1)
     writer.execute("BEGIN IMMEDIATE")
     writer.execute("UPDATE users SET display_name = 'half-written' WHERE username = 'alice'")
-    writer.execute("INSERT INTO login_failures (key, at) VALUES ('uncommitted', '2026-01-01')")
+    writer.execute("INSERT INTO attempts (key, at) VALUES ('uncommitted', '2026-01-01')")
     try:
         path = backup_database(settings)
     finally:
@@ -55,7 +55,8 @@ def test_backup_while_another_connection_holds_a_write_transaction(settings, api
     assert copy.execute("SELECT count(*) FROM users").fetchone() == (3,)
     assert copy.execute("SELECT display_name FROM users WHERE username = 'alice'"
                         ).fetchone() == ("alice",)
-    assert copy.execute("SELECT count(*) FROM login_failures").fetchone() == (0,)
+    assert copy.execute("SELECT count(*) FROM attempts WHERE key = 'uncommitted'"
+                        ).fetchone() == (0,)
     # a standalone file: no WAL companion is needed to read it
     assert copy.execute("PRAGMA journal_mode").fetchone() == ("delete",)
     copy.close()

@@ -195,3 +195,15 @@ def test_the_openapi_documents_the_stream_and_the_idempotency_key(client):
     headers = [p["name"] for p in paths[base + "/actions"]["post"]["parameters"]
                if p["in"] == "header"]
     assert headers == ["Idempotency-Key"]
+
+
+def test_a_player_may_not_roll_in_secret_and_is_offered_only_what_he_may_use(table):
+    rolls = {a["kind"]: a for a in table.match("paul")["legal_actions"]}["roll"]
+    assert rolls["choices"]["visibilities"] == ["public", "self"]
+    gm_rolls = {a["kind"]: a for a in table.match("mia")["legal_actions"]}["roll"]
+    assert gm_rolls["choices"]["visibilities"] == ["public", "gm", "self"]
+    before = table.match("paul")["seq"]
+    refused = table.act("paul", {"kind": "roll", "expression": "1d20", "visibility": "gm"})
+    assert refused.status_code == 422
+    assert refused.json()["error"]["code"] == "secret_roll_gm_only"
+    assert table.match("paul")["seq"] == before

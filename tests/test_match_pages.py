@@ -244,6 +244,29 @@ def test_a_gm_only_roll_reads_as_a_secret_for_players(match):
     assert gm_line.select_one(".roll-total").get_text(strip=True) == "9017"
 
 
+def test_a_player_cannot_roll_gm_only_at_the_table_and_is_not_offered_it(match, db):
+    def offered(user) -> list[str]:
+        return [option["value"] for option in
+                match_page(user).select('select[name="visibility"] option')]
+
+    def match_page(user):
+        return user.page(match.url)
+
+    assert offered(match.gm) == ["public", "gm", "self"]
+    assert offered(match.player) == ["public", "self"]
+    before = match.seq(db)
+    match.dice.script(17)
+    refused = match.act(match.player, kind="roll", expression="1d20", visibility="gm",
+                        seq=before)
+    assert refused.status_code == 422
+    assert "only the GM rolls in secret" in refused.text
+    assert match.seq(db) == before
+    match.dice.script(17)
+    assert match.act(match.player, kind="roll", expression="1d20", visibility="self",
+                     seq=before).status_code in (200, 303)
+    assert match.seq(db) == before + 1
+
+
 # — undo and redo ——————————————————————————————————————————————————————————————
 
 def test_the_gm_undoes_to_an_event_then_redoes(match, db):

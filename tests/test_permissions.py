@@ -146,13 +146,16 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/campaigns/{campaign_id}/export"): Rule("gm"),
     ("GET", "/campaigns/import"): Rule("user"),
     ("POST", "/campaigns/import"): Rule("user"),
-    ("GET", "/campaigns/{campaign_id}/imported"): Rule("member"),
+    ("GET", "/campaigns/{campaign_id}/imported"): Rule("gm"),
+    ("POST", "/campaigns/{campaign_id}/former-members/invites"): Rule("gm"),
+    ("POST", "/campaigns/{campaign_id}/former-members/dismiss"): Rule("gm"),
     # — pages: the instance administration ————————————————————————————————————————————
     ("GET", "/admin"): Rule("admin"),
     ("POST", "/admin/backup"): Rule("admin"),
     ("GET", "/admin/backups/{name}"): Rule("admin"),
     ("POST", "/admin/users/{user_id}/disable"): Rule("admin"),
     ("POST", "/admin/users/{user_id}/enable"): Rule("admin"),
+    ("POST", "/admin/registration"): Rule("admin", form={"invitation_only": ""}),
     # — pages: matches —————————————————————————————————————————————————————————————————
     ("GET", "/campaigns/{campaign_id}/matches"): Rule("member"),
     ("POST", "/campaigns/{campaign_id}/matches"): Rule("gm"),
@@ -219,12 +222,18 @@ RULES: dict[tuple[str, str], Rule] = {
     # — API: export and import —————————————————————————————————————————————————————————
     ("GET", "/api/v1/campaigns/{campaign_id}/export"): Rule("gm"),
     ("POST", "/api/v1/campaigns/import"): Rule("user", json={}),
+    ("GET", "/api/v1/campaigns/{campaign_id}/former-members"): Rule("gm"),
+    ("POST", "/api/v1/campaigns/{campaign_id}/former-members/invites"): Rule(
+        "gm", json={"usernames": []}),
+    ("DELETE", "/api/v1/campaigns/{campaign_id}/former-members"): Rule("gm"),
     # — API: the instance administration ——————————————————————————————————————————————
     ("POST", "/api/v1/admin/backups"): Rule("admin"),
     ("GET", "/api/v1/admin/backups"): Rule("admin"),
     ("GET", "/api/v1/admin/users"): Rule("admin"),
     ("POST", "/api/v1/admin/users/{user_id}/disable"): Rule("admin"),
     ("POST", "/api/v1/admin/users/{user_id}/enable"): Rule("admin"),
+    ("GET", "/api/v1/admin/registration"): Rule("admin"),
+    ("PUT", "/api/v1/admin/registration"): Rule("admin", json={"invitation_only": False}),
     # — API: matches ———————————————————————————————————————————————————————————————————
     ("GET", "/api/v1/campaigns/{campaign_id}/matches"): Rule("member"),
     ("POST", "/api/v1/campaigns/{campaign_id}/matches"): Rule(

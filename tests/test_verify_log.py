@@ -115,7 +115,9 @@ def test_verify_log_accepts_an_untouched_export(exported, settings, tmp_path):
     result = subprocess.run([sys.executable, "-m", "app", "verify-log", str(path)], cwd=ROOT,
                             env=environment, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == f"{len(document['entries'])} entries, all signatures valid"
+    assert result.stdout.strip() == (
+        f"{len(document['entries'])} entries rolled here, 0 imported from a campaign file "
+        "(not rolled here); all signatures valid")
 
 
 def test_verify_log_names_each_tampered_entry(exported, settings, tmp_path, capsys):
@@ -128,8 +130,9 @@ def test_verify_log_names_each_tampered_entry(exported, settings, tmp_path, caps
         main(["verify-log", str(path), "--secret", settings.secret_key])
     assert exit_info.value.code == 1
     ids = f"{changed['id']}, {document['entries'][2]['id']}"
-    assert capsys.readouterr().out.strip() == \
-        f"{len(document['entries'])} entries, 2 with an invalid signature: {ids}"
+    assert capsys.readouterr().out.strip() == (
+        f"{len(document['entries'])} entries rolled here, 0 imported from a campaign file "
+        f"(not rolled here); 2 with an invalid signature: {ids}")
 
 
 def test_verify_log_with_another_instances_secret_fails_every_entry(exported, capsys):

@@ -7,8 +7,15 @@ from datetime import datetime
 from fastapi import Request, Response
 from pydantic import Field
 
-from app.api.schemas import Model, error_responses
-from app.http.deps import CurrentUser, DbSession, SettingsDep, ViewerDep, protected_router
+from app.api.schemas import Model, error_responses, text
+from app.http.deps import (
+    CurrentUser,
+    DbSession,
+    SettingsDep,
+    ViewerDep,
+    client_address,
+    protected_router,
+)
 from app.services import accounts
 
 router = protected_router(tags=["accounts"])
@@ -17,8 +24,11 @@ router = protected_router(tags=["accounts"])
 class RegisterIn(Model):
     username: str = Field(max_length=200)
     password: str = Field(max_length=1000)
-    display_name: str = Field(default="", max_length=200)
+    display_name: str = text(default="", max_length=200, required=False)
     locale: str | None = Field(default=None, max_length=8)
+    invite: str | None = Field(default=None, max_length=100,
+                               description="the token of an invitation link (needed on an "
+                                           "invitation-only instance)")
 
 
 class LoginIn(Model):
@@ -42,7 +52,7 @@ class TokenOut(Model):
 
 
 class PreferencesIn(Model):
-    display_name: str | None = Field(default=None, max_length=200)
+    display_name: str | None = text(default=None, max_length=200, required=False)
     locale: str | None = Field(default=None, max_length=8)
 
 
@@ -52,12 +62,16 @@ class PasswordIn(Model):
 
 
 @router.post("/auth/register", status_code=201, response_model=UserOut,
-             responses=error_responses())
-def register(body: RegisterIn, db: DbSession, settings: SettingsDep, viewer: ViewerDep):
-    """Create an account (log in afterwards with ``/auth/login``)."""
+             responses=error_responses(429))
+def register(body: RegisterIn, request: Request, db: DbSession, settings: SettingsDep,
+             viewer: ViewerDep):
+    """Create an account (log in afterwards with ``/auth/login``). On an invitation-only
+    instance, send the token of a live invitation link as ``invite`` (else 403); limited per
+    address (429 with ``Retry-After``)."""
     return accounts.register(db=db, settings=settings, username=body.username,
                              password=body.password, display_name=body.display_name,
-                             locale=body.locale)
+                             locale=body.locale, address=client_address(request),
+                             invite_token=body.invite)
 
 
 @router.post("/auth/login", response_model=TokenOut, responses=error_responses(429))
@@ -65,8 +79,7 @@ def login(body: LoginIn, request: Request, db: DbSession, settings: SettingsDep,
           viewer: ViewerDep):
     """Open a session; send its token as ``Authorization: Bearer <token>``."""
     result = accounts.login(db=db, settings=settings, username=body.username,
-                            password=body.password,
-                            address=request.client.host if request.client else None)
+                            password=body.password, address=client_address(request))
     return TokenOut(token=result.token, user=UserOut.model_validate(result.user))
 
 

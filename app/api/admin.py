@@ -1,14 +1,16 @@
-"""API: instance administration (backups, accounts). Instance admins only."""
+"""API: instance administration (backups, accounts, registration). Instance admins only."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
 
+from pydantic import Field
+
 from app.api.schemas import Model, error_responses
 from app.http.deps import AdminUser, DbSession, IdParam, SettingsDep, protected_router
 from app.models import User
-from app.services import admin, backup
+from app.services import admin, backup, instance
 
 router = protected_router(tags=["admin"])
 UserId = IdParam
@@ -32,6 +34,27 @@ class AdminUserOut(Model):
     is_admin: bool
     disabled: bool
     created_at: datetime
+
+
+class RegistrationSettings(Model):
+    invitation_only: bool = Field(strict=True,
+                                  description="only an invitation link opens registration")
+
+
+@router.get("/admin/registration", response_model=RegistrationSettings,
+            responses=error_responses())
+def get_registration(db: DbSession, user: AdminUser) -> RegistrationSettings:
+    """Who may register on this instance."""
+    return RegistrationSettings(invitation_only=instance.invitation_only(db))
+
+
+@router.put("/admin/registration", response_model=RegistrationSettings,
+            responses=error_responses())
+def put_registration(body: RegistrationSettings, db: DbSession,
+                     user: AdminUser) -> RegistrationSettings:
+    """Open registration to all, or to invitation links only."""
+    instance.set_invitation_only(db=db, user=user, value=body.invitation_only)
+    return RegistrationSettings(invitation_only=instance.invitation_only(db))
 
 
 def _user_out(user: User) -> AdminUserOut:

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import Query, Response
 from pydantic import Field
 
-from app.api.schemas import Model, error_responses
+from app.api.schemas import Model, error_responses, text
 from app.http.deps import CurrentUser, DbSession, MemberAccess, protected_router
 from app.models import Campaign, Role
 from app.rules.registry import all_systems
@@ -22,16 +22,14 @@ MAX_ID = 2_147_483_647
 # A generous cap on free-text inputs whose service gives the precise limit (used by
 # other API modules, e.g. match names).
 NAME_INPUT_MAX = 500
-# The schema says exactly what the services accept, so a client (or schemathesis) can
-# tell a well-formed request from the start: no NUL, and a name that is not blank.
-NOT_BLANK = r"^[^\x00]*[^\x00\s][^\x00]*$"
-NO_NUL = r"^[^\x00]*$"
 # The registered game systems, as an enum in the schema (unknown keys get 422).
 SystemKey = enum.StrEnum("SystemKey", {system.key: system.key for system in all_systems()})
 
-CampaignName = Annotated[str, Field(min_length=1, max_length=campaigns.NAME_MAX,
-                                    pattern=NOT_BLANK)]
-Description = Annotated[str, Field(max_length=campaigns.DESCRIPTION_MAX, pattern=NO_NUL)]
+# The schema says exactly what the services accept (``schemas.text``), so a client (or
+# schemathesis) can tell a well-formed request from the start.
+CampaignName = Annotated[str, text(max_length=campaigns.NAME_MAX)]
+Description = Annotated[str, text(max_length=campaigns.DESCRIPTION_MAX, required=False,
+                                  multiline=True)]
 
 
 class CampaignIn(Model):

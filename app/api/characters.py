@@ -16,7 +16,7 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.api.schemas import Model, error_responses
+from app.api.schemas import Model, error_responses, text
 from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, protected_router
 from app.http.uploads import image_response, read_upload
 from app.models import Character
@@ -33,9 +33,8 @@ UserId = Annotated[int, Field(ge=1, le=MAX_ID)]
 # The schema says what the service accepts (a client can tell a well-formed request from
 # the start): a name that is not blank, no NUL anywhere. The sheet's own rules depend on
 # the campaign's game system, so they are checked (422 with every problem), not declared.
-Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX,
-                            pattern=r"^[^\x00]*[^\x00\s][^\x00]*$")]
-Notes = Annotated[str, Field(max_length=NOTES_MAX, pattern=r"^[^\x00]*$")]
+Name = Annotated[str, text(max_length=NAME_MAX)]
+Notes = Annotated[str, text(max_length=NOTES_MAX, required=False, multiline=True)]
 
 
 class CharacterOut(Model):

@@ -8,7 +8,7 @@ from fastapi import Path, Response
 from pydantic import Field
 
 from app.api.campaigns import MAX_ID
-from app.api.schemas import Model, error_responses
+from app.api.schemas import Model, error_responses, text
 from app.http.deps import DbSession, MemberAccess, protected_router
 from app.i18n import gettext
 from app.models import CustomContent
@@ -53,7 +53,7 @@ class ContentOut(Model):
 
 
 class ItemIn(Model):
-    name: str = Field(min_length=1, max_length=content.NAME_MAX)
+    name: str = text(max_length=content.NAME_MAX)
     data: dict[str, FieldValue] = Field(default={}, description="The kind's fields.")
 
 

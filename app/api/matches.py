@@ -20,7 +20,7 @@ from pydantic import Field, field_validator
 from sse_starlette import EventSourceResponse
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
-from app.api.schemas import Model, error_responses
+from app.api.schemas import Model, error_responses, text
 from app.http.deps import DbSession, MemberAccess, SettingsDep, TableDice, protected_router
 from app.http.streams import FeedSource, Item, event_stream
 from app.i18n import gettext
@@ -56,7 +56,7 @@ class MatchOptions(Model):
 
 
 class MatchIn(Model):
-    name: str = Field(max_length=NAME_INPUT_MAX)
+    name: str = text(max_length=NAME_INPUT_MAX)
     character_ids: list[Annotated[int, Field(ge=1, le=MAX_ID)]] = Field(
         default_factory=list, max_length=100,
         description="Roster characters taking part (ids from the campaign's characters).")
@@ -268,7 +268,7 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
     match = tables.get_match(db, access, match_id)
     viewer = Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
                     match_id=match.id, user_id=access.user.id, role=access.role)
-    return event_stream(request, JsonEvents(viewer), request_session=db)
+    return event_stream(request, JsonEvents(viewer), newest=match.seq, request_session=db)
 
 
 class JsonEvents(FeedSource):

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Query, Request
 from pydantic import Field
 
-from app.api.schemas import Model, error_responses
+from app.api.schemas import Model, error_responses, text
 from app.http.deps import (
     MAX_ID,
     DbSession,
@@ -33,7 +33,7 @@ Visibility = Literal["public", "gm", "self"]
 
 
 class RollIn(Model):
-    expression: str = Field(max_length=rolls.MAX_EXPRESSION, description=(
+    expression: str = text(max_length=rolls.MAX_EXPRESSION, description=(
         "Dice notation (docs/dice.md), e.g. `2d6+1 # dégâts`: what follows `#` is the "
         "roll's purpose."))
     visibility: Visibility = Field(default="public", description=(
@@ -42,7 +42,7 @@ class RollIn(Model):
 
 class CorrectionIn(Model):
     total: int = Field(ge=-rolls.MAX_TOTAL, le=rolls.MAX_TOTAL, description="The right total.")
-    reason: str = Field(min_length=1, max_length=rolls.MAX_REASON)
+    reason: str = text(max_length=rolls.MAX_REASON)
 
 
 class RollOut(Model):
@@ -66,6 +66,10 @@ class RollOut(Model):
     total: int | None = None
     corrects_id: int | None = None
     corrected_by: list[int] | None = None
+    imported: dict[str, str | None] | None = Field(default=None, description=(
+        "Brought by a campaign file, not rolled here: who rolled (``user``, and for a "
+        "correction ``original_user``) as the file says; linked to no account here. Signed "
+        "with the rest."))
     signature: str | None = Field(default=None, description="HMAC-SHA256 of the instance.")
 
 
@@ -87,6 +91,8 @@ class ExportEntryOut(Model):
     record: dict[str, Any]
     corrects_id: int | None
     created_at: str
+    imported: dict[str, str | None] | None = Field(
+        description="set when a campaign file brought it (not rolled here); signed")
     signature: str
     user_name: str
     match_name: str | None

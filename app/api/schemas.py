@@ -6,7 +6,9 @@ import types
 import typing
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app.rules.text import text_pattern
 
 
 class ErrorDetail(BaseModel):
@@ -28,13 +30,24 @@ _DESCRIPTIONS = {
     409: "Conflict: stale version, archived campaign, or duplicate",
     413: "Too large",
     422: "Invalid input",
-    429: "Too many attempts",
+    429: "Too many attempts (see Retry-After)",
+    500: "Server error (the same JSON error shape)",
+    503: "Busy or unavailable for a moment: retry after Retry-After seconds",
 }
 
 
+def text(*, max_length: int, required: bool = True, multiline: bool = False,
+         **field: Any) -> Any:
+    """A text field whose schema states the one text policy (``app.rules.text``): what the
+    schema accepts, the service accepts, and the other way round."""
+    return Field(max_length=max_length, min_length=1 if required else 0,
+                 pattern=text_pattern(multiline=multiline, required=required), **field)
+
+
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI entries for the error statuses a route may answer (400/401/403/422 always)."""
-    wanted = sorted({400, 401, 403, 422, *codes})
+    """OpenAPI entries for the error statuses a route may answer (400, 401, 403, 413, 422,
+    500 and 503 always)."""
+    wanted = sorted({400, 401, 403, 413, 422, 500, 503, *codes})
     return {code: {"model": ErrorBody, "description": _DESCRIPTIONS[code]} for code in wanted}
 
 

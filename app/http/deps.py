@@ -24,7 +24,7 @@ from app.errors import CsrfFailed, NotAuthenticated
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
 from app.models import User
 from app.rules.dice import Dice, SystemDice
-from app.services import admin
+from app.services import instance
 from app.services.access import CampaignAccess, load_campaign_access
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -124,6 +124,12 @@ async def verify_csrf(request: Request, viewer: ViewerDep, settings: SettingsDep
     raise CsrfFailed()
 
 
+def client_address(request: Request) -> str | None:
+    """Who connects: the peer, or the client a trusted proxy names (``TABLEE_TRUSTED_PROXIES``
+    installs uvicorn's proxy-headers middleware, which rewrites the peer)."""
+    return request.client.host if request.client else None
+
+
 def csrf_token_for(request: Request) -> str:
     viewer: Viewer | None = getattr(request.state, "viewer", None)
     binding = viewer.csrf_binding if viewer else getattr(request.state, "anon_id", None)
@@ -141,7 +147,7 @@ CurrentUser = Annotated[User, Depends(require_user)]
 
 async def admin_user(user: CurrentUser) -> User:
     """The logged-in instance admin; anyone else gets 403 (anonymous: 401)."""
-    return admin.require_admin(user)
+    return instance.require_admin(user)
 
 
 AdminUser = Annotated[User, Depends(admin_user)]

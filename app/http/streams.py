@@ -19,6 +19,8 @@ from sqlalchemy.orm import Session
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
+from app.errors import ValidationFailed
+from app.i18n import lazy_gettext as _l
 from app.live import Broker
 from app.live.subscription import Subscription
 from app.services.match_feed import Viewer
@@ -99,13 +101,24 @@ class FeedSource:
         return await self.viewer.wait(sent)
 
 
-def last_event_id(request: Request) -> int:
-    """The resume point: the ``Last-Event-ID`` header, or ``?after=`` on a first connection."""
-    raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-    try:
-        return max(0, int(raw))
-    except ValueError:
+def resume_point(request: Request, newest: int) -> int:
+    """Where to resume: the ``Last-Event-ID`` header, or ``?after=`` on a first connection;
+    0 (from the start) when neither is given.
+
+    A position that is not a whole number from 0 to ``newest`` (the last id this stream has)
+    names nothing the viewer was ever sent: refused with a 422, so a client's bug shows
+    instead of a stream that silently waits for ids that will not come.
+    """
+    header = request.headers.get("last-event-id")
+    field, raw = ("Last-Event-ID", header) if header else ("after",
+                                                           request.query_params.get("after"))
+    if not raw:
         return 0
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > newest:
+        raise ValidationFailed(
+            _l("%(field)s must be a position this stream has sent (0 to %(newest)s).",
+               field=field, newest=newest), field=field, code="bad_resume_position")
+    return int(raw)
 
 
 async def _events(request: Request, source: Source, after: int
@@ -128,11 +141,13 @@ async def _events(request: Request, source: Source, after: int
                 return
 
 
-def event_stream(request: Request, source: Source, *,
+def event_stream(request: Request, source: Source, *, newest: int,
                  request_session: Session) -> EventSourceResponse:
-    """The response for ``source``. The request's session is closed first: a stream lives
-    for hours and must not hold a pooled connection (the source opens its own per read)."""
+    """The response for ``source``, resumed where the client says (``resume_point``, at most
+    ``newest``). The request's session is closed first: a stream lives for hours and must
+    not hold a pooled connection (the source opens its own per read)."""
+    after = resume_point(request, newest)
     request_session.close()
-    return EventSourceResponse(_events(request, source, last_event_id(request)),
+    return EventSourceResponse(_events(request, source, after),
                                ping=HEARTBEAT_SECONDS,
                                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

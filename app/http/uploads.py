@@ -7,7 +7,8 @@ from starlette.responses import Response
 
 from app.models import Image
 
-IMAGE_CACHE = "private, max-age=3600"
+# A campaign's pictures are for its members only: no cache, shared or private, keeps them.
+IMAGE_CACHE = "no-store"
 
 
 def read_upload(upload: UploadFile | None, max_bytes: int) -> bytes:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.rules.match import Actor, IllegalAction
+from app.rules.text import check_text
 
 TRUE_WORDS = ("on", "true", "1", "yes")
 
@@ -27,12 +28,13 @@ def int_field(action: Mapping[str, Any], field: str, low: int, high: int,
 
 
 def text_field(action: Mapping[str, Any], field: str, max_length: int, *,
-               required: bool = True) -> str:
+               required: bool = True, multiline: bool = False) -> str:
+    """A text, stripped, that follows the one text policy (``app.rules.text``)."""
     value = action.get(field, "")
     if not isinstance(value, str) or len(value.strip()) > max_length or (
             required and not value.strip()):
         raise IllegalAction("bad_field", field=field, reason=f"1…{max_length}")
-    return value.strip()
+    return check_text(value.strip(), field=field, multiline=multiline, required=required)
 
 
 def choice_field(action: Mapping[str, Any], field: str, choices: Sequence[str],

@@ -38,6 +38,8 @@ class IllegalAction(RulesError):
         "bad_field": "invalid value for '{field}': {reason}",
         "unknown_participant": "no participant '{participant}' in this match",
         "match_over": "the match is over",
+        "secret_roll_gm_only": "only the GM rolls in secret: choose everyone, or you and "
+                               "the GM",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         "illegal_action": "cette action n'est pas permise maintenant",
@@ -49,7 +51,23 @@ class IllegalAction(RulesError):
         "bad_field": "valeur invalide pour « {field} » : {reason}",
         "unknown_participant": "aucun participant « {participant} » dans ce match",
         "match_over": "le match est terminé",
+        "secret_roll_gm_only": "seul le MJ lance en secret : choisissez tout le monde, ou "
+                               "vous et le MJ",
     }
+
+
+def visibilities_for(actor: Actor) -> tuple[Visibility, ...]:
+    """Who may be shown a roll this actor makes: only the GM rolls in secret (``gm``), as
+    the free roller says (``app.services.rolls.check_visibility``)."""
+    return VISIBILITIES if actor.is_gm else tuple(v for v in VISIBILITIES if v != "gm")
+
+
+def check_visibility(actor: Actor, visibility: object) -> Visibility:
+    if visibility not in VISIBILITIES:
+        raise IllegalAction("bad_field", field="visibility", reason=", ".join(VISIBILITIES))
+    if visibility not in visibilities_for(actor):
+        raise IllegalAction("secret_roll_gm_only")
+    return visibility  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,8 @@ def load_campaign_access(db: Session, user: User, campaign_id: int) -> CampaignA
     row = db.execute(
         select(Campaign, Membership)
         .join(Membership, Membership.campaign_id == Campaign.id)
-        .where(Campaign.id == campaign_id, Membership.user_id == user.id)
+        .where(Campaign.id == campaign_id, Membership.user_id == user.id,
+               Campaign.importing.is_(False))  # an import in progress is not there yet
     ).first()
     if row is None:
         raise NotFound()

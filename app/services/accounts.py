@@ -15,7 +15,7 @@ from app.errors import AppError, NotFound, ValidationFailed
 from app.i18n import SUPPORTED_LOCALES
 from app.i18n import lazy_gettext as _l
 from app.models import User, utcnow
-from app.services import validation
+from app.services import instance, invites, validation
 
 # Computed once so that a login for an unknown name costs as much as a real one.
 _DUMMY_HASHES: dict[tuple[int, int], str] = {}
@@ -34,8 +34,20 @@ def check_password_rules(password: object, *, field: str = "password") -> str:
 
 
 def register(*, db: Session, settings: Settings, username: object, password: object,
-             display_name: object = "", locale: str | None = None) -> User:
-    """Create an account. A taken name gets the same answer as any unusable name."""
+             display_name: object = "", locale: str | None = None, address: str | None = None,
+             invite_token: object = None) -> User:
+    """Create an account. A taken name gets the same answer as any unusable name.
+
+    Limited per address (``settings.registrations_per_hour``); on an invitation-only
+    instance, only with a live invitation link (``invite_token``).
+    """
+    limits = auth.registration_limits(address, settings)
+    auth.check_limits(db, limits, settings.rate_limit_max_wait_seconds)
+    with write_transaction(db):
+        auth.record_attempt(db, limits)
+    if instance.invitation_only(db) and not invites.usable_token(db=db, token=invite_token):
+        raise AppError(_l("This Tablée is open by invitation only: ask a GM for an "
+                          "invitation link."), code="invitation_only").with_status(403)
     name = validation.username(username)
     shown = validation.text(display_name or name, field="display_name", max_length=80)
     check_password_rules(password)
@@ -71,16 +83,18 @@ def login(*, db: Session, settings: Settings, username: object, password: object
     hash verification, so a login tells nothing about which accounts exist.
     """
     name = username.strip() if isinstance(username, str) else ""
+    if not validation.USERNAME_RE.match(name):
+        name = ""  # no account has it: the same answer and the same cost as an unknown one
     secret = password if isinstance(password, str) else ""
-    keys = auth.failure_keys(name, address)
-    auth.check_login_rate(db, keys, settings.login_failures_per_minute)
+    limits = auth.login_limits(name, address, settings)
+    auth.check_limits(db, limits, settings.rate_limit_max_wait_seconds)
     hasher = auth.password_hasher(settings)
     user = db.scalar(select(User).where(User.username_key == name.lower())) if name else None
     stored = user.password_hash if user else _dummy_hash(hasher)
     check = auth.verify_password(hasher, stored, secret[: auth.PASSWORD_MAX])
     if user is None or not check.ok or user.disabled_at is not None:
         with write_transaction(db):
-            auth.record_login_failure(db, keys)
+            auth.record_attempt(db, limits)
         raise AppError(_l("Wrong username or password."), code="bad_credentials",
                        field="password").with_status(401)
     with write_transaction(db):

@@ -1,4 +1,5 @@
-"""Instance administration: who may administer, the account list, disabling accounts.
+"""Instance administration: the account list, disabling accounts (who may administer is
+``app.services.instance.require_admin``).
 
 The instance admin is ``User.is_admin`` (the first account registered gets it). Backups
 live in ``app.services.backup``; this module only decides who may touch them.
@@ -13,12 +14,7 @@ from app.errors import Forbidden
 from app.i18n import lazy_gettext as _l
 from app.models import User
 from app.services import accounts
-
-
-def require_admin(user: User) -> User:
-    if not user.is_admin or user.disabled_at is not None:
-        raise Forbidden(_l("Only the instance administrator can do this."))
-    return user
+from app.services.instance import require_admin
 
 
 def list_users(*, db: Session) -> list[User]:

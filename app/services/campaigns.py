@@ -58,7 +58,8 @@ def create_campaign(*, db: Session, user: User, name: object, description: objec
     """A new campaign, with its creator as GM."""
     cleaned_name = validation.text(name, field="name", max_length=NAME_MAX)
     cleaned_description = validation.text(description, field="description",
-                                          max_length=DESCRIPTION_MAX, required=False)
+                                          max_length=DESCRIPTION_MAX, required=False,
+                                          multiline=True)
     key = check_system(system)
     with write_transaction(db):
         campaign = Campaign(name=cleaned_name, description=cleaned_description, system=key)
@@ -79,7 +80,7 @@ def my_campaigns(*, db: Session, user: User) -> list[MyCampaign]:
     rows = db.execute(
         select(Campaign, Membership.role)
         .join(Membership, Membership.campaign_id == Campaign.id)
-        .where(Membership.user_id == user.id)
+        .where(Membership.user_id == user.id, Campaign.importing.is_(False))
         .order_by(Campaign.archived_at.is_not(None), Campaign.created_at.desc())
     ).all()
     return [MyCampaign(campaign=row[0], role=row[1]) for row in rows]
@@ -106,7 +107,8 @@ def update_campaign(*, db: Session, campaign: Campaign, version: object,
         changes["name"] = validation.text(name, field="name", max_length=NAME_MAX)
     if description is not None:
         changes["description"] = validation.text(description, field="description",
-                                                 max_length=DESCRIPTION_MAX, required=False)
+                                                 max_length=DESCRIPTION_MAX, required=False,
+                                                 multiline=True)
     try:
         with write_transaction(db):
             current = load_for_write(db, campaign_id)

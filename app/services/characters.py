@@ -32,6 +32,7 @@ from app.models import Character, Image, Membership, Role, User
 from app.rules.dice import Dice, SystemDice
 from app.rules.registry import get_system
 from app.rules.system import N_, NO_CONTENT, Content, GameSystem, Problem, Sheet
+from app.rules.text import nul_path
 from app.services import images, validation
 from app.services.content import campaign_content
 from app.services.rolls import record_rolls
@@ -166,6 +167,9 @@ def _sheet_problems(system: GameSystem, sheet: Any,
     if size > SHEET_MAX_CHARS:
         return [Problem("sheet", N_("The sheet is too large (at most %(n)s characters)."),
                         PLATFORM_RULE, {"n": SHEET_MAX_CHARS})]
+    if (where := nul_path(sheet)) is not None:
+        return [Problem(where or "sheet", N_("This text contains a control character (such as "
+                                             "NUL or an escape); remove it."), PLATFORM_RULE)]
     return system.validate_sheet(sheet, content)
 
 
@@ -181,7 +185,8 @@ def _clean_name(name: object) -> str:
 
 
 def _clean_notes(notes: object) -> str:
-    return validation.text(notes, field="notes", max_length=NOTES_MAX, required=False)
+    return validation.text(notes, field="notes", max_length=NOTES_MAX, required=False,
+                           multiline=True)
 
 
 def _duplicate_name() -> Conflict:

@@ -164,6 +164,18 @@ def _membership(db: Session, campaign_id: int, user: User | None) -> Membership 
                                               Membership.user_id == user.id))
 
 
+def usable_token(*, db: Session, token: object) -> bool:
+    """Whether ``token`` is a live invitation (known, not expired, revoked or used up) to a
+    campaign that can still be joined."""
+    try:
+        invite = _by_token(db, token)
+    except NotFound:
+        return False
+    campaign = db.get(Campaign, invite.campaign_id)
+    return (campaign is not None and not campaign.archived
+            and invite_status(invite) is InviteStatus.ACTIVE)
+
+
 def preview_invite(*, db: Session, token: object, user: User | None = None) -> InvitePreview:
     """What the link offers (campaign, role) and whether it still works; 404 if unknown."""
     invite = _by_token(db, token)

@@ -20,20 +20,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.db import write_transaction
 from app.errors import NotFound, ValidationFailed
-from app.i18n import get_locale, ngettext
 from app.i18n import gettext as _
 from app.i18n import lazy_gettext as _l
+from app.i18n import ngettext
 from app.models import Match, Membership, Roll, utcnow
 from app.rules import notation
 from app.rules.dice import Dice, RollRecord
 from app.rules.errors import NotationError
 from app.rules.match import VISIBILITIES
+from app.services import validation
 from app.services.access import CampaignAccess
+from app.services.validation import rules_message
 
 PAGE_SIZE = 50
 MAX_PAGE = 200
@@ -46,10 +48,15 @@ EXPORT_FORMAT = "tablee-roll-log/1"
 # — signatures ——————————————————————————————————————————————————————————————————
 
 def signed_fields(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields a signature covers: everything that says what was rolled, by whom, when."""
-    return {key: entry.get(key) for key in (
+    """The fields a signature covers: everything that says what was rolled, by whom, when —
+    and, for an entry brought by a campaign file, that it was imported and whom the file
+    named (so it cannot pass for a roll made here)."""
+    fields = {key: entry.get(key) for key in (
         "id", "campaign_id", "match_id", "user_id", "character_id", "visibility", "purpose",
         "expression", "record", "corrects_id", "created_at")}
+    if entry.get("imported") is not None:
+        fields["imported"] = entry["imported"]
+    return fields
 
 
 def sign(secret: str, entry: Mapping[str, Any]) -> str:
@@ -68,7 +75,7 @@ def entry_dict(roll: Roll) -> dict[str, Any]:
             "visibility": roll.visibility, "purpose": roll.purpose,
             "expression": roll.expression, "record": roll.record,
             "corrects_id": roll.corrects_id, "created_at": _iso(roll.created_at),
-            "signature": roll.signature}
+            "imported": roll.imported, "signature": roll.signature}
 
 
 def _iso(moment: datetime) -> str:
@@ -79,13 +86,25 @@ class ExportUnreadable(ValueError):
     """The file is not a roll-log export (the CLI says so instead of a traceback)."""
 
 
-def tampered_entries(secret: str, document: object) -> tuple[int, list[object]]:
-    """Check every entry of an export: (how many entries, the ids whose signature fails)."""
+@dataclass(frozen=True)
+class LogCheck:
+    """What ``verify-log`` found: entries rolled here, entries brought by a campaign file
+    (signed when imported, but never rolled here), and the ids whose signature fails."""
+
+    rolled_here: int
+    imported: int
+    tampered: list[object]
+
+
+def check_log(secret: str, document: object) -> LogCheck:
+    """Check every entry of an export's signature, counting imported entries apart."""
     entries = document.get("entries") if isinstance(document, Mapping) else None
     if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
         raise ExportUnreadable("expected a roll-log export: a JSON object with an 'entries' "
                                "list (GET /campaigns/<id>/rolls/export.json)")
-    return len(entries), [entry.get("id") for entry in entries if not verify(secret, entry)]
+    imported = sum(1 for entry in entries if entry.get("imported") is not None)
+    return LogCheck(rolled_here=len(entries) - imported, imported=imported,
+                    tampered=[entry.get("id") for entry in entries if not verify(secret, entry)])
 
 
 # — writing ————————————————————————————————————————————————————————————————————
@@ -136,6 +155,7 @@ def free_roll(*, db: Session, secret: str, access: CampaignAccess, expression: o
     if len(expression) > MAX_EXPRESSION:
         raise ValidationFailed(_l("A dice expression has at most %(n)s characters.",
                                   n=MAX_EXPRESSION), field="expression")
+    validation.policed(expression, field="expression")
     try:
         record = notation.roll(expression, dice)
     except NotationError as error:
@@ -149,7 +169,7 @@ def free_roll(*, db: Session, secret: str, access: CampaignAccess, expression: o
 
 def notation_failure(error: NotationError) -> ValidationFailed:
     """The rules' own words (French or English: they carry both) and where it went wrong."""
-    message = error.message_fr() if get_locale() == "fr" else error.message
+    message = rules_message(error)
     return ValidationFailed(message, field="expression", code="bad_expression",
                             details={"position": error.fields.get("position"),
                                      "reason": error.code,
@@ -169,6 +189,7 @@ def correct_roll(*, db: Session, secret: str, access: CampaignAccess, roll_id: i
     if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
         raise ValidationFailed(_l("Say why the result is corrected (200 characters at most)."),
                                field="reason")
+    validation.policed(reason.strip(), field="reason", required=True)
     with write_transaction(db):
         original = db.get(Roll, roll_id)
         if original is None or original.campaign_id != access.campaign.id:
@@ -209,7 +230,11 @@ class RollView:
 
     @property
     def user_name(self) -> str:
-        return self.roll.user.display_name if self.roll.user else _("a former member")
+        if self.roll.user:
+            return self.roll.user.display_name
+        if self.roll.imported and self.roll.imported.get("user"):
+            return str(self.roll.imported["user"])  # as its campaign file said
+        return _("a former member")
 
     @property
     def record(self) -> dict[str, Any]:
@@ -243,6 +268,11 @@ def roll_page(*, db: Session, access: CampaignAccess, before_id: int | None = No
     rows = rows[:limit]
     return RollPage(entries=_views(db, access, rows), has_more=has_more,
                     newest_id=max((row.id for row in rows), default=None))
+
+
+def newest_id(*, db: Session, campaign_id: int) -> int:
+    """The id of the campaign's newest log entry (0 for an empty log)."""
+    return db.scalar(select(func.max(Roll.id)).where(Roll.campaign_id == campaign_id)) or 0
 
 
 def roll_log(*, db: Session, access: CampaignAccess, before_id: int | None = None,

@@ -22,7 +22,6 @@ from sqlalchemy.orm import Session
 
 from app.db import write_transaction
 from app.errors import Conflict, NotFound, ValidationFailed
-from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
 from app.models import ActionRequest, Character, Match, MatchEvent, Role
 from app.rules.dice import Dice
@@ -38,9 +37,10 @@ from app.rules.match import (
 )
 from app.rules.registry import get_system
 from app.rules.system import GameSystem
-from app.services import rolls
+from app.services import rolls, validation
 from app.services.access import CampaignAccess
 from app.services.content import campaign_content
+from app.services.validation import rules_message
 
 LOG_PAGE = 100
 
@@ -86,6 +86,8 @@ def create_match(*, db: Session, secret: str, access: CampaignAccess, name: obje
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > 120:
         raise ValidationFailed(_l("Give the match a name (120 characters at most)."),
                                field="name")
+    validation.policed(name.strip(), field="name", required=True)
+    validation.no_nul(options, field="options")
     system = get_system(access.campaign.system)
     with write_transaction(db):
         characters = _roster(db, access.campaign.id, character_ids)
@@ -145,6 +147,7 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
     """Judge and record one action in one transaction; see the module docstring."""
     if not isinstance(action, Mapping) or not isinstance(action.get("kind"), str):
         raise ValidationFailed(_l("An action needs a kind."), field="kind")
+    validation.no_nul(action)
     access.require_player_or_gm().require_writable()  # spectators watch
     actor = actor_for(db, access)
     fingerprint = _fingerprint(action, expected_seq)
@@ -203,7 +206,7 @@ def _judge(decide):
     try:
         return decide()
     except IllegalAction as refusal:
-        message = refusal.message_fr() if get_locale() == "fr" else refusal.message
+        message = rules_message(refusal)
         raise ValidationFailed(message, code=refusal.code,
                                field=refusal.fields.get("field")) from refusal
 

@@ -3,15 +3,16 @@
 Export is for the GM only: the document holds every sheet, every note, every hidden event
 and roll. Its shape is ``app.services.transfer_document``.
 
-Import always creates a NEW campaign, with the importer as its GM. Members are re-linked
-by username when such an account exists here; the others are reported as not found and
-their characters become non-player characters. A former GM who is not the importer joins
-as a player (a campaign has one GM). Event actors and rollers are re-linked by username
-too (unknown here: nobody). Roll-log entries are signed again by this instance, since a
-signature covers ids and the instance secret (see ``transfer_document``).
+A campaign file is untrusted input. Import always creates a NEW campaign whose only member
+is the importer, as GM: the file's other members come back as ``former_members``, which the
+GM may turn into invitation links (or not), never as memberships; their characters stay
+unowned until someone joins and the GM hands them over. Imported rolls and events keep who
+the file says made them, marked as imported and linked to no account here (``verify-log``
+counts them apart). A match's state is never taken from the file: the game folds the file's
+events (their character ids pointed at the new rows) and the file is refused when its
+snapshot disagrees with its log.
 
-Everything is checked first (``transfer_checks``), and the writing is one transaction: a
-refused import leaves the database exactly as it was.
+Everything is checked first (``transfer_checks``): a refused import writes nothing.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import base64
 import json
 import re
 import unicodedata
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.config import Settings
@@ -37,6 +39,7 @@ from app.models import (
     Character,
     CustomContent,
     Image,
+    Invite,
     Match,
     MatchEvent,
     Membership,
@@ -45,8 +48,12 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services import content
+from app.rules.match import Event, fold
+from app.rules.platform_ids import remap_ids
+from app.rules.registry import get_system
+from app.services import content, invites
 from app.services import rolls as roll_log
+from app.services.access import CampaignAccess
 from app.services.content import list_items
 from app.services.transfer_checks import (
     ORIGINAL_USER_ID,
@@ -68,9 +75,6 @@ from app.services.transfer_document import (
     PortraitDoc,
     RollDoc,
 )
-
-if TYPE_CHECKING:
-    from app.services.access import CampaignAccess
 
 __all__ = ["CampaignExport", "ImportResult", "export_campaign", "export_filename",
            "import_campaign", "parse_document"]
@@ -129,7 +133,8 @@ def _export_characters(db: Session, characters: list[Character]) -> list[Charact
                                data=base64.b64encode(image.data).decode("ascii")) \
             if image else None
         documents.append(CharacterDoc(
-            name=character.name, owner=character.owner.username if character.owner else None,
+            id=character.id, name=character.name,
+            owner=character.owner.username if character.owner else None,
             notes=character.notes, sheet=character.sheet, portrait=portrait))
     return documents
 
@@ -144,7 +149,8 @@ def _export_matches(db: Session, matches: list[Match], refs: dict[int, int]) -> 
     for event in events:
         by_match[event.match_id].append(EventDoc(
             seq=event.seq, kind=event.kind, payload=_relink_rolls(event.payload, refs),
-            actor=usernames.get(event.actor_id) if event.actor_id else None,
+            actor=usernames.get(event.actor_id) if event.actor_id
+            else (event.imported or {}).get("actor"),
             visibility=event.visibility, reverted=event.reverted, created_at=event.created_at))
     return [MatchDoc(name=match.name, system=match.system, status=match.status,
                      state=match.state, seq=match.seq, events=by_match[match.id])
@@ -162,13 +168,15 @@ def _export_rolls(db: Session, rolls: list[Roll], refs: dict[int, int], matches:
         # A correction names its original roller by id inside the record: lifted out by name.
         record = dict(roll.record)
         original = record.pop(ORIGINAL_USER_ID, None)
+        imported = roll.imported or {}  # an imported roll: who rolled as its file said
         documents.append(RollDoc(
             ref=refs[roll.id], match=match_index.get(roll.match_id) if roll.match_id else None,
-            user=usernames.get(roll.user_id) if roll.user_id else None,
+            user=usernames.get(roll.user_id) if roll.user_id else imported.get("user"),
             character=names.get(roll.character_id) if roll.character_id else None,
             visibility=roll.visibility, purpose=roll.purpose, expression=roll.expression,
             record=record, corrects=refs.get(roll.corrects_id) if roll.corrects_id else None,
-            original_user=usernames.get(original) if isinstance(original, int) else None,
+            original_user=usernames.get(original) if isinstance(original, int)
+            else imported.get("original_user"),
             created_at=roll.created_at))
     return documents
 
@@ -229,153 +237,249 @@ def parse_document(raw: bytes, settings: Settings) -> CampaignExport:
 
 
 # --- import -------------------------------------------------------------------------------
+#
+# Everything is checked before anything is written (``transfer_checks``). The writing then
+# goes in short transactions — the campaign first, hidden (``importing``), then its content,
+# roster, matches, roll log and events in chunks — so that a large file never holds the
+# database's write lock for long and other tables keep playing meanwhile (SQLite has one
+# writer). The campaign appears only when the last chunk is in; if anything fails on the way,
+# what was written is deleted, and an import cut short by a crash is purged by the next one.
+
+CHUNK = 500
+STALE_IMPORT = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class FormerMember:
+    """A member named by the file: the GM may invite them (never made a member by import)."""
+
+    username: str
+    display_name: str
+    role: str
+    characters: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"username": self.username, "display_name": self.display_name,
+                "role": self.role, "characters": list(self.characters)}
 
 
 @dataclass(frozen=True)
 class ImportResult:
     campaign: Campaign
-    unmatched_members: list[str]
+    former_members: list[FormerMember]
 
 
 def import_campaign(*, db: Session, settings: Settings, user: User,
                     document: CampaignExport, name: str | None = None) -> ImportResult:
-    """Create a new campaign from ``document`` with ``user`` as GM (``name`` renames it)."""
+    """Create a new campaign from ``document`` with ``user`` as its GM and only member
+    (``name`` renames it)."""
     campaign_name = check_campaign_name(document, name)
     portraits = check_document(document, max_portrait_bytes=settings.max_portrait_bytes)
+    purge_stale_imports(db=db)
+    former = _former_members(document, user)
     with write_transaction(db):
-        users = _users_by_key(db, _all_usernames(document))
         campaign = Campaign(name=campaign_name, description=document.campaign.description,
-                            system=document.campaign.system,
+                            system=document.campaign.system, importing=True,
+                            imported_members=[member.as_dict() for member in former] or None,
                             archived_at=utcnow() if document.campaign.archived else None)
         db.add(campaign)
         db.flush()
-        linked, unmatched = _add_members(db, campaign, user, document.members, users)
-        _add_content(db, campaign, document.content)
-        character_ids = _add_characters(db, campaign, document.characters, linked, portraits)
-        match_ids = _add_matches(db, campaign, document.matches)
-        roll_ids = _add_rolls(db, settings.resolved_secret_key, campaign, document.rolls, users,
-                              match_ids, character_ids)
-        _add_events(db, document.matches, match_ids, users, roll_ids)
-    return ImportResult(campaign=campaign, unmatched_members=unmatched)
+        db.add(Membership(campaign_id=campaign.id, user_id=user.id, role=Role.GM))
+        campaign_id = campaign.id
+    try:
+        _add_content(db, campaign_id, document)
+        characters = _add_characters(db, campaign_id, document.characters, user, portraits)
+        match_ids = _add_matches(db, campaign_id, document.matches)
+        roll_ids = _add_rolls(db, settings.resolved_secret_key, campaign_id, document.rolls,
+                              match_ids, characters)
+        for match, match_id in zip(document.matches, match_ids, strict=True):
+            _add_events(db, match, match_id, roll_ids, characters)
+        with write_transaction(db):
+            campaign = db.get(Campaign, campaign_id, populate_existing=True)
+            campaign.importing = False
+    except BaseException:
+        _discard(db, campaign_id)
+        raise
+    return ImportResult(campaign=campaign, former_members=former)
 
 
-def _all_usernames(document: CampaignExport) -> set[str]:
-    names = {member.username for member in document.members}
-    names |= {c.owner for c in document.characters if c.owner}
-    names |= {e.actor for m in document.matches for e in m.events if e.actor}
-    names |= {r.user for r in document.rolls if r.user}
-    names |= {r.original_user for r in document.rolls if r.original_user}
-    return {name.lower() for name in names}
+def _former_members(document: CampaignExport, importer: User) -> list[FormerMember]:
+    """Everyone the file names as a member, except the importer, with what they played."""
+    played: dict[str, list[str]] = {}
+    for character in document.characters:
+        if character.owner:
+            played.setdefault(character.owner.lower(), []).append(character.name.strip())
+    return [FormerMember(member.username, member.display_name,
+                         Role.PLAYER.value if member.role == Role.GM.value else member.role,
+                         tuple(played.get(member.username.lower(), ())))
+            for member in document.members if member.username.lower() != importer.username_key]
 
 
-def _users_by_key(db: Session, keys: set[str]) -> dict[str, User]:
-    found: dict[str, User] = {}
-    ordered = sorted(keys)
-    for start in range(0, len(ordered), 500):
-        chunk = ordered[start:start + 500]
-        for account in db.scalars(select(User).where(User.username_key.in_(chunk))):
-            found[account.username_key] = account
-    return found
+def purge_stale_imports(*, db: Session, now: datetime | None = None) -> int:
+    """Delete imports that never finished (the server stopped in the middle of one)."""
+    cutoff = (now or utcnow()) - STALE_IMPORT
+    stale = list(db.scalars(select(Campaign.id).where(Campaign.importing.is_(True),
+                                                      Campaign.created_at < cutoff)))
+    for campaign_id in stale:
+        _discard(db, campaign_id)
+    return len(stale)
 
 
-def _user_id(users: dict[str, User], username: str | None) -> int | None:
-    account = users.get(username.lower()) if username else None
-    return account.id if account else None
+def _discard(db: Session, campaign_id: int) -> None:
+    """Delete a campaign being imported and everything written for it (portraits too)."""
+    with write_transaction(db):
+        portraits = list(db.scalars(select(Character.portrait_id).where(
+            Character.campaign_id == campaign_id, Character.portrait_id.is_not(None))))
+        db.execute(delete(Campaign).where(Campaign.id == campaign_id))
+        if portraits:
+            db.execute(delete(Image).where(Image.id.in_(portraits)))
 
 
-def _add_members(db: Session, campaign: Campaign, importer: User, members: list[MemberDoc],
-                 users: dict[str, User]) -> tuple[dict[str, User], list[str]]:
-    """The importer as GM, then everyone found here; returns (linked by key, not found)."""
-    db.add(Membership(campaign_id=campaign.id, user_id=importer.id, role=Role.GM))
-    linked = {importer.username_key: importer}
-    unmatched = []
-    for member in members:
-        key = member.username.lower()
-        if key == importer.username_key:
-            continue
-        account = users.get(key)
-        if account is None:
-            unmatched.append(member.username)
-            continue
-        role = Role.PLAYER if member.role == Role.GM.value else Role(member.role)
-        db.add(Membership(campaign_id=campaign.id, user_id=account.id, role=role))
-        linked[key] = account
-    return linked, unmatched
+def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
-def _add_content(db: Session, campaign: Campaign, items: list[ContentDoc]) -> None:
-    kinds = {kind.key: kind for kind in content.kinds(campaign.system)}
-    db.add_all(CustomContent(campaign_id=campaign.id, kind=item.kind, key=item.key,
-                             name=item.name.strip(),
-                             data=content.clean_fields(kinds[item.kind], item.data))
-               for item in items)
+def _add_content(db: Session, campaign_id: int, document: CampaignExport) -> None:
+    kinds = {kind.key: kind for kind in content.kinds(document.campaign.system)}
+    with write_transaction(db):
+        db.add_all(CustomContent(campaign_id=campaign_id, kind=item.kind, key=item.key,
+                                 name=item.name.strip(),
+                                 data=content.clean_fields(kinds[item.kind], item.data))
+                   for item in document.content)
 
 
-def _add_characters(db: Session, campaign: Campaign, characters: list[CharacterDoc],
-                    linked: dict[str, User],
-                    portraits: dict[int, CheckedPortrait]) -> dict[str, int]:
-    """The roster (owners only among the linked members); returns ids by name."""
-    ids = {}
-    for index, character in enumerate(characters):
-        portrait_id = None
-        if (picture := portraits.get(index)) is not None:
-            image = picture.new_image()
-            db.add(image)
-            db.flush()
-            portrait_id = image.id
-        row = Character(campaign_id=campaign.id, owner_id=_user_id(linked, character.owner),
-                        name=character.name.strip(), notes=character.notes,
-                        sheet=character.sheet, portrait_id=portrait_id)
-        db.add(row)
-        db.flush()
-        ids[row.name] = row.id
-    return ids
-
-
-def _add_matches(db: Session, campaign: Campaign, matches: list[MatchDoc]) -> list[int]:
-    rows = [Match(campaign_id=campaign.id, system=match.system, name=match.name.strip(),
-                  status=match.status, state=match.state, seq=match.seq) for match in matches]
-    db.add_all(rows)
-    db.flush()
-    return [row.id for row in rows]
-
-
-def _add_rolls(db: Session, secret: str, campaign: Campaign, rolls: list[RollDoc],
-               users: dict[str, User], match_ids: list[int],
-               character_ids: dict[str, int]) -> dict[int, int]:
-    """The roll log in its order, each entry signed by this instance; returns ref → id."""
+def _add_characters(db: Session, campaign_id: int, characters: list[CharacterDoc],
+                    importer: User, portraits: dict[int, CheckedPortrait]) -> dict[int, int]:
+    """The roster, unowned but for the importer's own; returns the file's ids → new ids."""
     ids: dict[int, int] = {}
-    for roll in rolls:
-        record = dict(roll.record)
-        if roll.corrects is not None:
-            record[ORIGINAL_USER_ID] = _user_id(users, roll.original_user)
-        row = Roll(campaign_id=campaign.id,
-                   match_id=match_ids[roll.match] if roll.match is not None else None,
-                   user_id=_user_id(users, roll.user),
-                   character_id=character_ids.get(roll.character.strip())
-                   if roll.character else None,
-                   visibility=roll.visibility, purpose=roll.purpose,
-                   expression=roll.expression, record=record,
-                   corrects_id=ids[roll.corrects] if roll.corrects is not None else None,
-                   signature="", created_at=_utc(roll.created_at))
-        db.add(row)
-        db.flush()  # the id is part of what is signed
-        row.signature = roll_log.sign(secret, roll_log.entry_dict(row))
-        ids[roll.ref] = row.id
+    for start in range(0, len(characters), CHUNK // 10):
+        with write_transaction(db):
+            for index in range(start, min(start + CHUNK // 10, len(characters))):
+                character = characters[index]
+                portrait_id = None
+                if (picture := portraits.get(index)) is not None:
+                    image = picture.new_image()
+                    db.add(image)
+                    db.flush()
+                    portrait_id = image.id
+                mine = (character.owner or "").lower() == importer.username_key
+                row = Character(campaign_id=campaign_id, owner_id=importer.id if mine else None,
+                                name=character.name.strip(), notes=character.notes,
+                                sheet=character.sheet, portrait_id=portrait_id)
+                db.add(row)
+                db.flush()
+                if character.id is not None:
+                    ids[character.id] = row.id
     return ids
 
 
-def _add_events(db: Session, matches: list[MatchDoc], match_ids: list[int],
-                users: dict[str, User], roll_ids: dict[int, int]) -> None:
-    for match, match_id in zip(matches, match_ids, strict=True):
-        db.add_all(MatchEvent(match_id=match_id, seq=event.seq, kind=event.kind,
-                              payload=_relink_rolls(event.payload, roll_ids),
-                              actor_id=_user_id(users, event.actor),
-                              visibility=event.visibility, reverted=event.reverted,
-                              created_at=_utc(event.created_at))
-                   for event in match.events)
+def _add_matches(db: Session, campaign_id: int, matches: list[MatchDoc]) -> list[int]:
+    """The match rows; their state comes from their events (``_add_events``)."""
+    with write_transaction(db):
+        rows = [Match(campaign_id=campaign_id, system=match.system, name=match.name.strip(),
+                      status=match.status, state={}, seq=0) for match in matches]
+        db.add_all(rows)
+        db.flush()
+        return [row.id for row in rows]
+
+
+def _add_rolls(db: Session, secret: str, campaign_id: int, rolls: list[RollDoc],
+               match_ids: list[int], characters: dict[int, int]) -> dict[int, int]:
+    """The roll log in its order, marked imported (who rolled as the file says, linked to no
+    account here) and signed by this instance; returns ref → id."""
+    names = {}
+    ids: dict[int, int] = {}
+    if rolls:
+        names = {name: cid for name, cid in db.execute(
+            select(Character.name, Character.id).where(Character.campaign_id == campaign_id))}
+    for chunk in _chunks(rolls):
+        with write_transaction(db):
+            for roll in chunk:
+                imported = {"user": roll.user}
+                if roll.corrects is not None:
+                    imported["original_user"] = roll.original_user
+                row = Roll(campaign_id=campaign_id,
+                           match_id=match_ids[roll.match] if roll.match is not None else None,
+                           user_id=None, imported=imported,
+                           character_id=names.get(roll.character.strip())
+                           if roll.character else None,
+                           visibility=roll.visibility, purpose=roll.purpose,
+                           expression=roll.expression, record=dict(roll.record),
+                           corrects_id=ids[roll.corrects] if roll.corrects is not None else None,
+                           signature="", created_at=_utc(roll.created_at))
+                db.add(row)
+                db.flush()  # the id is part of what is signed
+                row.signature = roll_log.sign(secret, roll_log.entry_dict(row))
+                ids[roll.ref] = row.id
+    return ids
+
+
+def _add_events(db: Session, match: MatchDoc, match_id: int, roll_ids: dict[int, int],
+                characters: dict[int, int]) -> None:
+    """The log with its ids pointed at the new rows, then the state folded from it."""
+    system = get_system(match.system)
+    rows = [MatchEvent(match_id=match_id, seq=event.seq, kind=event.kind,
+                       payload=remap_ids(_relink_rolls(event.payload, roll_ids), characters),
+                       actor_id=None, imported={"actor": event.actor},
+                       visibility=event.visibility, reverted=event.reverted,
+                       created_at=_utc(event.created_at))
+            for event in match.events]
+    for chunk in _chunks(rows):
+        with write_transaction(db):
+            db.add_all(chunk)
+    state = fold(system, [Event(row.kind, row.payload, row.visibility)
+                          for row in rows if not row.reverted])
+    with write_transaction(db):
+        row = db.get(Match, match_id, populate_existing=True)
+        row.state, row.seq = state, match.seq
+        row.status = state.get("status", match.status)
 
 
 def _utc(moment: datetime) -> datetime:
     """As the database gives it back (UTC), so a signature made now still verifies later."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+# --- the file's former members: invitations, if the GM wants them -------------------------
+
+@dataclass(frozen=True)
+class FormerInvite:
+    member: FormerMember
+    invite: Invite
+
+
+def former_members(access: CampaignAccess) -> list[FormerMember]:
+    """The members the campaign's file named that the GM has not dealt with yet (GM only)."""
+    access.require_gm()
+    return [FormerMember(item["username"], item["display_name"], item["role"],
+                         tuple(item.get("characters") or ()))
+            for item in access.campaign.imported_members or []]
+
+
+def invite_former_members(*, db: Session, access: CampaignAccess,
+                          usernames: Sequence[str]) -> list[FormerInvite]:
+    """One single-use invitation link per chosen former member, with their role; they leave
+    the list (the links are shown once, to hand out)."""
+    access.require_gm().require_writable()
+    wanted = {name.lower() for name in usernames}
+    chosen = [member for member in former_members(access) if member.username.lower() in wanted]
+    created = [FormerInvite(member, invites.create_invite(
+        db=db, campaign_id=access.campaign.id, created_by=access.user, role=member.role))
+        for member in chosen]
+    _keep_former(db, access, [member for member in former_members(access)
+                              if member.username.lower() not in wanted])
+    return created
+
+
+def dismiss_former_members(*, db: Session, access: CampaignAccess) -> None:
+    """Forget the list: nobody from the file is invited."""
+    access.require_gm()
+    _keep_former(db, access, [])
+
+
+def _keep_former(db: Session, access: CampaignAccess, members: list[FormerMember]) -> None:
+    with write_transaction(db):
+        campaign = db.get(Campaign, access.campaign.id, populate_existing=True)
+        campaign.imported_members = [member.as_dict() for member in members] or None
+    access.campaign.imported_members = campaign.imported_members

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import hashlib
 import io
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +23,7 @@ from app.i18n import gettext
 from app.i18n import lazy_gettext as _l
 from app.models import Image
 from app.rules.dice import RollRecord
+from app.rules.match import Actor, Event, fold
 from app.rules.registry import get_system
 from app.rules.system import Content, GameSystem
 from app.services import images
@@ -40,7 +43,7 @@ from app.services.transfer_document import (
     PortraitDoc,
     RollDoc,
 )
-from app.services.validation import USERNAME_RE
+from app.services.validation import USERNAME_RE, no_nul, policed
 
 PORTRAIT_TYPES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP",
                   "image/gif": "GIF"}
@@ -72,12 +75,15 @@ def check_document(document: CampaignExport, *,
                    max_portrait_bytes: int) -> dict[int, CheckedPortrait]:
     """Check everything; returns the decoded portraits by character index."""
     system = _system(document.campaign.system, "campaign.system")
+    no_nul(document.model_dump(mode="json"))  # anywhere, sheets and payloads included
     check_text(document.campaign.description, "campaign.description", DESCRIPTION_MAX,
-               required=False)
+               required=False, multiline=True)
     _check_members(document.members)
     content = _check_content(document.campaign.system, document.content)
     _check_unique((c.name.strip() for c in document.characters), "characters",
                   _l("Two characters have the same name."))
+    _check_unique((str(c.id) for c in document.characters if c.id is not None), "characters",
+                  _l("Two characters have the same id."))
     portraits = {}
     for index, character in enumerate(document.characters):
         portrait = _check_character(system, character, f"characters.{index}",
@@ -130,7 +136,7 @@ def _check_content(system_key: str, items: list[ContentDoc]) -> Content:
 def _check_character(system: GameSystem, character: CharacterDoc, where: str,
                      max_portrait_bytes: int, content: Content) -> CheckedPortrait | None:
     check_text(character.name, f"{where}.name", CHARACTER_NAME_MAX)
-    check_text(character.notes, f"{where}.notes", NOTES_MAX, required=False)
+    check_text(character.notes, f"{where}.notes", NOTES_MAX, required=False, multiline=True)
     if character.owner is not None:
         check_username(character.owner, f"{where}.owner")
     try:  # the system's own rules, exactly as for a sheet saved in the roster
@@ -167,6 +173,59 @@ def _check_match(match: MatchDoc, where: str, roll_count: int) -> None:
         raise ValidationFailed(
             _l("The match is at step %(seq)s but its log has %(n)s events.", seq=match.seq,
                n=len(match.events)), field=f"{where}.seq")
+    _check_log_folds_to_snapshot(match, where)
+
+
+def _check_log_folds_to_snapshot(match: MatchDoc, where: str) -> None:
+    """The file's snapshot is never taken: the game folds the file's log, and the file is
+    refused at the first event it cannot read, or at the first place where its snapshot
+    disagrees with what the log gives (DESIGN.md § The one flow: the log is the truth)."""
+    system = _system(match.system, f"{where}.system")
+    at = {"event": 0}
+
+    def live_events():
+        for index, event in enumerate(match.events):
+            at["event"] = index
+            if not event.reverted:
+                yield Event(event.kind, copy.deepcopy(event.payload), event.visibility)
+
+    try:
+        state = json.loads(json.dumps(fold(system, live_events())))
+    except Exception as error:  # a game reads what it wrote; anything else is unreadable
+        raise ValidationFailed(_l("The game cannot read this event."),
+                               field=f"{where}.events.{at['event']}.payload") from error
+    if (path := first_difference(state, match.state)) is not None:
+        raise ValidationFailed(_l("The saved state of this match disagrees with its log."),
+                               field=f"{where}.state{path}")
+    if state.get("status", match.status) != match.status:
+        raise ValidationFailed(_l("The saved state of this match disagrees with its log."),
+                               field=f"{where}.status")
+    try:  # the table must open on it: every member's view and the GM's choices
+        system.view(state, Actor(None, is_gm=True))
+        system.legal_actions(state, Actor(None, is_gm=True))
+    except Exception as error:
+        raise ValidationFailed(_l("The game cannot read this event."),
+                               field=f"{where}.state") from error
+
+
+def first_difference(found: Any, expected: Any, path: str = "") -> str | None:
+    """Where two JSON values first differ (``.tokens.t1.hp``; ``""`` for the values
+    themselves), or None when they are equal."""
+    if isinstance(found, dict) and isinstance(expected, dict):
+        for key in sorted(set(found) | set(expected), key=str):
+            if key not in found or key not in expected:
+                return f"{path}.{key}"
+            if (where := first_difference(found[key], expected[key],
+                                          f"{path}.{key}")) is not None:
+                return where
+        return None
+    if isinstance(found, list) and isinstance(expected, list):
+        for index, (a, b) in enumerate(zip(found, expected, strict=False)):
+            if (where := first_difference(a, b, f"{path}.{index}")) is not None:
+                return where
+        return None if len(found) == len(expected) else f"{path}.{min(len(found), len(expected))}"
+    same = found == expected and type(found) is type(expected)
+    return None if same else path
 
 
 def _check_roll_links(payload: dict[str, Any], where: str, roll_count: int) -> None:
@@ -208,15 +267,15 @@ def _check_roll(roll: RollDoc, index: int, where: str, match_count: int,
                                field=f"{where}.record") from error
 
 
-def check_text(value: str, field: str, max_length: int, *, required: bool = True) -> str:
-    """Stored as written (no stripping): a round trip gives back the same text."""
+def check_text(value: str, field: str, max_length: int, *, required: bool = True,
+               multiline: bool = False) -> str:
+    """Stored as written (no stripping): a round trip gives back the same text. The same text
+    policy as every other entry point (``app.rules.text``)."""
     if required and not value.strip():
         raise ValidationFailed(_l("This field is required."), field=field)
     if len(value) > max_length:
         raise ValidationFailed(_l("At most %(n)s characters.", n=max_length), field=field)
-    if "\x00" in value:
-        raise ValidationFailed(_l("This text contains a forbidden character."), field=field)
-    return value
+    return policed(value, field=field, multiline=multiline, required=required)
 
 
 def check_username(value: str, field: str) -> None:

@@ -9,7 +9,16 @@ inside the document does so by position, so the file means the same on any insta
 - ``rolls[].character``: a character's name in ``characters``;
 - ``rolls[].ref``: 1, 2, 3… in order; ``rolls[].corrects`` and the ``roll_ids`` list in an
   event's payload (the table engine's link from an event to its signed rolls) use it;
-- ``events[].seq``: 1, 2, 3… within its match; ``matches[].seq`` is the last one.
+- ``events[].seq``: 1, 2, 3… within its match; ``matches[].seq`` is the last one;
+- ``characters[].id``: the character's id where the file was written. Events and states name
+  characters by that id (``app.rules.platform_ids``), so the importer maps them to its new
+  rows; member ids inside events mean nothing elsewhere and become nobody on import.
+
+An importing instance trusts nothing in the file: it makes the importer the only member (the
+others come back as ``former_members`` for the GM to invite), marks imported rolls and events
+as imported (named as the file says, never linked to a local account), and rebuilds every
+match's state by folding its events through the game's own rules, refusing a file whose
+snapshot disagrees with its log (``app.services.transfer_checks``).
 
 Roll signatures are not exported: they sign the instance's own ids with its own secret, so
 they cannot survive a move. The importing instance signs what it stores (see
@@ -71,6 +80,8 @@ class PortraitDoc(Doc):
 
 
 class CharacterDoc(Doc):
+    id: int | None = Field(default=None, ge=1, le=2_147_483_647,
+                           description="its id where the file was written (events use it)")
     name: str = Field(max_length=CHARACTER_NAME_MAX)
     owner: Username | None = Field(description="the player's username; null for an NPC")
     notes: str = Field(max_length=NOTES_MAX)

@@ -5,12 +5,22 @@ from __future__ import annotations
 import re
 
 from app.errors import ValidationFailed
+from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
+from app.rules.errors import RulesError
+from app.rules.text import TextRefused, check_text, nul_path
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{3,40}$")
 
 
-def text(value: object, *, field: str, max_length: int, required: bool = True) -> str:
+def rules_message(error: RulesError) -> str:
+    """A rules error's message in the request's language (the rules carry both)."""
+    return error.message_fr() if get_locale() == "fr" else error.message
+
+
+def text(value: object, *, field: str, max_length: int, required: bool = True,
+         multiline: bool = False) -> str:
+    """A text field, stripped, following the one text policy (``app.rules.text``)."""
     if not isinstance(value, str):
         raise ValidationFailed(_l("This must be text."), field=field)
     cleaned = value.strip()
@@ -18,9 +28,16 @@ def text(value: object, *, field: str, max_length: int, required: bool = True) -
         raise ValidationFailed(_l("This field is required."), field=field)
     if len(cleaned) > max_length:
         raise ValidationFailed(_l("At most %(n)s characters.", n=max_length), field=field)
-    if "\x00" in cleaned:
-        raise ValidationFailed(_l("This text contains a forbidden character."), field=field)
+    policed(cleaned, field=field, multiline=multiline, required=required)
     return cleaned
+
+
+def policed(value: str, *, field: str, multiline: bool = False, required: bool = False) -> str:
+    """``value`` if the text policy accepts it, else a ``ValidationFailed`` on ``field``."""
+    try:
+        return check_text(value, multiline=multiline, required=required)
+    except TextRefused as error:
+        raise ValidationFailed(rules_message(error), field=field, code=error.code) from error
 
 
 def username(value: object) -> str:
@@ -30,3 +47,13 @@ def username(value: object) -> str:
             _l("3 to 40 characters: letters, digits, dot, dash or underscore."),
             field="username")
     return name
+
+
+def no_nul(data: object, *, field: str = "") -> None:
+    """Refuse JSON-like data with a NUL character anywhere (``field`` + the path to it):
+    PostgreSQL refuses NUL in text and JSON, SQLite keeps it, so every entry point refuses
+    it first and both databases answer the same clear 422."""
+    if (where := nul_path(data)) is not None:
+        refusal = TextRefused("text_control")
+        raise ValidationFailed(rules_message(refusal), code=refusal.code,
+                               field=".".join(part for part in (field, where) if part) or None)

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import Form, Request
 from starlette.responses import Response
 
 from app.errors import AppError
-from app.http.deps import CurrentUser, DbSession, SettingsDep, ViewerDep, protected_router
+from app.http.deps import (
+    CurrentUser,
+    DbSession,
+    SettingsDep,
+    ViewerDep,
+    client_address,
+    protected_router,
+)
 from app.i18n import get_locale
-from app.services import accounts
+from app.services import accounts, instance, invites
 from app.web.cookies import clear_session_cookie, set_locale_cookie, set_session_cookie
 from app.web.forms import field_errors, safe_next, see_other
 from app.web.templating import render
@@ -19,9 +27,19 @@ router = protected_router()
 FormText = Annotated[str, Form()]
 
 
+def invite_in(next_path: str) -> str | None:
+    """The invitation token when registering on the way to an invitation link."""
+    match = re.fullmatch(r"/invite/([A-Za-z0-9_\-]{1,100})", next_path or "")
+    return match.group(1) if match else None
+
+
 @router.get("/register")
-def register_page(request: Request, viewer: ViewerDep, next: str = "") -> Response:
-    return render(request, "accounts/register.html", {"next": safe_next(next, "")})
+def register_page(request: Request, db: DbSession, viewer: ViewerDep,
+                  next: str = "") -> Response:
+    closed = instance.invitation_only(db) and not invites.usable_token(
+        db=db, token=invite_in(next))
+    return render(request, "accounts/register.html", {"next": safe_next(next, ""),
+                                                      "closed": closed})
 
 
 @router.post("/register")
@@ -30,14 +48,18 @@ def register(request: Request, db: DbSession, settings: SettingsDep, viewer: Vie
              next: FormText = "") -> Response:
     try:
         accounts.register(db=db, settings=settings, username=username, password=password,
-                          display_name=display_name, locale=get_locale())
+                          display_name=display_name, locale=get_locale(),
+                          address=client_address(request),
+                          invite_token=invite_in(next))
         result = accounts.login(db=db, settings=settings, username=username, password=password,
                                 address=client_address(request))
     except AppError as error:
-        return render(request, "accounts/register.html",
-                      {"errors": field_errors(error), "next": safe_next(next, ""),
-                       "form": {"username": username, "display_name": display_name}},
-                      status_code=error.status)
+        refused = render(request, "accounts/register.html",
+                         {"errors": field_errors(error), "next": safe_next(next, ""),
+                          "form": {"username": username, "display_name": display_name}},
+                         status_code=error.status)
+        refused.headers.update(error.headers)  # Retry-After
+        return refused
     response = see_other(safe_next(next, "/campaigns"))
     set_session_cookie(response, settings, result.token)
     return response
@@ -55,9 +77,11 @@ def login(request: Request, db: DbSession, settings: SettingsDep, viewer: Viewer
         result = accounts.login(db=db, settings=settings, username=username, password=password,
                                 address=client_address(request))
     except AppError as error:
-        return render(request, "accounts/login.html",
-                      {"errors": field_errors(error), "next": safe_next(next, ""),
-                       "form": {"username": username}}, status_code=error.status)
+        refused = render(request, "accounts/login.html",
+                         {"errors": field_errors(error), "next": safe_next(next, ""),
+                          "form": {"username": username}}, status_code=error.status)
+        refused.headers.update(error.headers)  # Retry-After
+        return refused
     if viewer.session_token and not viewer.via_bearer:
         accounts.logout(db=db, token=viewer.session_token)
     response = see_other(safe_next(next, "/campaigns"))
@@ -109,6 +133,4 @@ def change_password(request: Request, db: DbSession, settings: SettingsDep,
     return response
 
 
-def client_address(request: Request) -> str | None:
-    return request.client.host if request.client else None
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Form, Request
 from starlette.responses import FileResponse, Response
 
 from app.errors import AppError
 from app.http.deps import AdminUser, DbSession, IdParam, SettingsDep, protected_router
 from app.models import User
-from app.services import admin, backup
+from app.services import admin, backup, instance
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
@@ -25,6 +25,7 @@ def _admin_page(request: Request, db: DbSession, settings: SettingsDep,
     made = request.query_params.get("backup", "")
     context = {
         "users": admin.list_users(db=db),
+        "invitation_only": instance.invitation_only(db),
         "backups": backups,
         # Only a name that is really in the folder is offered for download.
         "new_backup": next((item for item in backups if item.name == made), None),
@@ -37,6 +38,13 @@ def _admin_page(request: Request, db: DbSession, settings: SettingsDep,
 def admin_page(request: Request, db: DbSession, settings: SettingsDep,
                user: AdminUser) -> Response:
     return _admin_page(request, db, settings)
+
+
+@router.post("/admin/registration")
+def set_registration(db: DbSession, user: AdminUser,
+                     invitation_only: Annotated[str, Form()] = "") -> Response:
+    instance.set_invitation_only(db=db, user=user, value=invitation_only == "on")
+    return see_other("/admin?registration=1#registration")
 
 
 @router.post("/admin/backup")

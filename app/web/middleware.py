@@ -1,4 +1,6 @@
-"""Pure ASGI middleware: security headers, the anonymous cookie, the default language.
+"""Pure ASGI middleware: request bodies limited while they stream, security headers on every
+response (errors included), the anonymous cookie, the default language, and the answer to
+an error nothing else caught (a 500 in the site's style, or the API's JSON error).
 
 Written as plain ASGI (not ``BaseHTTPMiddleware``) so Server-Sent Event streams pass
 through untouched.
@@ -6,14 +8,27 @@ through untouched.
 
 from __future__ import annotations
 
+import logging
+import re
 import secrets
+from collections.abc import Callable
 from http.cookies import SimpleCookie
 
 from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings
+from app.errors import AppError
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
+from app.i18n import gettext as _
+from app.services.images import mebibytes
+
+logger = logging.getLogger(__name__)
+API_PREFIX = "/api/v1"
+STATIC_PREFIX = "/static/"
 
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
@@ -29,12 +44,40 @@ CONTENT_SECURITY_POLICY = "; ".join([
 ])
 
 
+class BodyTooLarge(HTTPException):
+    """A request body went past its route's limit (raised while it streams in)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413)
+        self.limit = limit
+
+
+# Routes that take more than a form's worth of body: (method, path pattern, limit in bytes
+# from the settings). Everything else gets ``settings.max_body_bytes``. docs/security.md
+# lists every limit.
+Limit = Callable[[Settings], int]
+UPLOAD_SLACK = 64 * 1024  # a multipart envelope and the form's other fields
+BODY_LIMITS: tuple[tuple[str, re.Pattern[str], Limit], ...] = (
+    ("POST", re.compile(r"^(/api/v1)?/campaigns/import$"),
+     lambda s: s.max_import_bytes + UPLOAD_SLACK),
+    ("POST", re.compile(r"^/campaigns/\d+/characters/\d+/portrait$"),
+     lambda s: s.max_portrait_bytes + UPLOAD_SLACK),
+    ("PUT", re.compile(r"^/api/v1/campaigns/\d+/characters/\d+/portrait$"),
+     lambda s: s.max_portrait_bytes + UPLOAD_SLACK),
+)
+
+
+def body_limit(settings: Settings, method: str, path: str) -> int:
+    for route_method, pattern, limit in BODY_LIMITS:
+        if method == route_method and pattern.match(path):
+            return limit(settings)
+    return settings.max_body_bytes
+
+
 class WebMiddleware:
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
         self.settings = settings
-        # The largest request anyone needs: a campaign import, plus room for the form.
-        self.max_body = settings.max_import_bytes + 1024 * 1024
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -42,9 +85,6 @@ class WebMiddleware:
             return
         cookies = _cookies(scope)
         headers = dict(scope.get("headers") or [])
-        if _declared_length(headers) > self.max_body:
-            await _too_large(send)
-            return
         set_locale(choose_locale(None, cookies.get(LOCALE_COOKIE),
                                  headers.get(b"accept-language", b"").decode("latin-1")))
         anon_name = self.settings.anon_cookie_name
@@ -53,16 +93,55 @@ class WebMiddleware:
         if new_anon:
             anon_id = secrets.token_urlsafe(24)
         scope.setdefault("state", {})["anon_id"] = anon_id
+        started = False
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 response_headers = MutableHeaders(scope=message)
                 self._add_security_headers(response_headers)
+                if not scope["path"].startswith(STATIC_PREFIX):
+                    # Pages, API answers, exports and pictures may hold a member's secrets
+                    # (a GM's export above all): no cache, shared or private, keeps them.
+                    response_headers.setdefault("cache-control", "no-store")
                 if new_anon:
                     response_headers.append("set-cookie", self._anon_cookie(anon_name, anon_id))
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        limit = body_limit(self.settings, scope["method"], scope["path"])
+        if _declared_length(headers) > limit:
+            # Refused before anything reads it.
+            await self._answer(scope, send_with_headers, BodyTooLarge(limit))
+            return
+        try:
+            await self.app(scope, _limited(receive, limit), send_with_headers)
+        except BodyTooLarge as error:  # read outside FastAPI's handlers (a bare stream)
+            if started:
+                raise
+            await self._answer(scope, send_with_headers, error)
+        except Exception:
+            if started:
+                raise
+            logger.exception("unhandled error on %s %s", scope["method"], scope["path"])
+            await self._answer(scope, send_with_headers, None)
+
+    async def _answer(self, scope: Scope, send: Send, error: BodyTooLarge | None) -> None:
+        """The API's JSON error or the site's error page, for a body too large (``error``)
+        or for an error nothing else caught (a 500)."""
+        request = Request(scope)
+        app_error = too_large_error(error.limit) if error else AppError(
+            _("Something went wrong on our side. Please try again in a moment."),
+            code="server_error").with_status(500)
+        response: Response
+        if scope["path"].startswith(API_PREFIX):
+            response = JSONResponse(app_error.to_dict(), status_code=app_error.status)
+        else:
+            from app.web.templating import render  # templates import this module's package
+
+            response = render(request, "error.html", {"error": app_error},
+                              status_code=app_error.status)
+        await response(scope, request.receive, send)
 
     def _add_security_headers(self, headers: MutableHeaders) -> None:
         headers.setdefault("content-security-policy", CONTENT_SECURITY_POLICY)
@@ -98,10 +177,23 @@ def _declared_length(headers: dict[bytes, bytes]) -> int:
         return 0
 
 
-async def _too_large(send: Send) -> None:
-    """Refuse an oversized body before anything reads it."""
-    body = b'{"error": {"code": "too_large", "message": "Request too large."}}'
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+def _limited(receive: Receive, limit: int) -> Receive:
+    """``receive`` that counts the body as it streams in and stops past ``limit`` bytes,
+    with or without a Content-Length: nothing beyond the limit is ever read or kept."""
+    received = 0
+
+    async def limited_receive() -> Message:
+        nonlocal received
+        message = await receive()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise BodyTooLarge(limit)
+        return message
+
+    return limited_receive
+
+
+def too_large_error(limit: int) -> AppError:
+    return AppError(_("This request is too large: at most %(n)s MiB.", n=mebibytes(limit)),
+                    code="too_large").with_status(413)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from fastapi import File, Form, Query, Request, UploadFile
+from fastapi import File, Form, Request, UploadFile
 from starlette.responses import Response
 
 from app.config import Settings
@@ -13,13 +13,12 @@ from app.errors import AppError, ValidationFailed
 from app.http.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, protected_router
 from app.i18n import lazy_gettext as _l
 from app.services import transfer
-from app.services.validation import USERNAME_RE
+from app.services.access import CampaignAccess
 from app.web.forms import field_errors, see_other
+from app.web.invites import invite_link
 from app.web.templating import render
 
 router = protected_router()
-# The result page names at most this many people (they travel in its URL), then a count.
-SHOWN_UNMATCHED_MAX = 100
 
 
 def export_response(document: transfer.CampaignExport, filename: str) -> Response:
@@ -54,27 +53,34 @@ def import_campaign(request: Request, db: DbSession, settings: SettingsDep, user
         context = {**_form_context(settings), "errors": _import_errors(error),
                    "form": {"name": name}}
         return render(request, "transfer/import.html", context, status_code=error.status)
-    return see_other(_result_url(result))
+    return see_other(f"/campaigns/{result.campaign.id}/imported")
 
 
-def _result_url(result: transfer.ImportResult) -> str:
-    """Usernames are plain ``[A-Za-z0-9_.-]``: they go in the query string as they are."""
-    target = f"/campaigns/{result.campaign.id}/imported"
-    if not result.unmatched_members:
-        return target
-    shown = result.unmatched_members[:SHOWN_UNMATCHED_MAX]
-    more = len(result.unmatched_members) - len(shown)
-    return f"{target}?missing={','.join(shown)}" + (f"&more={more}" if more else "")
+def _imported_page(request: Request, access: CampaignAccess, *,
+                   invited: list[transfer.FormerInvite] | None = None) -> Response:
+    return render(request, "transfer/imported.html", {
+        "campaign": access.campaign, "former": transfer.former_members(access),
+        "invited": [(item, invite_link(request, item.invite.token)) for item in invited or []]})
 
 
 @router.get("/campaigns/{campaign_id}/imported")
-def import_done(request: Request, access: MemberAccess, missing: str = "",
-                more: Annotated[int, Query(ge=0, le=100_000)] = 0) -> Response:
-    """The result of an import: where the campaign is, and who was not found here."""
-    names = [name for name in missing.split(",") if USERNAME_RE.match(name)]
-    return render(request, "transfer/imported.html",
-                  {"campaign": access.campaign, "unmatched": names[:SHOWN_UNMATCHED_MAX],
-                   "more": more})
+def import_done(request: Request, access: MemberAccess) -> Response:
+    """The result of an import: the campaign, and the people its file named, whom the GM
+    may invite (an import makes nobody a member)."""
+    return _imported_page(request, access)
+
+
+@router.post("/campaigns/{campaign_id}/former-members/invites")
+def invite_former(request: Request, db: DbSession, access: MemberAccess,
+                  username: Annotated[list[str] | None, Form()] = None) -> Response:
+    invited = transfer.invite_former_members(db=db, access=access, usernames=username or [])
+    return _imported_page(request, access, invited=invited)
+
+
+@router.post("/campaigns/{campaign_id}/former-members/dismiss")
+def dismiss_former(db: DbSession, access: MemberAccess) -> Response:
+    transfer.dismiss_former_members(db=db, access=access)
+    return see_other(f"/campaigns/{access.campaign.id}")
 
 
 def _form_context(settings: Settings) -> dict[str, object]:

@@ -24,3 +24,16 @@ document.addEventListener("click", async (event) => {
     source.select && source.select();
   }
 });
+
+// <form data-busy="Importing…">: a long full-page post (an import) says it is working, and
+// cannot be sent twice while it does.
+document.addEventListener("submit", (event) => {
+  const form = event.target.closest("form[data-busy]");
+  if (!form || event.defaultPrevented) return;
+  form.setAttribute("aria-busy", "true");
+  form.querySelectorAll("button[type=submit], button:not([type])").forEach((button) => {
+    button.disabled = true;
+  });
+  const status = form.querySelector("[data-busy-status]");
+  if (status) status.textContent = form.dataset.busy;
+});

@@ -518,7 +518,8 @@ def _decide_situational(state: State, action, actor: Actor, dice: Dice) -> list[
 
 def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     visibility = "gm" if flag(action, "gm_only") and actor.is_gm else "public"
-    return [Event("note_added", {"text": text_field(action, "text", TEXT_MAX), "by": actor.user_id},
+    text = text_field(action, "text", TEXT_MAX, multiline=True)
+    return [Event("note_added", {"text": text, "by": actor.user_id},
                   visibility=visibility)]
 
 

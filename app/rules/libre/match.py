@@ -17,14 +17,15 @@ from app.rules.board import new_board
 from app.rules.dice import Dice
 from app.rules.errors import NotationError
 from app.rules.match import (
-    VISIBILITIES,
     ActionForm,
     Actor,
     Event,
     IllegalAction,
     MatchSetup,
     State,
+    check_visibility,
     handler_for,
+    visibilities_for,
 )
 
 BOARD_LIMIT = 10_000  # in the board's unit
@@ -253,9 +254,7 @@ def _roll(expression: str, dice: Dice, purpose: str | None) -> dict:
 
 
 def _decide_roll(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    visibility = action.get("visibility", "public")
-    if visibility not in VISIBILITIES:
-        raise _refuse("bad_field", field="visibility", reason=", ".join(VISIBILITIES))
+    visibility = check_visibility(actor, action.get("visibility", "public"))
     expression = text_field(action, "expression", 200)
     purpose = text_field(action, "purpose", 200, required=False)
     record = _roll(expression, dice, purpose)
@@ -338,7 +337,8 @@ def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 
 def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     visibility = "gm" if action.get("gm_only") and actor.is_gm else "public"
-    return [Event("note_added", {"text": text_field(action, "text", TEXT_MAX), "by": actor.user_id},
+    text = text_field(action, "text", TEXT_MAX, multiline=True)
+    return [Event("note_added", {"text": text, "by": actor.user_id},
                   visibility=visibility)]
 
 
@@ -381,7 +381,7 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         return []
     mine = [tid for tid in state["order"] if actor.controls(state["tokens"][tid])]
     forms = [ActionForm("roll", "Roll dice", "libre/_roll.html",
-                        {"visibilities": list(VISIBILITIES)}),
+                        {"visibilities": list(visibilities_for(actor))}),
              ActionForm("note", "Add a note", "libre/_note.html")]
     if mine:
         forms += [ActionForm("adjust_hp", "Hit points", "libre/_hp.html", {"tokens": mine}),

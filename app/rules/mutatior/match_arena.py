@@ -182,7 +182,8 @@ def _decide_gm_correct(state: State, action, actor: Actor, dice: Dice) -> list[E
 
 
 def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    return [Event("note_added", {"text": text_field(action, "text", TEXT_MAX), "by": actor.user_id},
+    text = text_field(action, "text", TEXT_MAX, multiline=True)
+    return [Event("note_added", {"text": text, "by": actor.user_id},
                   visibility="gm" if actor.is_gm and flag(action, "gm_only") else "public")]
 
 
