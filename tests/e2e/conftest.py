@@ -35,8 +35,11 @@ def live_server(tmp_path_factory) -> Iterator[LiveServer]:
     data_dir: Path = tmp_path_factory.mktemp("e2e")
     url = f"sqlite:///{data_dir / 'tablee.db'}"
     upgrade(url)
+    # Every browser test registers its people from 127.0.0.1: the per-address registration
+    # limit (tests/test_rate_limits.py proves it) would stop the session after ten of them.
     settings = Settings(data_dir=data_dir, database_url=url, secret_key="e2e-" + "k" * 40,
-                        argon2_time_cost=1, argon2_memory_cost=64)
+                        argon2_time_cost=1, argon2_memory_cost=64,
+                        registrations_per_hour=1000)
     server = LiveServer(settings)
     server.start()
     yield server
