@@ -299,6 +299,8 @@ def test_every_event_line_state_panel_and_form_renders():
         (gm, {"kind": "add_participant", "profile": "vigile", "x": 5, "y": 5}),
         (gm, {"kind": "add_terrain", "label": "Paillasse", "x": 5, "y": 8, "w": 4, "h": 1}),
         (gm, {"kind": "set_group", "token": "t3", "group": "humains"}),
+        (gm, {"kind": "add_participant", "profile": "infiltre", "x": 9, "y": 5}),
+        (gm, {"kind": "camouflage", "token": "t4", "seekers": ["t1", "t3"]}),
         (gm, {"kind": "test", "token": "t1", "characteristic": "force", "malus": 3}),
         (paul, {"kind": "test", "token": "t1", "test": "skill", "skill": "reperage"}),
         (gm, {"kind": "opposed", "token": "t1", "other": "t2", "characteristic": "rapidite"}),
@@ -354,7 +356,7 @@ def test_every_event_line_state_panel_and_form_renders():
             "event": {"seq": seq, "kind": event.kind, "payload": event.payload},
             "line": SimpleNamespace(who="Mia")})
         assert html.strip() and html.strip() != event.kind, event.kind
-    assert len(kinds) >= 22
+    assert len(kinds) >= 23
 
 
 def test_a_grenades_blast_is_drawn_on_the_board():
@@ -388,3 +390,151 @@ def test_a_new_match_offers_the_games_board(lab_page):
     assert page.select_one("#field-width")["value"] == "40"
     assert page.select_one("#field-height")["value"] == "30"
     assert page.select_one("#field-unit option[selected]")["value"] == "sq"
+
+
+# — the rules gaps of issue 9, at the table —
+
+
+def test_the_texts_wound_crush_chase_and_camouflage_rules_through_the_engine(db, lab):
+    """Paralysis ends with santé, a GM's whole-target crush, a failed drive is an accident by
+    default (the milder rule ticked), a ram, camouflage against repérage: through the real
+    engine, the log folding to the snapshot after every step, rewind and redo exact."""
+    access, match, _kenji, _octopus, _users = lab
+    gm, paul = access["mia"], access["paul"]
+    play(db, SECRET, match, [
+        Step(gm, {"kind": "correct", "token": "t2", "field": "sante", "value": 5,
+                  "reason": "blessé"}),
+        Step(gm, {"kind": "roll_initiative"}),
+        # 23 hits, 80 fails to dodge, G × 3 = 8: santé −3; location 5, constitution 5 + 2.
+        Step(paul, {"kind": "attack", "token": "t1", "weapon": "fusil_a_canon_scie",
+                    "target": "t2"}, [23, 80, 5, 5]),
+        Step(paul, {"kind": "end_phase"}),
+        Step(gm, {"kind": "end_phase"}),
+        # Kenji's first aid: 11, 2D6 = 3 + 4: santé 4, no longer paralysed.
+        Step(paul, {"kind": "first_aid", "token": "t1", "patient": "t2"}, [11, 3, 4]),
+        Step(gm, {"kind": "add_participant", "profile": "infiltre", "x": 30, "y": 10}),
+        # The alien hides (20 ≤ 49); Kenji's Repérage 50 > 35: it stays hidden.
+        Step(gm, {"kind": "camouflage", "token": "t3", "seekers": ["t1"]}, [20, 50]),
+        # A chase with the text's default: the octopus (no Conduite) fails, an accident;
+        # Kenji's 10 is a success; the van's safety die 2 ≤ 3 saves the octopus.
+        Step(gm, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2", "mode": "vehicle",
+                  "distance": "courte", "pursuer_vehicle": "dark_jet_45",
+                  "quarry_vehicle": "fourgon"}),
+        Step(gm, {"kind": "chase_round"}, [10, 20, 2]),
+        Step(gm, {"kind": "end_chase"}),
+        # The milder rule ticked: a mistake (1D10 = 4), Kenji alongside, then rams (30).
+        Step(gm, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2", "mode": "vehicle",
+                  "distance": "courte", "pursuer_vehicle": "dark_jet_45",
+                  "quarry_vehicle": "fourgon", "recoverable": "on"}),
+        Step(gm, {"kind": "chase_round"}, [10, 20, 4]),
+        Step(paul, {"kind": "ram"}, [30, 3]),
+    ])
+    db.refresh(match)
+    state = match.state
+    octopus = state["tokens"]["t2"]
+    assert octopus["sante"] == 4 and "paralysed" not in octopus["states"]
+    assert "hidden" in state["tokens"]["t3"]["states"]
+    assert state["chase"]["quarry"]["wrecked"] and state["chase"]["quarry"]["structure"] == 46
+    kinds = [row.kind for row in tables.live_events(db, match)]
+    assert {"camouflaged", "first_aid", "rammed"} <= set(kinds)
+    assert_rewind_and_redo_round_trip(db, gm, match, to_seq=8)
+    # The crush, the GM's call: Kenji at santé 1 under the octopus' tentacles (E × 7 = 2).
+    play(db, SECRET, match, [
+        Step(gm, {"kind": "end_chase"}),
+        Step(gm, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,
+                  "reason": "x"}),
+        Step(gm, {"kind": "roll_initiative", "surprise": "aliens"}),
+        Step(gm, {"kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1",
+                  "whole_body": "on"}, [5, 99]),
+    ])
+    db.refresh(match)
+    assert "dead" in match.state["tokens"]["t1"]["states"]
+
+
+def test_ram_camouflage_and_the_crush_over_the_json_api(db, lab, libre_dice):
+    _access, match, _kenji, _octopus, users = lab
+    mia, paul = users["mia"], users["paul"]
+    base = f"/campaigns/{match.campaign_id}/matches/{match.id}"
+
+    def act(user, action, *faces):
+        libre_dice.script(*faces)
+        return user.post(base + "/actions", json={"action": action})
+
+    def forms(user):
+        return {form["kind"]: form for form in user.get(base).json()["legal_actions"]}
+
+    assert act(mia, {"kind": "add_participant", "profile": "infiltre"}).status_code == 200
+    camouflage = forms(mia)["camouflage"]
+    assert camouflage["choices"]["tokens"] == ["t3"]
+    assert "camouflage" not in forms(paul)  # Kenji has no Camouflage
+    done = act(mia, {"kind": "camouflage", "token": "t3", "seekers": ["t1", "t2"]},
+               20, 12, 90)
+    assert done.status_code == 200, done.text
+    assert "hidden" not in mia.get(base).json()["state"]["tokens"]["t3"]["states"]  # spotted
+    assert act(mia, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
+                     "mode": "vehicle", "distance": "courte", "recoverable": "on",
+                     "pursuer_vehicle": "dark_jet_45",
+                     "quarry_vehicle": "fourgon"}).status_code == 200
+    assert "ram" not in forms(paul)
+    refused = act(paul, {"kind": "ram"})
+    assert refused.status_code == 422 and "short distance" in refused.text
+    assert act(mia, {"kind": "chase_round"}, 10, 20, 4).status_code == 200
+    ram = forms(paul)["ram"]
+    assert ram["choices"]["driver"] == "t1" and ram["choices"]["target"] == "Fourgon"
+    rammed = act(paul, {"kind": "ram"}, 30, 5, 36)
+    assert rammed.status_code == 200, rammed.text
+    chase = mia.get(base).json()["state"]["chase"]
+    assert chase["quarry"]["wrecked"]
+    assert act(mia, {"kind": "end_chase"}).status_code == 200
+    assert act(mia, {"kind": "roll_initiative", "surprise": "cyborgs"}).status_code == 200
+    assert forms(mia)["attack"]["choices"]["crush"] is True
+    assert forms(paul)["attack"]["choices"]["crush"] is False
+    refused = act(paul, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2",
+                         "whole_body": True})
+    assert refused.status_code == 422 and "only the GM" in refused.text
+
+
+def test_the_table_page_offers_the_forms_and_the_log_explains(db, lab_page):
+    people, campaign_id, kenji, octopus, dice = lab_page
+    mia, paul = people["mia"], people["paul"]
+    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
+        "width": "40", "height": "30", "unit": "sq"}, follow_redirects=False)
+    url = opened.headers["location"]
+
+    def act(user, faces=(), **fields):
+        dice.script(*faces)
+        done = user.client.post(url + "/actions", data={"csrf_token": user.csrf(), **fields},
+                                follow_redirects=False)
+        assert done.status_code == 303, done.text
+
+    def page(user):
+        return BeautifulSoup(user.client.get(url).text, "html.parser")
+
+    chase = page(mia).select_one("#action-start_chase")
+    assert chase.select_one("input[name=recoverable]") is not None
+    assert chase.select_one("input[name=accidents]") is None
+    act(mia, kind="add_participant", profile="infiltre", x="20", y="5")
+    form = page(mia).select_one("#action-camouflage")
+    assert form.select_one("select[name=token] option[value=t3]") is not None
+    assert form.select_one("input[name=seeker_t1]") is not None
+    act(mia, (20, 50), kind="camouflage", token="t3", seeker_t1="on")
+    log = page(paul).select_one("#log").text
+    assert "Camouflage 49 %" in log and "Alien à visage humain stays hidden" in log
+    act(mia, kind="start_chase", pursuer="t1", quarry="t2", mode="vehicle", distance="courte",
+        pursuer_vehicle="dark_jet_45", quarry_vehicle="fourgon", recoverable="on")
+    act(mia, (10, 20, 4), kind="chase_round")
+    assert page(paul).select_one("#action-ram") is not None
+    act(paul, (30, 3), kind="ram")
+    log = page(paul).select_one("#log").text
+    assert "rams Fourgon with Voiture Dark Jet 45" in log and "saved by the safety roll" in log
+    act(mia, kind="end_chase")
+    act(mia, kind="roll_initiative", surprise="cyborgs")
+    assert page(mia).select_one("#action-attack input[name=whole_body]") is not None
+    assert page(paul).select_one("#action-attack input[name=whole_body]") is None
+    act(paul, (23, 80), kind="attack", token="t1", weapon="poing", target="t2", shots="1")
+    assert "house correction: the text prints 2" in page(paul).select_one("#log").text
+    paul.post("/account", {"display_name": "Paul", "locale": "fr"})
+    french = page(paul).select_one("#log").text
+    assert "correction maison : le texte imprime 2" in french
+    assert "heurte Fourgon" in french and "reste caché" in french

@@ -398,3 +398,44 @@ def test_a_secret_bet_never_reaches_the_other_trainer(db, arena):
         assert ('"stake": 37' in json.dumps(log)) is sees
         page = who.client.get(f"/campaigns/{arena['campaign']}/matches/{match.id}").text
         assert ("37 kg" in page) is sees
+
+
+def test_a_crowd_retry_shows_its_bonus_in_the_form_the_api_and_the_log(db, arena):
+    """§ 3-3 "Rajoutez +1 au dé à chaque fois que vous voulez retenter un événement": Pia's
+    team failed the spotlight once; at the next natural 7 its form and the API say +1, and the
+    retry's log line adds it to the dice."""
+    gm, paul, pia = (arena["access"][name] for name in ("mia", "paul", "pia"))
+    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Foule",
+                                character_ids=[arena["gros"], arena["zet"]],
+                                dice=ScriptedDice([]))
+    team = f"owner-{pia.user.id}"
+    play(db, SECRET, match, [
+        *opening(gm, paul, pia),
+        Step(paul, {"kind": "sprint", "token": "m1"}, [3, 4]),  # a natural 7
+        Step(pia, {"kind": "crowd_event", "team": team, "event": "projecteur",
+                   "victim": "m1"}, [2, 3]),  # 5 against 6: it fails
+        Step(paul, {"kind": "end_turn", "token": "m1"}),
+        Step(pia, {"kind": "end_turn", "token": "m2"}),
+        Step(gm, {"kind": "new_round"}, [5, 2]),
+        Step(paul, {"kind": "sprint", "token": "m1"}, [5, 2]),  # another natural 7
+    ])
+    people = arena["people"]
+    url = f"/campaigns/{arena['campaign']}/matches/{match.id}"
+    hint = people["pia"].page(url).select_one("#action-crowd_event .crowd-retries")
+    assert hint is not None and "Projecteur (6) +1" in " ".join(hint.text.split())
+    api = people["pia"].client.get("/api/v1" + url).json()
+    form = next(f for f in api["legal_actions"] if f["kind"] == "crowd_event")
+    assert form["choices"]["retries"] == {team: {"projecteur": 1}}
+    arena["dice"].script(2, 3)  # 5 + 1 = 6: the retry works
+    done = people["pia"].client.post(url + "/actions", data={
+        "csrf_token": people["pia"].csrf(), "kind": "crowd_event", "team": team,
+        "event": "projecteur", "victim": "m1"}, follow_redirects=False)
+    assert done.status_code == 303, done.text
+    db.commit()  # end the test's read, to see the page's write
+    db.expire_all()
+    assert db.get(Match, match.id).state["spotlight"] == ["m1"]
+    lines = people["paul"].page(url).select("#log > li.kind-crowd_attempt")
+    assert "It works!" in lines[-1].text and "+1 for each earlier failure" in lines[-1].text
+    people["paul"].post("/account", {"display_name": "Paul", "locale": "fr"})
+    french = people["paul"].page(url).select("#log > li.kind-crowd_attempt")[-1].text
+    assert "+1 par échec précédent de l'équipe" in french

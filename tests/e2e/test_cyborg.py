@@ -8,10 +8,16 @@ table's dice are the server's own, so the test checks what happened, never a num
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
+
+import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.table import Campaign, act, log_in, open_match, seat_campaign
+from app.rules.cyborg.profiles import PROFILES
+from app.rules.dice import ScriptedDice
+from tests.e2e.table import PASSWORD, Campaign, act, log_in, open_match, seat_campaign
 
 LIVE = 2_000
 
@@ -70,3 +76,79 @@ def test_two_browsers_play_a_short_cyborg_fight(new_context, cyborg_campaign):
     player.goto(f"/campaigns/{cyborg_campaign.id}/characters")
     player.get_by_role("link", name="Kenji", exact=True).click()
     expect(player.locator(".sheet-cyborg")).to_contain_text("1 missions")
+
+
+@contextmanager
+def scripted(live_server, *faces: int):
+    """The server's next rolls show these faces (the table's dice, ``app.state.dice``)."""
+    app = live_server.server.config.app
+    app.state.dice = ScriptedDice(faces)
+    try:
+        yield
+    finally:
+        app.state.dice = None
+
+
+def _token(client: httpx.Client, username: str) -> dict[str, str]:
+    answer = client.post("/api/v1/auth/login", json={"username": username,
+                                                     "password": PASSWORD})
+    return {"Authorization": f"Bearer {answer.json()['token']}"}
+
+
+def test_hide_ram_and_crush_in_two_browsers(new_context, live_server):
+    """The GM's alien hides from Paul's Kenji, Kenji rams the octopus' van, the octopus
+    crushes Kenji whole: the forms the rules offer, the dice the server rolls (scripted here),
+    the log each browser reads."""
+    campaign = seat_campaign(live_server.url, system="cyborg", name="KCA", characters=[
+        ("gm", {"name": "Pieuvre", "sheet": PROFILES["pieuvre"].sheet, "owner_id": None})])
+    with httpx.Client(base_url=live_server.url, timeout=10) as client:
+        gm_auth, player_auth = _token(client, campaign.gm), _token(client, campaign.player)
+        paul = client.get("/api/v1/me", headers=player_auth).json()["id"]
+        made = client.post(f"/api/v1/campaigns/{campaign.id}/characters", headers=gm_auth,
+                           json={"name": "Kenji", "sheet": PROFILES["kenji"].sheet,
+                                 "owner_id": paul})
+        assert made.status_code == 201, made.text
+    gm = log_in(new_context, campaign.gm)
+    player = log_in(new_context, campaign.player)
+    url = open_match(gm, campaign, "Poursuite", ["Kenji", "Pieuvre"])
+    player.goto(url)
+    expect(player.locator("#participant-t1 .participant-name")).to_have_text("Kenji")
+    kenji = "t1" if "Kenji" in gm.locator("#participant-t1").inner_text() else "t2"
+    octopus = "t2" if kenji == "t1" else "t1"
+
+    # The alien with a human face hides from Kenji: 20 on its Camouflage, 50 on his Repérage.
+    act(gm, "add_participant", {"profile": "infiltre", "x": "20", "y": "5"})
+    expect(gm.locator("form#action-camouflage")).to_be_attached(timeout=LIVE)
+    with scripted(live_server, 20, 50):
+        act(gm, "camouflage", {"token": "t3", f"seeker_{kenji}": "on"})
+        expect(player.locator("#log > li.kind-camouflaged")).to_contain_text(
+            "stays hidden", timeout=LIVE)
+    expect(player.locator("#participant-t3 .statuses")).to_contain_text("hidden")
+
+    # A car chase; the GM ticks the milder rule. Kenji's 10 against the octopus' 20 (no
+    # Conduite): a recoverable mistake, and Kenji is within reach of the van.
+    act(gm, "start_chase", {"pursuer": kenji, "quarry": octopus, "mode": "vehicle",
+                            "distance": "courte", "pursuer_vehicle": "dark_jet_45",
+                            "quarry_vehicle": "fourgon", "recoverable": "on"})
+    with scripted(live_server, 10, 20, 4):
+        act(gm, "chase_round")
+        expect(player.locator("form#action-ram")).to_be_attached(timeout=LIVE)
+    with scripted(live_server, 30, 3):
+        act(player, "ram")
+        line = gm.locator("#log > li.kind-rammed")
+        expect(line).to_contain_text("Kenji rams Fourgon", timeout=LIVE)
+    expect(line).to_contain_text("saved by the safety roll")
+    expect(player.locator("section.chase")).to_contain_text("accident")
+    expect(player.locator("form#action-ram")).to_have_count(0)
+
+    # The octopus crushes Kenji whole (the GM's box): at santé 1, E × 7 = 2, dead.
+    act(gm, "end_chase")
+    act(gm, "correct", {"token": kenji, "field": "sante", "value": "1", "reason": "chute"})
+    act(gm, "roll_initiative", {"surprise": "aliens"})
+    expect(player.locator("#action-attack input[name=whole_body]")).to_have_count(0)
+    with scripted(live_server, 5, 99):
+        act(gm, "attack", {"token": octopus, "weapon": "tentacules", "target": kenji,
+                           "whole_body": "on"})
+        expect(player.locator("#log > li.kind-attacked").last).to_contain_text(
+            "The whole target is crushed: death.", timeout=LIVE)
+    expect(player.locator(f"#participant-{kenji}")).to_have_class(re.compile("dead"))

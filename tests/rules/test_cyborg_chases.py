@@ -12,8 +12,10 @@ from app.rules.cyborg.chases import (
     ChaseError,
     Driver,
     accident,
+    failed_drive,
     foot_round,
     manoeuvre,
+    ram,
     shoot_passenger,
     shoot_structure,
     shot_modifiers,
@@ -102,6 +104,21 @@ class TestVehicles:
             manoeuvre(ScriptedDice([]), 50, tour_de_force=True)
         assert manoeuvre(ScriptedDice([(100, 30)]), 50, tour_de_force=True,
                          alongside=True).success
+
+    def test_only_a_pursuer_that_closed_a_short_distance_rams(self) -> None:
+        with pytest.raises(ChaseError) as refused:
+            ram(ScriptedDice([]), 50, caught_up=False)
+        assert refused.value.code == "not_caught_up"
+        test = ram(ScriptedDice([(100, 42)]), 50, caught_up=True)
+        assert test.success and test.record.purpose == "heurter le poursuivi"
+
+    def test_a_failed_drive_is_an_accident_unless_the_milder_rule_is_chosen(self) -> None:
+        failed = manoeuvre(ScriptedDice([(100, 80)]), 50)
+        crash = failed_drive(ScriptedDice([]), failed, 30, accidents=True)
+        assert (crash.accident, crash.structure, crash.mistake) == (True, 30, None)
+        mild = failed_drive(ScriptedDice([(10, 4)]), failed, 30, accidents=False)
+        assert (mild.accident, mild.structure, mild.mistake.total) == (False, 26, 4)
+        assert failed_drive(ScriptedDice([(10, 9)]), failed, 9, accidents=False).accident
 
 
 class TestAccidents:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from app.rules.cyborg.content import (
     FACTORS,
+    damage_correction,
     damage_corrections,
     damage_table,
     starting_weapons,
@@ -33,6 +34,8 @@ class TestDamageTable:
 
     def test_the_misprinted_cell_resistance_3_column_d_follows_the_pattern(self) -> None:
         assert damage_points("D", 3) == 5
+        assert damage_correction("D", 3)["printed"] == 2
+        assert damage_correction("D", 4) is None and damage_correction("E", 3) is None
         (correction,) = damage_corrections()
         assert (correction["resistance"], correction["column"]) == (3, "D")
         assert (correction["printed"], correction["used"]) == (2, 5)

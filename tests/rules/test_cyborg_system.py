@@ -237,7 +237,7 @@ class TestTheTable:
     def test_a_vehicle_chase_with_an_accident(self) -> None:
         state = lab(ParticipantSetup("Vigile", 12, None, PROFILES["vigile"].sheet))
         _, state = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
-                               "mode": "vehicle", "distance": "moyenne", "accidents": "on",
+                               "mode": "vehicle", "distance": "moyenne",
                                "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "moto",
                                "quarry_passenger_t3": "on"})
         assert state["chase"]["quarry"]["riders"] == ["t2", "t3"]
@@ -276,6 +276,20 @@ class TestTheTable:
         assert changed[10]["missions"] == 1
         assert validate(changed[10]) == []
         assert 11 not in changed  # profiles do not recover between missions
+
+    def test_a_poisons_symptom_costs_its_penalty_once(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "poison", "token": "t1", "poison": "arsenic"})
+        # Troubles de la vision: −15 % on every skill — Premiers soins 41 − 15 = 26, once.
+        events, _ = act(state, {"kind": "test", "token": "t1", "test": "skill",
+                                "skill": "premiers_soins"}, [20], actor=ALICE)
+        assert (events[0].payload["value"], events[0].payload["target"]) == (26, 26)
+        assert events[0].payload["success"]
+        _, state = act(state, {"kind": "roll_initiative"})
+        # Arme à feu 72 − 15 = 57: a 50 hits.
+        events, _ = act(state, {"kind": "attack", "token": "t1", "weapon": "fusil_a_canon_scie",
+                                "target": "t2"}, [50, 80], actor=ALICE)
+        assert events[0].payload["shots"][0]["attack"]["target"] == 57
 
     def test_surgery_at_the_end_of_the_mission(self) -> None:
         state = lab()
@@ -364,10 +378,11 @@ class TestTheTable:
     def test_side_by_side_a_shot_at_the_structure_and_a_tour_de_force(self) -> None:
         state = lab()
         _, state = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
-                               "mode": "vehicle", "distance": "courte",
+                               "mode": "vehicle", "distance": "courte", "recoverable": "on",
                                "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "fourgon"})
-        # Recoverable mistakes: Kenji's 10 passes (Conduite 46); the octopus (no Conduite)
-        # fails with 20: a mistake, 1D10 = 4 structure; the success gains: side by side.
+        # Recoverable mistakes (the GM ticked them): Kenji's 10 passes (Conduite 46); the
+        # octopus (no Conduite) fails with 20: a mistake, 1D10 = 4 structure; the success
+        # gains: side by side.
         events, state = act(state, {"kind": "chase_round"}, [10, 20, 4])
         assert events[0].payload["after"] == "cote_a_cote"
         assert state["chase"]["quarry"]["structure"] == 46
@@ -385,6 +400,190 @@ class TestTheTable:
         assert events[0].payload["accident"] == [
             {"token": "t2", "name": "Pieuvre", "saved": True, "damage": 0, "sante": 30}]
         assert state["chase"]["quarry"]["wrecked"]
+
+    def test_a_rammed_van_crashes_and_a_failed_ram_is_the_rammers_mistake(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
+                               "mode": "vehicle", "distance": "courte", "recoverable": "on",
+                               "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "fourgon"})
+        # Not caught up yet: nobody rams (« au-delà de courte »).
+        assert "ram" not in {f.kind for f in CYBORG.legal_actions(state, ALICE)}
+        with pytest.raises(IllegalAction):
+            act(state, {"kind": "ram"}, actor=ALICE)
+        _, state = act(state, {"kind": "chase_round"}, [10, 20, 4])
+        assert state["chase"]["distance"] == "cote_a_cote"
+        ram = next(f for f in CYBORG.legal_actions(state, ALICE) if f.kind == "ram")
+        assert (ram.choices["driver"], ram.choices["target"]) == ("t1", "Fourgon")
+        # Kenji rams (Conduite 46): 60 fails — in the milder variant the GM ticked, a
+        # recoverable mistake for the Dark Jet: 1D10 = 7 structure.
+        events, state = act(state, {"kind": "ram"}, [60, 7], actor=ALICE)
+        assert events[0].kind == "rammed" and not events[0].payload["success"]
+        assert state["chase"]["pursuer"]["structure"] == 45 - 7
+        assert not state["chase"]["quarry"]["wrecked"]
+        # Again: 30 succeeds, the van crashes; its driver's safety die 5 > 3: 1D100 = 36, 9.
+        events, state = act(state, {"kind": "ram"}, [30, 5, 36], actor=ALICE)
+        assert events[0].payload["accident"] == [
+            {"token": "t2", "name": "Pieuvre", "saved": False, "damage": 9, "sante": 21}]
+        assert state["chase"]["quarry"]["wrecked"]
+        assert "ram" not in {f.kind for f in CYBORG.legal_actions(state, ALICE)}
+        with pytest.raises(IllegalAction) as refused:
+            act(state, {"kind": "ram"}, actor=ALICE)
+        assert refused.value.code == "wrecked"
+
+    def test_a_failed_driving_test_is_an_accident_unless_the_gm_ticks_the_milder_rule(
+            self) -> None:
+        state = lab()
+        _, crash = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
+                               "mode": "vehicle", "distance": "moyenne",
+                               "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "fourgon"})
+        assert crash["chase"]["accidents"]
+        # A stunt: Kenji's 90 fails (46): an accident; his safety die 2 ≤ 2: unhurt.
+        events, crash = act(crash, {"kind": "manoeuvre", "side": "pursuer", "what": "cascade"},
+                            [90, 2], actor=ALICE)
+        assert crash["chase"]["pursuer"]["wrecked"] and events[0].payload["accident"]
+        _, mild = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",
+                              "mode": "vehicle", "distance": "moyenne", "recoverable": "on",
+                              "pursuer_vehicle": "dark_jet_45", "quarry_vehicle": "fourgon"})
+        # The same failure, ticked recoverable: 1D10 = 6 off the structure, no crash.
+        events, mild = act(mild, {"kind": "manoeuvre", "side": "pursuer", "what": "cascade"},
+                           [90, 6], actor=ALICE)
+        assert events[0].payload["mistakes"] == {"pursuer": 6}
+        assert (mild["chase"]["pursuer"]["structure"], mild["chase"]["pursuer"]["wrecked"]) \
+            == (39, False)
+
+    def test_a_perforated_trunk_paralyses_until_santé_is_back_above_0(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "correct", "token": "t2", "field": "sante", "value": 5,
+                               "reason": "blessé"})
+        _, state = act(state, {"kind": "roll_initiative"})
+        # Kenji's sawn-off shotgun (72 %): 23 hits, the octopus' 80 fails to dodge; G × 3 = 8:
+        # santé −3, perforation; location 5 (the trunk), constitution + 2: 5 + 2 ≤ 15, alive.
+        events, state = act(state, {"kind": "attack", "token": "t1", "weapon":
+                                    "fusil_a_canon_scie", "target": "t2"}, [23, 80, 5, 5],
+                            actor=ALICE)
+        assert events[0].payload["shots"][0]["wound"]["paralysed"]
+        assert "paralysed" in state["tokens"]["t2"]["states"]
+        # Healing to −1 is not enough: still paralysed.
+        events, state = act(state, {"kind": "correct", "token": "t2", "field": "sante",
+                                    "value": -1, "reason": "x"})
+        assert events[0].payload["recovered"] == []
+        assert "paralysed" in state["tokens"]["t2"]["states"]
+        _, state = act(state, {"kind": "end_phase"})
+        _, state = act(state, {"kind": "end_phase"})
+        # Next round, Kenji's first aid (41 %): 11, 2D6 = 3 + 4: santé 6, the paralysis ends.
+        events, state = act(state, {"kind": "first_aid", "token": "t1", "patient": "t2"},
+                            [11, 3, 4], actor=ALICE)
+        assert events[0].payload["recovered"] == ["paralysed"]
+        assert state["tokens"]["t2"]["sante"] == 6
+        assert "paralysed" not in state["tokens"]["t2"]["states"]
+
+    def test_a_paralysis_set_by_the_gm_stays_the_gms(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "correct", "token": "t2", "field": "sante", "value": -2,
+                               "reason": "x"})
+        _, state = act(state, {"kind": "set_state", "token": "t2", "state": "paralysed",
+                               "on": "on"})
+        events, state = act(state, {"kind": "correct", "token": "t2", "field": "sante",
+                                    "value": 10, "reason": "soigné"})
+        assert events[0].payload["recovered"] == []
+        assert "paralysed" in state["tokens"]["t2"]["states"]
+
+    def test_a_whole_target_crushed_dies(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,
+                               "reason": "x"})
+        _, state = act(state, {"kind": "roll_initiative"})
+        _, state = act(state, {"kind": "end_phase"})
+        # The octopus' tentacles (E × 7 = 2) crush Kenji whole: 5 hits, his 99 fails to dodge;
+        # santé −1: dead, no location rolled.
+        events, state = act(state, {"kind": "attack", "token": "t2", "weapon": "tentacules",
+                                    "target": "t1", "whole_body": "on"}, [5, 99])
+        wound = events[0].payload["shots"][0]["wound"]
+        assert wound["dead"] and wound["location"] is None
+        assert "The whole target is crushed: death." in wound["notes"]
+        assert "dead" in state["tokens"]["t1"]["states"]
+
+    def test_only_the_gm_crushes_the_whole_target_and_only_by_broyage(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "roll_initiative"})
+        attack = next(f for f in CYBORG.legal_actions(state, ALICE) if f.kind == "attack")
+        assert attack.choices["crush"] is False
+        with pytest.raises(IllegalAction) as refused:
+            act(state, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2",
+                        "whole_body": "on"}, actor=ALICE)
+        assert refused.value.code == "gm_crush"
+        with pytest.raises(IllegalAction) as refused:
+            act(state, {"kind": "attack", "token": "t1", "weapon": "tronconneuse",
+                        "target": "t2", "whole_body": "on"})
+        assert refused.value.code == "bad_field"
+
+    def test_a_gms_crushing_weapon_kills_whatever_the_box(self) -> None:
+        content = {"weapon_melee": [{"key": "gm-rouleau", "name": "Rouleau compresseur",
+                                     "damage_type": "broyage", "factor": "H", "crushes": True,
+                                     "source": "gm"}]}
+        pieuvre = copy.deepcopy(PROFILES["pieuvre"].sheet)
+        pieuvre["weapons"] = ["gm:gm-rouleau"]
+        state = fold(CYBORG, CYBORG.start(MatchSetup("Chantier", (
+            ParticipantSetup("Kenji", 10, 7, door_cyborg()),
+            ParticipantSetup("Pieuvre", 11, None, pieuvre)), {"content": content}),
+            ScriptedDice([])))
+        assert state["custom_weapons"]["gm:gm-rouleau"]["crushes"]
+        _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 3,
+                               "reason": "x"})
+        _, state = act(state, {"kind": "roll_initiative", "surprise": "aliens"})
+        # H × 7 = 5 at santé 3: −2, crushed whole.
+        events, state = act(state, {"kind": "attack", "token": "t2", "weapon": "gm:gm-rouleau",
+                                    "target": "t1"}, [5, 99])
+        assert events[0].payload["whole_body"] and "dead" in state["tokens"]["t1"]["states"]
+
+    def test_camouflage_against_reperage(self) -> None:
+        state = lab(ParticipantSetup("Infiltré", 12, None, PROFILES["infiltre"].sheet))
+        assert "camouflage" not in {f.kind for f in CYBORG.legal_actions(state, ALICE)}
+        form = next(f for f in CYBORG.legal_actions(state, GM) if f.kind == "camouflage")
+        assert form.choices["tokens"] == ["t3"] and "t1" in form.choices["seekers"]
+        # Camouflage 49 %: 20 hides it; Kenji's Repérage (35 %) 50 and the octopus' (no
+        # Repérage: the 35 % base) 70 fail: it stays hidden.
+        events, state = act(state, {"kind": "camouflage", "token": "t3",
+                                    "seekers": ["t1", "t2"]}, [20, 50, 70])
+        payload = events[0].payload
+        assert (payload["target"], payload["hidden"]) == (49, True)
+        assert [(look["name"], look["target"], look["spotted"]) for look in payload["looks"]] \
+            == [("Kenji", 35, False), ("Pieuvre", 35, False)]
+        assert "hidden" in state["tokens"]["t3"]["states"]
+        # Hidden again (30), but Kenji's 12 spots it.
+        events, state = act(state, {"kind": "camouflage", "token": "t3", "seeker_t1": "on"},
+                            [30, 12])
+        assert not events[0].payload["hidden"] and "hidden" not in state["tokens"]["t3"]["states"]
+        # A failed Camouflage (80) is plain sight: nobody rolls.
+        events, state = act(state, {"kind": "camouflage", "token": "t3", "seekers": "t1"}, [80])
+        assert events[0].payload["looks"] == [] and not events[0].payload["hidden"]
+
+    def test_camouflage_is_refused_without_the_skill_a_seeker_or_the_gms_say(self) -> None:
+        state = lab(ParticipantSetup("Infiltré", 12, 7, PROFILES["infiltre"].sheet))
+        alice = Actor(7, character_ids=frozenset({10, 12}))  # she plays the alien too
+        for action, code in (
+                ({"token": "t1", "seekers": ["t2"]}, "no_camouflage"),
+                ({"token": "t3"}, "no_seeker"),
+                ({"token": "t3", "seekers": ["t3"]}, "not_a_target"),
+                ({"token": "t3", "seekers": ["t2"], "malus": 10}, "gm_malus")):
+            with pytest.raises(IllegalAction) as refused:
+                act(state, {"kind": "camouflage", **action}, actor=alice)
+            assert refused.value.code == code
+
+    def test_the_damage_tables_corrected_cell_is_named_in_the_log(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "roll_initiative"})
+        # Kenji's fist (force 13: D) on the octopus (resistance 3): the corrected cell, 5.
+        events, state = act(state, {"kind": "attack", "token": "t1", "weapon": "poing",
+                                    "target": "t2"}, [23, 80], actor=ALICE)
+        shot = events[0].payload["shots"][0]
+        assert (shot["cell"], shot["correction"]["printed"], shot["correction"]["used"]) == (
+            5, 2, 5)
+        _, state = act(state, {"kind": "end_phase"})
+        # The octopus' tentacles (E) on Kenji (7): the printed cell, no correction.
+        events, _ = act(state, {"kind": "attack", "token": "t2", "weapon": "tentacules",
+                                "target": "t1"}, [5, 99])
+        assert events[0].payload["shots"][0]["correction"] is None
 
     def test_an_opposed_test_and_a_situational_modifier(self) -> None:
         state = lab()

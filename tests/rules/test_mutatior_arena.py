@@ -57,6 +57,22 @@ def test_weather_is_one_d6_with_six_faces() -> None:
     assert rolled.weather.key == "pluie" and rolled.record.outcome == "Pluie"
 
 
+def test_canicule_and_an_angry_coquet_read_plus_on_a_pump_roll_the_same_way() -> None:
+    """"+1 à leurs jets de pompe" (canicule) and "+2 à tous ses jets de pompe" (Coquet) are
+    both added to the dice, like § 1-6's "+1 au dé par membre mort": harder."""
+    from app.rules.mutatior.skills import ANGRY
+
+    hot = pump_modifiers(WEATHERS[6], runner())
+    assert (hot[0].value, ANGRY.value) == (1, 2)
+    # Pump 6: 2 + 3 = 5 succeeds; + 1 (heat) = 6 still does; + 2 (angry) = 7 does not.
+    assert pump_roll(runner(), ScriptedDice([2, 3])).success
+    assert pump_roll(runner(), ScriptedDice([2, 3]), modifiers=hot).success
+    angry = pump_roll(runner(), ScriptedDice([2, 3]), modifiers=[ANGRY])
+    assert not angry.success and angry.record.total == 7
+    both = pump_roll(runner(), ScriptedDice([1, 2]), modifiers=[*hot, ANGRY])
+    assert both.record.total == 6 and both.success
+
+
 def test_canicule_makes_pump_rolls_harder_for_everyone() -> None:
     hot = WEATHERS[6]
     mods = pump_modifiers(hot, runner())
@@ -76,6 +92,20 @@ def test_rain_bogs_down_heavy_creatures_unless_used_to_wet_places() -> None:
     order = initiative([heavy], ScriptedDice([4]),
                        modifiers={heavy.name: initiative_modifiers(rain, heavy)})
     assert order.rolls[0].total == 4 + 5 - 1
+
+
+def test_rain_weighs_what_the_creature_weighs_now() -> None:
+    """"Plus de 400 kg": the living mass. Scarabator was built at 565 kg; with 17 muscles lost
+    (170 kg) it weighs 395 kg and no longer sinks, though its sheet still says 565."""
+    rain = WEATHERS[3]
+    beetle = scarabator()
+    for name, lost in (("tronc", 9), ("patte avant droite", 4), ("patte milieu gauche", 4)):
+        beetle = beetle.with_limb(replace(beetle.limb(name), lost_muscles=lost))
+    assert (beetle.biomass, beetle.live_biomass) == (565, 395)
+    assert initiative_modifiers(rain, beetle) == ()
+    heavier = beetle.with_limb(replace(beetle.limb("tronc"), lost_muscles=8))
+    assert heavier.live_biomass == 405
+    assert initiative_modifiers(rain, heavier) == (Modifier(-1, "pluie"),)
 
 
 def test_mist_spoils_shots_unless_used_to_wet_places() -> None:
@@ -145,11 +175,17 @@ def test_the_eight_events_and_their_difficulty() -> None:
         "chute_de_pom_pom_girl": 10, "controle_de_police": 9, "ralenti": 6, "projecteur": 6}
 
 
-def test_event_difficulty_rises_with_each_attempt_and_twelve_always_wins() -> None:
-    assert try_event("ralenti", ScriptedDice([3, 3])).success
-    retry = try_event("ralenti", ScriptedDice([3, 3]), earlier_attempts=1)
-    assert not retry.success and retry.record.target == 7
-    assert try_event("huee", ScriptedDice([6, 6]), earlier_attempts=5).success
+def test_each_failed_try_adds_one_to_the_dice_of_the_next_and_twelve_always_wins() -> None:
+    """"Rajoutez +1 au dé à chaque fois que vous voulez retenter un événement": the dice, not
+    the difficulty, which stays the event's."""
+    first = try_event("ralenti", ScriptedDice([2, 3]))
+    assert not first.success and first.record.target == 6
+    retry = try_event("ralenti", ScriptedDice([2, 3]), earlier_failures=1)
+    assert retry.success and (retry.record.total, retry.record.target) == (6, 6)
+    assert retry.record.modifiers == (Modifier(1, "nouvelle tentative"),)
+    third = try_event("huee", ScriptedDice([4, 3]), earlier_failures=2)
+    assert not third.success and third.record.total == 9  # 7 + 2 against 10
+    assert try_event("huee", ScriptedDice([6, 6])).success
     with pytest.raises(IllegalArena):
         try_event("pluie_de_grenouilles", ScriptedDice([]))
 

@@ -19,7 +19,6 @@ from app.rules.mutatior.campaign import (
     graft,
     heal,
     learn_skill,
-    limb_biomass,
     move_between_fights,
     prizes,
     recycle,
@@ -63,8 +62,9 @@ def test_biomass_gains() -> None:
     # Patom: the tentacle (55 kg) and, thanks to Bob the Voleur, the tail (40 kg); 2d6 × 2.
     # Yetzar: Zed's 2d6 and Nurglie's remains less the two limbs taken.
     tentacle, tail = 55, 40
-    assert limb_biomass(nurglie().limb("tentacule gauche")) == tentacle
-    remains = sum(limb_biomass(limb) for limb in killed(nurglie()).limbs) - tentacle - tail
+    assert nurglie().limb_biomass(nurglie().limb("tentacule gauche")) == tentacle
+    corpse = killed(nurglie())
+    remains = sum(corpse.limb_biomass(limb) for limb in corpse.limbs) - tentacle - tail
     assert by_team == {"patom": tentacle + tail + 2 + 4, "yetzar": 6 + remains}
 
 

@@ -118,11 +118,12 @@ def test_sheet_from_form_reads_limbs_skills_and_drops_empty_or_removed_rows():
 
 # — the table —
 
-def example_match(faces=()):
+def example_match(faces=(), *, zetzet_sheet=None, content=None):
     """Grosbaf (Patom's, character 1) and Zetzet (Yetzar's, character 2) in a 60 cm arena."""
     setup = MatchSetup("Le choc", (
         ParticipantSetup("Grosbaf", 1, 10, sheet_of(grosbaf())),
-        ParticipantSetup("Zetzet", 2, 11, sheet_of(zetzet()))))
+        ParticipantSetup("Zetzet", 2, 11, zetzet_sheet or sheet_of(zetzet()))),
+        {"content": content} if content else {})
     return fold(MUTATIOR, MUTATIOR.start(setup, ScriptedDice(faces)))
 
 
@@ -261,9 +262,11 @@ def test_coquet_hit_on_the_head_gets_angry_or_throws_in_the_sponge():
     assert events[0].payload["coquet"] == "angry" and state["angry"] == ["m2"]
     _, state = play(state, PATOM, {"kind": "decline"}, [])
     _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
-    # Angry, its pump rolls are easier: 2d6 − 2.
-    events, state = play(state, YETZAR, {"kind": "sprint", "token": "m2"}, [5, 5])
-    assert events[0].payload["moves"] == 2  # 10 − 2 = 8 ≤ 8
+    # Angry, its pump rolls are harder: 4 + 4 = 8 would do on its pump of 8, but + 2 = 10.
+    events, state = play(state, YETZAR, {"kind": "sprint", "token": "m2"}, [4, 4])
+    assert events[0].payload["moves"] == 1
+    assert events[0].payload["rolls"][0]["modifiers"] == [{"value": 2,
+                                                           "label": "coquet énervé"}]
 
 
 def test_coquet_throws_in_the_sponge_and_the_exchange_ends():
@@ -382,6 +385,59 @@ def test_a_sprint_is_a_pump_roll_and_a_natural_seven_opens_a_crowd_event():
     assert state["crowd"]["chances"]["owner-11"] == 0
 
 
+def test_a_team_that_failed_an_event_gets_one_more_on_the_dice_of_its_retry():
+    state = to_the_second_round(example_match())
+    # Grosbaf's natural 7 on a sprint: Yetzar's team may stir the crowd.
+    _, state = play(state, PATOM, {"kind": "sprint", "token": "m1"}, [3, 4])
+    events, state = play(state, YETZAR, {"kind": "crowd_event", "team": "owner-11",
+                                         "event": "projecteur", "victim": "m1"}, [2, 3])
+    assert not events[0].payload["success"]  # 5 against 6
+    assert state["crowd"]["failures"] == {"owner-11": {"projecteur": 1}}
+    # Next round, Grosbaf's sprint rolls another natural 7: a new chance.
+    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
+    _, state = play(state, GM, {"kind": "new_round"}, [5, 2])
+    _, state = play(state, PATOM, {"kind": "sprint", "token": "m1"}, [5, 2])
+    form = next(f for f in MUTATIOR.legal_actions(state, YETZAR) if f.kind == "crowd_event")
+    assert form.choices["retries"] == {"owner-11": {"projecteur": 1}}
+    # The retry: 2 + 3 + 1 = 6 against 6, it works; Grosbaf will have −4.
+    events, state = play(state, YETZAR, {"kind": "crowd_event", "team": "owner-11",
+                                         "event": "projecteur", "victim": "m1"}, [2, 3])
+    roll = events[0].payload["rolls"][0]
+    assert events[0].payload["success"] and (roll["total"], roll["target"]) == (6, 6)
+    assert state["spotlight"] == ["m1"]
+    assert state["crowd"]["failures"] == {"owner-11": {"projecteur": 1}}  # a success adds none
+
+
+def test_under_the_heat_every_pump_roll_is_one_harder():
+    state = example_match()
+    _, state = play(state, GM, {"kind": "start_fight", "uneven": True}, [6, 6, 1])
+    assert state["weather"]["key"] == "canicule" and state["turn"] == "m1"
+    # Grosbaf's pump is 6: 3 + 3 = 6 would do, + 1 in the heat is 7.
+    events, state = play(state, PATOM, {"kind": "sprint", "token": "m1"}, [3, 3])
+    assert events[0].payload["moves"] == 1
+    assert events[0].payload["rolls"][0]["modifiers"] == [{"value": 1, "label": "canicule"}]
+
+
+def test_under_the_rain_only_a_creature_over_400_kg_now_gets_bogged_down():
+    state = example_match()
+    # Pluie; Grosbaf (500 kg) 6 + 1 − 1 = 6, Zetzet (300 kg) 1 + 3 = 4.
+    events, state = play(state, GM, {"kind": "start_fight", "uneven": True}, [3, 6, 1])
+    rolls = next(e for e in events if e.kind == "round_started").payload["rolls"]
+    assert [(r["total"], r["modifiers"][-1]["label"]) for r in rolls] == [
+        (6, "pluie"), (4, "cerveau")]
+    # Both legs torn off (12 muscles, 120 kg): Grosbaf weighs 380 kg now, his sheet 500.
+    for leg in ("jambe gauche", "jambe droite"):
+        _, state = play(state, GM, {"kind": "gm_correct", "limb": f"m1:{leg}",
+                                    "organ": "muscles", "lost": 6}, [])
+    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
+    events, state = play(state, GM, {"kind": "new_round"}, [6, 1])
+    rolls = events[0].payload["rolls"]
+    assert [r["total"] for r in rolls] == [7, 4]
+    assert all(m["label"] != "pluie" for r in rolls for m in r["modifiers"])
+
+
 def test_the_chicken_lands_far_from_the_creatures_and_walks_each_round():
     state = to_the_second_round(example_match())
     state["crowd"]["chances"]["owner-10"] = 1
@@ -481,6 +537,51 @@ def test_a_kill_gives_the_killers_the_limb_they_choose():
     assert (remains["team"], remains["kg"]) == ("owner-11", 100)  # the tail's 4 + 4 organs
     changed = MUTATIOR.between_matches(state, {1: sheet_of(grosbaf()), 2: sheet_of(zetzet())})
     assert changed[2]["dead"] and MUTATIOR.validate_sheet(changed[2]) == []
+
+
+CREST = {"special_organ": [{"key": "gm-crete", "name": "Crête", "weight_kg": 30,
+                            "source": "gm"}]}
+
+
+def test_the_campaigns_own_implants_weigh_in_every_part_of_the_table():
+    """The campaign's content is handed to the rules with the match, not found in the air:
+    the form the GM reads and the end the table settles weigh a limb alike."""
+    sheet = sheet_of(zetzet())
+    next(x for x in sheet["limbs"] if x["name"] == "tête")["special"] = "gm-crete"
+    state = to_the_second_round(example_match(zetzet_sheet=sheet, content=CREST))
+    for organ, lost in (("muscles", 6), ("biomoteurs", 3)):
+        _, state = play(state, GM, {"kind": "gm_correct", "limb": "m2:torse", "organ": organ,
+                                    "lost": lost}, [])
+    _, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
+                                   "target": "m2:torse"}, [3, 2])
+    # The head weighs 5 muscles + 3 lobes + the GM's 30 kg crest = 110 kg, the tail 100 kg.
+    end = next(f for f in MUTATIOR.legal_actions(state, GM) if f.kind == "end_fight")
+    assert end.choices["spoils"] == {"m2": ["tête", "queue"]}
+    _, state = play(state, GM, {"kind": "end_fight"}, [1, 1, 2, 2, 3, 4])
+    spoils = [g for g in state["gains"] if g.get("params", {}).get("limb")]
+    assert [(g["params"]["limb"], g["kg"]) for g in spoils] == [("tête", 110)]
+    assert MUTATIOR.view(state, GM)["weights"]["owner-11"]["kg"] == 300 + 30
+
+
+def test_the_catalogue_is_an_argument_of_the_rules_core():
+    from app.rules.mutatior.combat import apply_damage
+    from app.rules.mutatior.content import catalogue
+
+    content = {"defensive_implant": [{"key": "gm-cuir", "name": "Cuir", "armour": 2,
+                                      "weight_kg": 5, "source": "gm"}]}
+    sheet = sheet_of(zetzet())
+    sheet["limbs"][0]["defensive"] = ["gm-cuir"]
+    plain, campaigns = mutant_of(sheet), mutant_of(sheet, catalogue=catalogue(content))
+    assert (plain.biomass, campaigns.biomass) == (300, 305)
+    assert [p.field for p in MUTATIOR.validate_sheet(sheet)] == ["limbs.0.defensive"]
+    assert MUTATIOR.validate_sheet(sheet, content) == []
+    _, report = apply_damage(campaigns, "torse", 3)
+    assert (report.armour, report.lost["muscles"]) == (2, 1)
+    _, report = apply_damage(plain, "torse", 3)
+    assert (report.armour, report.lost["muscles"]) == (0, 3)
+    assert MUTATIOR.implant_names(content)["gm-cuir"] == "Cuir"
+    assert "gm-cuir" not in MUTATIOR.implant_names()
+    assert ("gm-cuir", "Cuir") in MUTATIOR.catalogue(content)["implants"]["defensive"]
 
 
 def test_owners_choose_the_damage_order_when_the_gm_allows_it():
@@ -921,11 +1022,29 @@ def test_no_save_a_player_makes_creates_living_biomass_for_free(edits, slack):
     for index, key, delta in edits:
         limb = after["limbs"][index]
         limb[key] = max(0, limb[key] + delta)
-    gained = (campaign.live_biomass(mutant_of(after))
-              - campaign.live_biomass(mutant_of(before)))
+    gained = mutant_of(after).live_biomass - mutant_of(before).live_biomass
     after["reserve_kg"] = max(0, before["reserve_kg"] - gained + slack)
     if MUTATIOR.validate_sheet(after) or MUTATIOR.validate_change(before, after):
         return
     assert gained <= before["reserve_kg"] - after["reserve_kg"]
     assert all(new["muscles"] == old["muscles"]
                for old, new in zip(before["limbs"], after["limbs"], strict=True))
+
+
+def test_the_rules_keep_no_hidden_context():
+    """The rules are pure functions of their arguments: no module of the rules package reads
+    a context variable (a campaign's content travels as an argument)."""
+    import ast
+    from pathlib import Path
+
+    import app.rules
+
+    found = []
+    for path in Path(app.rules.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(
+                node, ast.Import | ast.ImportFrom) else []
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            if "contextvars" in (module, *names):
+                found.append(path.name)
+    assert found == []

@@ -1,7 +1,7 @@
 """Chases: the distance ladder, on foot and in vehicles, accidents, shots between vehicles.
 
 Règles § (IV) Poursuites. The distance is courte, moyenne, longue or très longue; each round
-moves it by at most one step. On foot both sides test rapidité (``tests.opposed_test``); in
+moves it by at most one step. On foot both sides test rapidité (``checks.opposed_test``); in
 vehicles both test their driving skill, a failure being an accident or, in the GM's milder
 variant, a recoverable mistake costing 1D10 structure. Vehicles come from
 ``data/vehicles.toml``.
@@ -44,6 +44,7 @@ class ChaseError(RulesError):
         "chase_over": "the chase is over ({distance})",
         "unknown_distance": "unknown distance {distance}",
         "not_alongside": "a tour de force needs the vehicles side by side",
+        "not_caught_up": "the pursuer rams only once it has closed a short distance",
         "no_structure": "{vehicle} has resistance 0: shots hit its riders",
     }
     templates_fr: ClassVar[dict[str, str]] = {
@@ -51,6 +52,8 @@ class ChaseError(RulesError):
         "chase_over": "la poursuite est finie ({distance})",
         "unknown_distance": "distance inconnue : {distance}",
         "not_alongside": "un tour de force demande des véhicules côte à côte",
+        "not_caught_up": "le poursuivant ne heurte le poursuivi qu'après avoir réduit une "
+                         "distance courte",
         "no_structure": "{vehicle} a une résistance de 0 : les tirs touchent ses passagers",
     }
 
@@ -179,16 +182,22 @@ def vehicle_round(
 
 def _drive(dice: Dice, driver: Driver, accidents: bool, purpose: str) -> DriveResult:
     test = skill_test(dice, driver.skill, driver.modifiers, purpose=purpose)
-    result = DriveResult(test, structure=driver.structure)
     if test.success:
-        return result
+        return DriveResult(test, structure=driver.structure)
+    return failed_drive(dice, test, driver.structure, accidents=accidents)
+
+
+def failed_drive(dice: Dice, test: SkillTest, structure: int, *, accidents: bool
+                 ) -> DriveResult:
+    """What a failed driving test costs, in a chase round, a manoeuvre or a ram: "Un échec
+    implique un accident" — unless the GM chose the milder reading ("on peut aussi considérer
+    que l'échec ne conduit pas à un accident mais seulement à une fausse manœuvre
+    récupérable"): 1D10 structure, an accident only if it reaches 0 (Règles § (IV))."""
     if accidents:
-        result.accident = True
-        return result
-    result.mistake = roll("1d10", dice, purpose="fausse manœuvre (structure)")
-    result.structure = driver.structure - result.mistake.total
-    result.accident = result.structure <= 0
-    return result
+        return DriveResult(test, accident=True, structure=structure)
+    mistake = roll("1d10", dice, purpose="fausse manœuvre (structure)")
+    left = structure - mistake.total
+    return DriveResult(test, accident=left <= 0, structure=left, mistake=mistake)
 
 
 def _better(one: SkillTest, two: SkillTest) -> str | None:
@@ -205,11 +214,26 @@ def manoeuvre(
 ) -> SkillTest:
     """A U-turn, tight bend, stunt or tour de force is an action of its own, a driving test
     (Règles § (IV) Déroulement). A tour de force needs the vehicles side by side; its success
-    is the other vehicle's accident, a failure the driver's (as any failed chase roll)."""
+    is the other vehicle's accident; a failure is the driver's, as any failed chase roll
+    (``failed_drive``)."""
     if tour_de_force and not alongside:
         raise ChaseError("not_alongside")
     purpose = "tour de force" if tour_de_force else "manœuvre"
     return skill_test(dice, skill, modifiers, purpose=purpose)
+
+
+def ram(dice: Dice, skill: int, *, caught_up: bool, modifiers: Iterable[Modifier] = ()
+        ) -> SkillTest:
+    """« Heurter le poursuivi »: "au-delà de courte, le poursuivant peut se placer à côté du
+    poursuivi si la voie est assez large, ou bien heurter le poursuivi" (Règles § (IV)
+    Déroulement; the Dark Jet's leap onto the van in its Ambiance). Only a pursuer that has
+    closed a short distance (``caught_up``) rams. The text gives no resolution: house, read
+    like the tour de force, the text's other blow between vehicles — a driving test of the
+    pursuer, whose success is the pursued vehicle's accident and whose failure is the
+    rammer's own failed driving test (``failed_drive``)."""
+    if not caught_up:
+        raise ChaseError("not_caught_up")
+    return skill_test(dice, skill, modifiers, purpose="heurter le poursuivi")
 
 
 # — accidents —

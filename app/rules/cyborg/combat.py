@@ -1,6 +1,6 @@
 """Combat: initiative, attacks and Esquive/Parade, punches, bursts and magazines.
 
-Règles § (III) Combats. An attack is a skill test (``tests.skill_test``) against the weapon's
+Règles § (III) Combats. An attack is a skill test (``checks.skill_test``) against the weapon's
 skill moved by the modifier tables (``data/combat.toml``); a hit lets the target roll
 Esquive/Parade; a hit that is not dodged costs the damage table's cell (``damage.py``), doubled
 by the offensive master stroke; santé at 0 or less rolls the wound. Every die is a
@@ -217,13 +217,16 @@ def attack(
     skill: int,
     target: Target,
     modifiers: Iterable[Modifier] = (),
+    *,
+    whole_body: bool = False,
 ) -> Attack:
     """One attack, its dodge, its damage (Règles § (III) Combats / Déroulement).
 
     The d100 at most the skill (after modifiers) hits; the target then rolls Esquive/Parade
     the same way and a success stops the attack. A hit's units die at 0 doubles the damage
     (coup de maître); a successful dodge's units die at 0 unbalances a *melee* attacker, who
-    cannot dodge next turn (coup de maître défensif).
+    cannot dodge next turn (coup de maître défensif). ``whole_body``: a broyage that crushes
+    the whole target (or the weapon's ``crushes``) kills at 0 santé.
     """
     test = skill_test(dice, skill, modifiers, purpose=f"attaque ({weapon.name})")
     result = Attack(weapon.key, test, sante=target.sante)
@@ -239,11 +242,12 @@ def attack(
             return result
     if test.master:
         result.notes.append(N_("Master stroke: double damage."))
-    _damage(dice, result, weapon, target)
+    _damage(dice, result, weapon, target, whole_body or weapon.crushes)
     return result
 
 
-def _damage(dice: Dice, result: Attack, weapon: Weapon, target: Target) -> None:
+def _damage(dice: Dice, result: Attack, weapon: Weapon, target: Target,
+            whole_body: bool) -> None:
     """Santé 0 or less after a damaging hit rolls the wound — every time, as the text's
     re-localisation of an amputee implies (docs/rules-notes.md)."""
     result.damage = damage_points(weapon.factor, target.resistance, master=result.attack.master)
@@ -251,7 +255,8 @@ def _damage(dice: Dice, result: Attack, weapon: Weapon, target: Target) -> None:
     if result.damage and result.sante <= 0:
         result.wound = wound(dice, weapon.damage_type, constitution=target.constitution,
                              lost_limbs=target.lost_limbs, humanoid=target.humanoid,
-                             localised=weapon.localised_burn, knockout=weapon.knockout)
+                             localised=weapon.localised_burn, knockout=weapon.knockout,
+                             whole_body=whole_body)
 
 
 # — firing: magazines and bursts —
@@ -282,6 +287,7 @@ def fire(
     shots: int = 1,
     loaded: int | None = None,
     modifiers: Iterable[Modifier] = (),
+    whole_body: bool = False,
 ) -> Volley:
     """Fire ``shots`` rounds this turn (Règles § (III) Combats / Catalogue des armes).
 
@@ -307,7 +313,7 @@ def fire(
     sante = target.sante
     for _ in range(shots):
         shot_target = Target(**{**target.__dict__, "sante": sante})
-        shot = attack(dice, weapon, skill, shot_target, modifiers)
+        shot = attack(dice, weapon, skill, shot_target, modifiers, whole_body=whole_body)
         volley.shots.append(shot)
         sante = shot.sante
     return volley

@@ -55,6 +55,9 @@ class Weapon:
     forearm: bool = False
     localised_burn: bool = False
     knockout: bool = False
+    # Broyage of the whole target (a steamroller, a rock fall), not a blow: death at 0 santé
+    # (Règles § (III) Calcul des dégâts, Broyage: "si c'est la cible dans sa totalité…").
+    crushes: bool = False
     source: str = "seed"
 
 
@@ -151,6 +154,15 @@ def damage_corrections() -> tuple[dict[str, Any], ...]:
     return tuple(_load("damage.toml").get("correction", []))
 
 
+def damage_correction(factor: str, resistance: int) -> dict[str, Any] | None:
+    """The house correction behind the cell (factor × resistance), if the cell is one:
+    ``{"printed", "used", "reason"}`` — a log line that used it says so."""
+    for correction in damage_corrections():
+        if (correction["column"], correction["resistance"]) == (factor, resistance):
+            return {key: correction[key] for key in ("printed", "used", "reason")}
+    return None
+
+
 @cache
 def locations() -> dict[int, Location]:
     found = {}
@@ -204,7 +216,8 @@ def custom_weapons(content: Any) -> dict[str, Weapon]:
                 magazine=_custom_int(item, "magazine") or None if kind == "ranged" else None,
                 shots_per_turn=shots, automatic=(shots or 0) >= 5,
                 two_handed=bool(item.get("two_handed")),
-                localised_burn=bool(item.get("localised_burn")), source="gm")
+                localised_burn=bool(item.get("localised_burn")),
+                crushes=damage_type == "broyage" and bool(item.get("crushes")), source="gm")
     return found
 
 

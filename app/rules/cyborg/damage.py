@@ -3,7 +3,7 @@
 Règles § (III) Combats / Calcul des dégâts. A successful attack costs the target the points in
 the table's cell (factor letter × the target's resistance), doubled by a master stroke. When
 santé reaches 0 or less, the weapon's damage type decides what happens; most types roll the d6
-location table, and some then ask for a constitution test (``tests.characteristic_test``: a
+location table, and some then ask for a constitution test (``checks.characteristic_test``: a
 "+2" or "+4" is added to the d20, as the armoured-door malus).
 """
 
@@ -110,8 +110,10 @@ def wound(
     """The consequence of reaching 0 santé or less.
 
     ``localised``: for a burn, a laser, acid jet or torch (False: a flame-thrower, a vat of
-    acid — death). ``whole_body``: for broyage, the whole target crushed (death).
-    ``knockout``: the weapon is a whip — the victim only falls unconscious.
+    acid — death). ``whole_body``: for broyage, the whole target crushed, not a blow (a
+    steamroller, a rock fall: "si c'est la cible dans sa totalité qui est écrasée, elle
+    meurt") — death, no location rolled. ``knockout``: the weapon is a whip — the victim only
+    falls unconscious.
     """
     if damage_type not in DAMAGE_TYPES:
         raise ValueError(f"unknown damage type {damage_type!r}")
@@ -119,9 +121,12 @@ def wound(
     if knockout:
         result.unconscious = True
         result.notes.append(N_("A whip only knocks out."))
+    elif damage_type == "broyage" and whole_body:
+        result.dead = True
+        result.notes.append(N_("The whole target is crushed: death."))
     elif damage_type in ("explosion", "etouffement", "empoisonnement") or (
         damage_type == "brulure" and not localised
-    ) or (damage_type == "broyage" and whole_body):
+    ):
         result.dead = True
     elif damage_type == "etranglement":
         record = roll("1d6", dice, purpose="tours à vivre")

@@ -16,7 +16,7 @@ from typing import Any
 
 from app.rules.board import EVOLVE as BOARD_EVOLVE
 from app.rules.board import mark_area, new_board
-from app.rules.cyborg.chases import DISTANCES, all_vehicles, custom_vehicles
+from app.rules.cyborg.chases import ALONGSIDE, DISTANCES, all_vehicles, custom_vehicles
 from app.rules.cyborg.combat import modifier_table
 from app.rules.cyborg.content import CHARACTERISTICS, Weapon, all_weapons, skills
 from app.rules.cyborg.poisons import poisons, symptoms
@@ -72,6 +72,7 @@ def participant(token_id: str, name: str, sheet: Mapping[str, Any], *,
         "magazines": {key: catalogue[key].magazine for key in weapon_keys
                       if catalogue[key].magazine is not None},
         "lost_limbs": lost, "broken_limbs": [], "cut_in_two": False,
+        "wound_paralysis": False,
         "penalties": {}, "skill_penalties": {},
         "states": ["dead"] if sheet.get("fate", "active") != "active" else [],
         "turns_to_live": None, "unbalanced_until": 0, "acted": False,
@@ -117,6 +118,25 @@ def poison_effects(person: Mapping[str, Any]) -> dict[str, Any]:
 
 def is_down(person: Mapping[str, Any]) -> bool:
     return any(state in person["states"] for state in DOWN)
+
+
+def recovered(person: Mapping[str, Any], sante: int) -> list[str]:
+    """The states that santé back at ``sante`` ends: a cyborg or an alien whose trunk was
+    perforated (or burnt by a laser, acid…) "est paralysé jusqu'à récupération de points de
+    vie" (Règles § (III) Calcul des dégâts, Perforation note 2) — it came at 0 santé or less,
+    it ends when santé is above 0 again, by first aid or any healing. A paralysis the GM set
+    by hand stays the GM's."""
+    if person.get("wound_paralysis") and "paralysed" in person["states"] and sante > 0:
+        return ["paralysed"]
+    return []
+
+
+def _recover(token: dict, states: list[str] | None) -> None:
+    for name in states or []:
+        if name in token["states"]:
+            token["states"].remove(name)
+        if name == "paralysed":
+            token["wound_paralysis"] = False
 
 
 def can_dodge(state: State, person: Mapping[str, Any]) -> bool:
@@ -260,6 +280,8 @@ def _wound(target: dict, wound: Mapping[str, Any]) -> None:
                        ("paralysed", "paralysed"), ("cut_in_two", "out_of_action")):
         if wound.get(flag) and name not in target["states"]:
             target["states"].append(name)
+    if wound.get("paralysed"):
+        target["wound_paralysis"] = True  # until santé is back above 0 (``recovered``)
     if wound.get("cut_in_two"):
         target["cut_in_two"] = True
     if wound.get("turns_to_live") is not None:
@@ -304,6 +326,7 @@ def _first_aid(state: State, p: dict) -> None:
     patient = state["tokens"][p["patient"]]
     patient["sante"] = p["sante"]
     patient["first_aid_day"] = p["day"]
+    _recover(patient, p.get("recovered"))
     if p.get("in_combat"):
         state["tokens"][p["token"]]["acted"] = True
 
@@ -335,10 +358,13 @@ def _corrected(state: State, p: dict) -> None:
         token["characteristics"][field] = p["after"]
     else:
         token[field] = p["after"]
+    _recover(token, p.get("recovered"))
 
 
 def _state_set(state: State, p: dict) -> None:
     token = state["tokens"][p["token"]]
+    if p["state"] == "paralysed":
+        token["wound_paralysis"] = False  # set or cleared by hand: the GM's from now on
     if p["on"] and p["state"] not in token["states"]:
         token["states"].append(p["state"])
     elif not p["on"] and p["state"] in token["states"]:
@@ -385,6 +411,16 @@ def _chase_harm(state: State, p: dict) -> None:
             p["magazine"]["left"]
 
 
+def _camouflaged(state: State, p: dict) -> None:
+    """Camouflage against Repérage: hidden while nobody looking has spotted it."""
+    state["rolls"] += 1
+    token = state["tokens"][p["token"]]
+    if p["hidden"] and "hidden" not in token["states"]:
+        token["states"].append("hidden")
+    elif not p["hidden"] and "hidden" in token["states"]:
+        token["states"].remove("hidden")
+
+
 def _chase_ended(state: State, _p: dict) -> None:
     state["chase"] = None
 
@@ -409,6 +445,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "reloaded": _reloaded,
     "tested": _counter("rolls"),
     "opposed": _counter("rolls"),
+    "camouflaged": _camouflaged,
     "first_aid": _first_aid,
     "poisoned": _poisoned,
     "hours_passed": _hours,
@@ -420,6 +457,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "chase_started": _chase_started,
     "chase_round": _chase_round,
     "manoeuvre": _chase_harm,
+    "rammed": _chase_harm,
     "vehicle_shot": _chase_harm,
     "chase_ended": _chase_ended,
     **BOARD_EVOLVE,
@@ -450,6 +488,17 @@ def in_combat(state: State) -> bool:
     return active_group(state) is not None
 
 
+def may_ram(state: State, actor: Actor) -> bool:
+    """The pursuer's driver (or the GM) may ram the vehicle in front once it has closed a
+    short distance, both vehicles still on the road (Règles § (IV) Déroulement)."""
+    chase = state.get("chase")
+    if not chase or chase["mode"] != "vehicle" or chase["distance"] != ALONGSIDE:
+        return False
+    driver = state["tokens"][chase["pursuer"]["driver"]]
+    return (actor.is_gm or actor.controls(driver)) and not is_down(driver) \
+        and not chase["pursuer"]["wrecked"] and not chase["quarry"]["wrecked"]
+
+
 # — the forms ————————————————————————————————————————————————————————————————————
 
 def _names(state: State, ids: list[str]) -> list[list[str]]:
@@ -475,7 +524,9 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
             "tokens": acting, "weapons": weapons, "targets": targets,
             "modifiers": [[entry.key, entry.label, entry.value, entry.table, entry.at_least]
                           for entry in modifier_table().values() if entry.key != "rafale"],
-            "radius": GRENADE_RADIUS}))
+            "radius": GRENADE_RADIUS,
+            # The GM says when a broyage crushes the whole target (§ (III) Broyage).
+            "crush": actor.is_gm}))
         reloadable = {tid: [[key, weapon_of(state, key).name]
                             for key in tokens[tid]["magazines"]
                             if tokens[tid]["magazines"][key] < (weapon_of(state, key).magazine
@@ -495,6 +546,11 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
             "tokens": testers, "characteristics": list(CHARACTERISTICS),
             "skills": {tid: [[key, held["name"]] for key, held in tokens[tid]["skills"].items()]
                        for tid in testers}, "malus": actor.is_gm}))
+    hiders = [tid for tid in testers if "camouflage" in tokens[tid]["skills"]]
+    if hiders and len(up) >= 2:
+        forms.append(ActionForm("camouflage", "Camouflage against Repérage",
+                                "cyborg/_camouflage.html",
+                                {"tokens": hiders, "seekers": up, "malus": actor.is_gm}))
     healers = [tid for tid in acting if "premiers_soins" in tokens[tid]["skills"]]
     day = state["hour"] // 24
     patients = [tid for tid in up if tokens[tid]["first_aid_day"] != day
@@ -524,6 +580,11 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                                         "targets": [tid for side in ("pursuer", "quarry")
                                                     for tid in chase[side]["riders"]
                                                     if tid in up]}))
+        if may_ram(state, actor):
+            forms.append(ActionForm("ram", "Ram the pursued", "cyborg/_ram.html", {
+                "driver": chase["pursuer"]["driver"],
+                "vehicle": chase["pursuer"]["vehicle_name"],
+                "target": chase["quarry"]["vehicle_name"]}))
     forms.append(ActionForm("note", "Add a note", "cyborg/_note.html"))
     if actor.is_gm:
         forms += _gm_forms(state)

@@ -17,6 +17,7 @@ from app.rules.cyborg import combat, progression
 from app.rules.cyborg.checks import characteristic_test, opposed_test, skill_test
 from app.rules.cyborg.combat import CombatError, attack_modifiers, modifier_table
 from app.rules.cyborg.content import CHARACTERISTICS, MAX_RESISTANCE
+from app.rules.cyborg.content import skills as skills_table
 from app.rules.cyborg.damage import damage_points, wound
 from app.rules.cyborg.match import (
     GRENADE_RADIUS,
@@ -28,6 +29,8 @@ from app.rules.cyborg.match import (
     is_down,
     may_act,
     participant,
+    poison_effects,
+    recovered,
     skill,
     usable_weapons,
     weapon_of,
@@ -36,6 +39,7 @@ from app.rules.cyborg.match_chase import (
     decide_chase_round,
     decide_end_chase,
     decide_manoeuvre,
+    decide_ram,
     decide_shoot_vehicle,
     decide_start_chase,
 )
@@ -47,7 +51,6 @@ from app.rules.cyborg.match_common import (
     chosen_modifiers,
     controlled,
     key_field,
-    poison_modifiers,
     refuse,
     rules_refusal,
     shot_record,
@@ -161,11 +164,12 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
     if target["id"] == attacker["id"]:
         raise refuse("not_a_target", name=target["name"])
     kind = "melee" if weapon.kind == "melee" else "ranged"
+    whole_body = _whole_body(action, actor, weapon)
     try:
         modifiers = attack_modifiers(kind, chosen_modifiers(action))
     except CombatError as error:
         raise rules_refusal(error) from error
-    modifiers += situational(attacker) + poison_modifiers(attacker)
+    modifiers += situational(attacker)  # the poison's symptoms are in ``skill`` already
     percent = skill(attacker, weapon.skill)
     shots = int_field(action, "shots", 1, 5, default=1)
     payload: dict[str, Any] = {
@@ -174,14 +178,15 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
         "skill_name": attacker["skills"].get(weapon.skill, {}).get("name", weapon.skill),
         "modifiers": [{"label": m.label, "value": m.value} for m in modifiers],
         "round": state["round"], "in_combat": True, "magazine": None, "burst": False,
-        "area": None}
+        "area": None, "whole_body": whole_body}
     if weapon.damage_type == "explosion" and weapon.kind == "ranged":
         payload.update(_explosion(state, dice, attacker, weapon, percent, modifiers, target))
     elif weapon.kind == "ranged":
         loaded = attacker["magazines"].get(key)
         try:
             volley = combat.fire(dice, weapon, percent, target_for(state, target),
-                                 shots=shots, loaded=loaded, modifiers=modifiers)
+                                 shots=shots, loaded=loaded, modifiers=modifiers,
+                                 whole_body=whole_body)
         except CombatError as error:
             raise rules_refusal(error) from error
         if volley.burst:
@@ -196,11 +201,27 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
     else:
         if shots != 1:
             raise refuse("bad_field", field="shots", reason="1")
-        result = combat.attack(dice, weapon, percent, target_for(state, target), modifiers)
+        result = combat.attack(dice, weapon, percent, target_for(state, target), modifiers,
+                               whole_body=whole_body)
         payload["shots"] = [shot_record(target, result, weapon)]
     payload["rolls"] = ([payload.pop("blast_roll")] if "blast_roll" in payload else []) \
         + all_rolls(payload["shots"])
     return [Event("attacked", payload)]
+
+
+def _whole_body(action: Mapping[str, Any], actor: Actor, weapon: Any) -> bool:
+    """Broyage: "si c'est la cible dans sa totalité qui est écrasée, elle meurt" (§ (III)
+    Calcul des dégâts). A GM weapon may crush by nature (a steamroller); otherwise the GM
+    ticks it for the situation (a rock fall, a colossus' embrace); never a player."""
+    if weapon.crushes:
+        return True
+    if not flag(action, "whole_body"):
+        return False
+    if not actor.is_gm:
+        raise refuse("gm_crush")
+    if weapon.damage_type != "broyage":
+        raise refuse("bad_field", field="whole_body", reason="broyage")
+    return True
 
 
 def _explosion(state: State, dice: Dice, attacker: dict, weapon: Any, percent: int,
@@ -285,7 +306,7 @@ def _decide_test(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     else:
         key = choice_field(action, "skill", list(token["skills"]))
         value = skill(token, key)
-        modifiers = situational(token) + poison_modifiers(token) + (
+        modifiers = situational(token) + (
             (Modifier(-malus, "MJ"),) if malus else ())
         result = skill_test(dice, value, modifiers, purpose=token["skills"][key]["name"])
         payload = {"token": token["id"], "name": token["name"], "test": test_kind,
@@ -318,6 +339,69 @@ def _decide_opposed(state: State, action, actor: Actor, dice: Dice) -> list[Even
                               "rolls": [record.to_dict() for record in result.records]})]
 
 
+def _decide_camouflage(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """Camouflage against Repérage (§ (II) Les compétences, Camouflage): "Permet de se cacher
+    dans n'importe quel milieu. Une personne doit réussir un jet de repérage pour détecter une
+    personne camouflée avec succès." The hider rolls Camouflage: failed, it is in plain sight
+    and nobody needs to look; hidden, each seeker rolls Repérage and a success spots it. It
+    stays hidden while nobody has. Only the GM sets a malus; a seeker without Repérage looks
+    with its 35 % base (docs/rules-notes.md)."""
+    hider = controlled(state, action, actor)
+    if is_down(hider):
+        raise refuse("cannot_act", name=hider["name"])
+    if "camouflage" not in hider["skills"]:
+        raise refuse("no_camouflage", name=hider["name"])
+    seekers = _seekers(state, action, hider)
+    malus = int_field(action, "malus", -100, 100, default=0)
+    seeker_malus = int_field(action, "seeker_malus", -100, 100, default=0)
+    if (malus or seeker_malus) and not actor.is_gm:
+        raise refuse("gm_malus")
+    gm_malus = (Modifier(-malus, "MJ"),) if malus else ()
+    hide = skill_test(dice, skill(hider, "camouflage"), situational(hider) + gm_malus,
+                      purpose=f"camouflage ({hider['name']})")
+    rolls, looks = [hide.record.to_dict()], []
+    if hide.success:
+        for seeker in seekers:
+            mods = situational(seeker) + ((Modifier(-seeker_malus, "MJ"),) if seeker_malus
+                                          else ())
+            look = skill_test(dice, reperage(seeker), mods,
+                              purpose=f"repérage ({seeker['name']})")
+            rolls.append(look.record.to_dict())
+            looks.append({"token": seeker["id"], "name": seeker["name"],
+                          "score": look.record.total, "target": look.target,
+                          "spotted": look.success})
+    visibility = "gm" if flag(action, "secret") and actor.is_gm else "public"
+    return [Event("camouflaged", {
+        "token": hider["id"], "name": hider["name"], "score": hide.record.total,
+        "target": hide.target, "success": hide.success, "looks": looks,
+        "hidden": hide.success and not any(look["spotted"] for look in looks),
+        "rolls": rolls}, visibility=visibility)]
+
+
+def _seekers(state: State, action: Mapping[str, Any], hider: dict) -> list[dict]:
+    """Who looks: ``seekers`` (a list of ids) or the form's ``seeker_<id>`` boxes."""
+    raw = action.get("seekers")
+    chosen = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, list) else []
+    chosen += [tid for tid in state["tokens"] if flag(action, f"seeker_{tid}")]
+    found = []
+    for tid in dict.fromkeys(chosen):
+        seeker = target_of(state, {"target": tid})
+        if seeker["id"] == hider["id"]:
+            raise refuse("not_a_target", name=seeker["name"])
+        found.append(seeker)
+    if not found:
+        raise refuse("no_seeker")
+    return found
+
+
+def reperage(person: Mapping[str, Any]) -> int:
+    """Repérage: the skill held, else its flat "pourcentage de base 35%" (§ (II) 24), which
+    needs no characteristic: anyone looks with it."""
+    if "reperage" in person["skills"]:
+        return skill(person, "reperage")
+    return max(0, skills_table()["reperage"].base + poison_effects(person)["skills"])
+
+
 # — healing, poisons ——————————————————————————————————————————————————————————————
 
 def _decide_first_aid(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -337,6 +421,7 @@ def _decide_first_aid(state: State, action, actor: Actor, dice: Dice) -> list[Ev
                                 "before": patient["sante"], "sante": result.sante, "day": day,
                                 "skill": skill(healer, "premiers_soins"),
                                 "in_combat": in_combat(state),
+                                "recovered": recovered(patient, result.sante),
                                 "rolls": [record.to_dict() for record in result.records]})]
 
 
@@ -407,6 +492,7 @@ def _decide_correct(state: State, action, actor: Actor, dice: Dice) -> list[Even
         raise refuse("bad_field", field="field", reason="sante, sante_max, resistance…")
     return [Event("corrected", {"token": token["id"], "name": token["name"], "field": field,
                                 "before": before, "after": after,
+                                "recovered": recovered(token, after) if field == "sante" else [],
                                 "reason": text_field(action, "reason", TEXT_MAX, required=False)})]
 
 
@@ -517,6 +603,7 @@ _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]
     "reload": _decide_reload,
     "test": _decide_test,
     "opposed": _decide_opposed,
+    "camouflage": _decide_camouflage,
     "first_aid": _decide_first_aid,
     "poison": _decide_poison,
     "hours": _decide_hours,
@@ -529,6 +616,7 @@ _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]
     "start_chase": decide_start_chase,
     "chase_round": decide_chase_round,
     "manoeuvre": decide_manoeuvre,
+    "ram": decide_ram,
     "shoot_vehicle": decide_shoot_vehicle,
     "end_chase": decide_end_chase,
     "end_mission": _decide_end_mission,

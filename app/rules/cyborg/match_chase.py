@@ -1,5 +1,6 @@
 """Cyborg Anti-Alien at the table: chases (Règles § (IV) Poursuites) — the distance ladder
-on foot and in vehicles, accidents, manoeuvres and tours de force, shots between vehicles.
+on foot and in vehicles, accidents (or, when the GM ticks it, recoverable mistakes),
+manoeuvres and tours de force, ramming the pursued, shots between vehicles.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.cyborg import chases
 from app.rules.cyborg.combat import CombatError
+from app.rules.cyborg.content import damage_correction
 from app.rules.cyborg.match import (
     PUNCH,
     characteristic,
@@ -22,7 +24,6 @@ from app.rules.cyborg.match_common import (
     all_rolls,
     controlled,
     key_field,
-    poison_modifiers,
     refuse,
     rules_refusal,
     shot_record,
@@ -44,8 +45,10 @@ def decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[E
     mode = choice_field(action, "mode", ("foot", "vehicle"), "foot")
     distance = choice_field(action, "distance", chases.DISTANCES, "moyenne")
     vehicles = chases.all_vehicles(state.get("custom_vehicles"))
+    # "Un échec implique un accident": the default; the GM ticks the text's milder reading
+    # (a recoverable mistake, −1D10 structure) for the whole chase.
     chase: dict[str, Any] = {"mode": mode, "distance": distance, "rounds": 0,
-                             "accidents": flag(action, "accidents") or mode == "foot"}
+                             "accidents": mode == "foot" or not flag(action, "recoverable")}
     for side, token in (("pursuer", pursuer), ("quarry", quarry)):
         entry: dict[str, Any] = {"driver": token["id"], "riders": [token["id"]],
                                  "vehicle": None, "structure": None, "wrecked": False}
@@ -91,6 +94,18 @@ def _accident(state: State, dice: Dice, chase: dict, side: str, payload: dict) -
             "token": tid, "name": state["tokens"][tid]["name"], "saved": harm.saved,
             "damage": harm.damage, "sante": before - harm.damage})
         payload["rolls"] += [record.to_dict() for record in harm.records]
+
+
+def _failed(state: State, dice: Dice, chase: dict, side: str, test: Any, payload: dict) -> None:
+    """A failed driving test outside the round (a manoeuvre, a ram): an accident, or in the
+    GM's milder variant −1D10 structure (an accident at 0), as in a chase round."""
+    drive = chases.failed_drive(dice, test, chase[side]["structure"], accidents=chase["accidents"])
+    if drive.mistake is not None:
+        payload["rolls"].append(drive.mistake.to_dict())
+        payload.setdefault("mistakes", {})[side] = drive.mistake.total
+        payload.setdefault("structure", {})[side] = drive.structure
+    if drive.accident:
+        _accident(state, dice, chase, side, payload)
 
 
 def decide_chase_round(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -161,10 +176,40 @@ def decide_manoeuvre(state: State, action, actor: Actor, dice: Dice) -> list[Eve
                                "success": test.success, "skill": test.target,
                                "rolls": [test.record.to_dict()]}
     if not test.success:
-        _accident(state, dice, chase, side, payload)
+        _failed(state, dice, chase, side, test, payload)
     elif force:
         _accident(state, dice, chase, other, payload)
     return [Event("manoeuvre", payload)]
+
+
+def decide_ram(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """« Heurter le poursuivi » (§ (IV) Déroulement): the pursuer that has closed a short
+    distance rams the vehicle in front — a driving test; a success is the pursued vehicle's
+    accident, a failure the rammer's failed driving test (``chases.ram``)."""
+    chase = _chase(state)
+    driver = state["tokens"][chase["pursuer"]["driver"]]
+    if chase["mode"] != "vehicle" or not (actor.is_gm or actor.controls(driver)):
+        raise refuse("not_allowed")
+    if is_down(driver):
+        raise refuse("cannot_act", name=driver["name"])
+    if chase["pursuer"]["wrecked"] or chase["quarry"]["wrecked"]:
+        raise refuse("wrecked")
+    try:
+        test = chases.ram(dice, skill(driver, chase["pursuer"]["skill"]),
+                          caught_up=chase["distance"] == chases.ALONGSIDE,
+                          modifiers=situational(driver))
+    except chases.ChaseError as error:
+        raise rules_refusal(error) from error
+    payload: dict[str, Any] = {"name": driver["name"],
+                               "vehicle_name": chase["pursuer"]["vehicle_name"],
+                               "target_name": chase["quarry"]["vehicle_name"],
+                               "success": test.success, "skill": test.target,
+                               "score": test.record.total, "rolls": [test.record.to_dict()]}
+    if test.success:
+        _accident(state, dice, chase, "quarry", payload)
+    else:
+        _failed(state, dice, chase, "pursuer", test, payload)
+    return [Event("rammed", payload)]
 
 
 def decide_shoot_vehicle(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -187,7 +232,7 @@ def decide_shoot_vehicle(state: State, action, actor: Actor, dice: Dice) -> list
     vehicles = chases.all_vehicles(state.get("custom_vehicles"))
     vehicle = vehicles[chase[other]["vehicle"]]
     modifiers = chases.shot_modifiers(driver=chase[mine]["driver"] == shooter["id"])
-    modifiers += situational(shooter) + poison_modifiers(shooter)
+    modifiers += situational(shooter)  # the poison's symptoms are in ``skill`` already
     percent = skill(shooter, weapon.skill)
     aim = key_field(action, "aim") or "structure"
     payload: dict[str, Any] = {"shooter": shooter["id"], "name": shooter["name"],
@@ -205,6 +250,8 @@ def decide_shoot_vehicle(state: State, action, actor: Actor, dice: Dice) -> list
             payload.update(hit=shot.test.success, damage=shot.damage,
                            structure={other: shot.structure}, factor=weapon.factor,
                            resistance=vehicle.resistance,
+                           correction=damage_correction(weapon.factor, vehicle.resistance)
+                           if shot.test.success else None,
                            rolls=[shot.test.record.to_dict()])
             if shot.accident:
                 _accident(state, dice, chase, other, payload)

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from app.rules.action_fields import flag, int_field
 from app.rules.cyborg import combat
 from app.rules.cyborg.combat import Target, modifier_table
-from app.rules.cyborg.content import MAX_RESISTANCE
+from app.rules.cyborg.content import MAX_RESISTANCE, damage_correction
 from app.rules.cyborg.damage import damage_points
 from app.rules.cyborg.match import (
     can_dodge,
@@ -41,6 +41,10 @@ class CyborgRefusal(IllegalAction):
         "chase_running": "a chase is already running",
         "not_riding": "{name} is not in a vehicle of the chase",
         "gm_malus": "only the GM sets a test's malus",
+        "wrecked": "a vehicle of the chase has already crashed",
+        "gm_crush": "only the GM says that the whole target is crushed",
+        "no_camouflage": "{name} has no Camouflage skill",
+        "no_seeker": "choose who is looking",
         "rules": "{reason}",
     }
     templates_fr: ClassVar[dict[str, str]] = {
@@ -54,6 +58,10 @@ class CyborgRefusal(IllegalAction):
         "chase_running": "une poursuite est déjà en cours",
         "not_riding": "{name} n'est dans aucun véhicule de la poursuite",
         "gm_malus": "seul le MJ fixe le malus d'un test",
+        "wrecked": "un véhicule de la poursuite a déjà eu un accident",
+        "gm_crush": "seul le MJ décide que la cible est écrasée dans sa totalité",
+        "no_camouflage": "{name} n'a pas la compétence Camouflage",
+        "no_seeker": "choisissez qui cherche",
         "rules": "{reason}",
     }
 
@@ -111,14 +119,6 @@ def situational(token: Mapping[str, Any]) -> tuple[Modifier, ...]:
     return (Modifier(value, label or "MJ"),) if value else ()
 
 
-def poison_modifiers(token: Mapping[str, Any]) -> tuple[Modifier, ...]:
-    from app.rules.cyborg.match import poison_effects
-
-    effects = poison_effects(token)
-    return (Modifier(effects["skills"], ", ".join(effects["symptoms"])),) \
-        if effects["skills"] else ()
-
-
 def chosen_modifiers(action: Mapping[str, Any]) -> dict[str, int | None]:
     """The checked modifier boxes: ``modifiers`` (a JSON list, or a dict key → value) or the
     form's ``mod_<key>`` boxes with an optional harsher ``modv_<key>``."""
@@ -157,9 +157,11 @@ def wound_dict(target: Mapping[str, Any], found: Any) -> dict[str, Any] | None:
 
 
 def shot_record(target: dict, result: combat.Attack, weapon: Any) -> dict[str, Any]:
-    """One attack as the log reads it: the d100s, the cell of the damage table, the wound."""
+    """One attack as the log reads it: the d100s, the cell of the damage table (and the house
+    correction behind it, if any), the wound."""
     resistance = target["resistance"]
     return {"target": target["id"], "target_name": target["name"],
+            "correction": damage_correction(weapon.factor, resistance) if result.hit else None,
             "attack": result.attack.record.to_dict(),
             "defence": result.defence.record.to_dict() if result.defence else None,
             "hit": result.hit, "master": result.attack.master and result.hit,

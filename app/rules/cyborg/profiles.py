@@ -63,9 +63,11 @@ GM_PROFILES = (
         ["tentacules", "crachat_acide"], kind="alien", humanoid=False, resistance=3,
         locations=["tentacule avant", "tentacule arrière", "tentacule gauche",
                    "tentacule droit", "manteau", "cerveau"])),
+    # It hides among the humans it mimics (§ (IV) Les extraterrestres): Camouflage.
     Profile("infiltre", "Alien à visage humain", _sheet(
         _c(14, 13, 13, 13, 12, 14), 25,
-        {"arme_blanche": 10, "arme_a_feu": 10, "esquive_parade": 5, "baratin": 10},
+        {"arme_blanche": 10, "arme_a_feu": 10, "esquive_parade": 5, "baratin": 10,
+         "camouflage": 10},
         ["griffes", "pistolet_mitrailleur"], kind="alien", resistance=2)),
     # "Un humain … points de santé moyens (10)", "chez un homme normalement vêtu … 1".
     Profile("vigile", "Vigile (humain)", _sheet(

@@ -48,14 +48,22 @@ CHARACTERISTIC_NAMES = {"force": "force", "constitution": "constitution",
                         "volonte": "volonté", "intelligence": "intelligence"}
 RULE_WEAPONS = "Règles § (III) Combats / Catalogue des armes"
 RULE_VEHICLES = "Règles § (IV) Poursuites / Tableau des véhicules"
-DAMAGE_CHOICES = tuple((key, key) for key in DAMAGE_TYPES)
+# The damage types by their French names (game terms, § (III) Calcul des dégâts), not keys.
+DAMAGE_NAMES = {"dechirure": "déchirure", "perforation": "perforation",
+                "explosion": "explosion", "brulure": "brûlure",
+                "etranglement": "étranglement/suffocation", "etouffement": "étouffement",
+                "broyage": "broyage", "empoisonnement": "empoisonnement/infection"}
+DAMAGE_CHOICES = tuple((key, DAMAGE_NAMES[key]) for key in DAMAGE_TYPES)
 FACTOR_CHOICES = tuple((letter, letter) for letter in FACTORS)
 
 
 def _weapon_kind(key: str, label: str, ranged: bool) -> ContentKind:
     fields = [ContentField("damage_type", N_("Damage type"), "choice", choices=DAMAGE_CHOICES),
               ContentField("factor", N_("Damage factor"), "choice", choices=FACTOR_CHOICES),
-              ContentField("two_handed", N_("Two hands"), "bool", required=False)]
+              ContentField("two_handed", N_("Two hands"), "bool", required=False),
+              ContentField("crushes", N_("Broyage that crushes the whole target (steamroller, "
+                                         "rock fall): death at 0 santé"), "bool",
+                           required=False)]
     if ranged:
         fields += [ContentField("magazine", N_("Rounds in the magazine (0: none)"), "int",
                                 low=0, high=200, required=False),

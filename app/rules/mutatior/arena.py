@@ -38,6 +38,7 @@ R_REROLLS = rule("3- Campagne / Relances")
 
 ARENA_RADIUS_CM = 30  # § 0- Généralités: a 60 cm sand box
 HEAVY_KG = 400  # § météo, pluie: creatures over 400 kg get bogged down
+EVENT_RETRY_BONUS = 1  # § événements: "Rajoutez +1 au dé à chaque fois que vous voulez retenter"
 
 
 class IllegalArena(IllegalMelee):
@@ -109,13 +110,19 @@ def _hinders(weather: Weather, mutant: Mutant, key: str) -> bool:
 
 
 def pump_modifiers(weather: Weather, mutant: Mutant) -> tuple[Modifier, ...]:
-    """Canicule: +1 on the pump roll's dice (it is harder: "ont du mal à résister")."""
+    """Canicule: "+1 à leurs jets de pompe" is +1 on the pump roll's dice, as every "+N" to a
+    roll in the text is added to its dice (§ 1-6 "+1 au dé par membre mort"); the pump roll
+    succeeds low, so the heat makes it harder ("ont du mal à résister")."""
     return (Modifier(1, "canicule"),) if _hinders(weather, mutant, "canicule") else ()
 
 
 def initiative_modifiers(weather: Weather, mutant: Mutant) -> tuple[Modifier, ...]:
-    """Pluie: −1 to initiative over 400 kg (current biomass), unless used to wet places."""
-    if _hinders(weather, mutant, "pluie") and mutant.biomass > HEAVY_KG:
+    """Pluie: "les créatures de plus de 400 kg s'embourbent": −1 to initiative for a creature
+    that weighs more than 400 kg *now* — its living organs and its implants (a lost organ is
+    biomass gone: the wounded are healed "avec de la biomasse", § 3-2 Soins) — unless used to
+    wet places. Weighed at each initiative: a creature wounded below 400 kg gets out of the
+    mud."""
+    if _hinders(weather, mutant, "pluie") and mutant.live_biomass > HEAVY_KG:
         return (Modifier(-1, "pluie"),)
     return ()
 
@@ -232,21 +239,24 @@ EVENTS: dict[str, Event] = {e.key: e for e in (
 @dataclass(frozen=True)
 class EventAttempt:
     event: Event
-    record: RollRecord  # 2d6 against the difficulty + earlier attempts
+    record: RollRecord  # 2d6 (+1 per earlier failure) against the difficulty
     success: bool
 
 
-def try_event(key: str, dice: Dice, *, earlier_attempts: int = 0) -> EventAttempt:
-    """2d6 ≥ difficulty, +1 to the difficulty per earlier attempt at that event in the fight;
-    a natural 12 always succeeds. The trigger then chooses the victim."""
+def try_event(key: str, dice: Dice, *, earlier_failures: int = 0) -> EventAttempt:
+    """2d6 ≥ the event's difficulty; "Rajoutez +1 au dé à chaque fois que vous voulez retenter
+    un événement": +1 on the dice for each earlier failed attempt of this trainer at this
+    event in the fight (the text's "+N au dé" always changes the dice, never the difficulty,
+    which it names "niveau de difficulté"); a natural 12 always succeeds. The trigger then
+    chooses the victim."""
     if key not in EVENTS:
         raise IllegalArena("unknown_event", event=key)
     event = EVENTS[key]
-    target = event.difficulty + earlier_attempts
-    record = _roll(dice, f"événement {event.name}", 2)
-    success = record.total >= target or _natural(record) == 12
-    return EventAttempt(event, record.with_target(target, "réussi" if success else "raté"),
-                        success)
+    retries = (Modifier(EVENT_RETRY_BONUS * earlier_failures, "nouvelle tentative"),)
+    record = _roll(dice, f"événement {event.name}", 2, retries)
+    success = record.total >= event.difficulty or _natural(record) == 12
+    return EventAttempt(event, record.with_target(event.difficulty,
+                                                  "réussi" if success else "raté"), success)
 
 
 @dataclass(frozen=True)

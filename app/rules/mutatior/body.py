@@ -4,16 +4,19 @@
 the trunk; each limb holds up to 8 organs (muscles, biomoteurs, lobes), the trunk one more
 muscle per attached limb. The sums make the brain (lobes), the pump (biomoteurs) and the
 muscle mass. Bodies are immutable: a wound is a new ``Mutant`` with more organs ``lost_*``,
-so the built figures (and the maximum a regrowth can reach) are never forgotten.
+so the built figures (and the maximum a regrowth can reach) are never forgotten. A mutant
+carries the implant catalogue its limbs are read with (``content.catalogue``: the seed's and
+house items plus its campaign's own), so what an implant weighs, arms or protects never depends
+on anything but the arguments.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.rules.mutatior.content import ORGAN_WEIGHTS, SKILLS, implant, rule
+from app.rules.mutatior.content import IMPLANTS, ORGAN_WEIGHTS, SKILLS, Implant, rule
 from app.rules.system import N_, Problem
 
 MIN_LIMBS, MAX_LIMBS = 2, 10
@@ -78,17 +81,19 @@ class Limb:
         """§ 1-5 Dégâts: a limb emptied of organs is dead (and must be announced)."""
         return self.live_organs <= 0
 
-    @property
-    def armour(self) -> int:
-        return sum(found.armour for key in self.defensive if (found := implant(key)))
-
-    @property
-    def attack_bonus(self) -> int:
-        found = implant(self.offensive)
-        return found.attack if found else 0
-
     def implant_keys(self) -> tuple[str, ...]:
         return tuple(k for k in (self.offensive, *self.defensive, self.special) if k)
+
+
+def limb_biomass(limb: Limb, catalogue: Mapping[str, Implant] = IMPLANTS, *,
+                 live: bool = True) -> int:
+    """A limb's weight: its (living, or built) organs and its implants, read in
+    ``catalogue``."""
+    prefix = "live_" if live else ""
+    organs = sum(getattr(limb, f"{prefix}{organ}s") * weight
+                 for organ, weight in ORGAN_WEIGHTS.items())
+    return organs + sum(found.weight_kg for key in limb.implant_keys()
+                        if (found := catalogue.get(key)))
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,10 @@ class Mutant:
     xp: int = 0
     fame: int = 0  # popularity won beyond the skills (a cheerleader killed, § 3-3 événements)
     frenzy_turns: int | None = None  # Lobotomie: turns left to live without lobes (§ 2-3)
+    # The implants its limbs name, by key (``content.catalogue``): not part of the body, so
+    # two mutants with the same body are equal whatever catalogue read them.
+    catalogue: Mapping[str, Implant] = field(default_factory=lambda: IMPLANTS, kw_only=True,
+                                             compare=False, repr=False)
 
     def limb(self, name: str) -> Limb:
         for limb in self.limbs:
@@ -113,6 +122,22 @@ class Mutant:
 
     def has(self, skill: str) -> bool:
         return skill in self.skills
+
+    # — implants (looked up in the mutant's catalogue) —
+    def implant(self, key: str | None) -> Implant | None:
+        return self.catalogue.get(key) if key else None
+
+    def armour(self, limb: Limb) -> int:
+        """§ 1-5 Dégâts, 1: the limb's defensive implants, taken off the damage."""
+        return sum(found.armour for key in limb.defensive if (found := self.implant(key)))
+
+    def attack_bonus(self, limb: Limb) -> int:
+        """The limb's offensive implant adds to its attack (the horn's +1, § Exemple)."""
+        found = self.implant(limb.offensive)
+        return found.attack if found else 0
+
+    def limb_biomass(self, limb: Limb, *, live: bool = True) -> int:
+        return limb_biomass(limb, self.catalogue, live=live)
 
     @property
     def trunk(self) -> Limb | None:
@@ -142,12 +167,9 @@ class Mutant:
 
     @property
     def biomass(self) -> int:
-        """§ Terminologie: the creature's total weight — organs plus grafted implants."""
-        organs = (self.muscle_count * ORGAN_WEIGHTS["muscle"]
-                  + self.pump * ORGAN_WEIGHTS["biomoteur"] + self.brain * ORGAN_WEIGHTS["lobe"])
-        implants = sum(found.weight_kg for limb in self.limbs
-                       for key in limb.implant_keys() if (found := implant(key)))
-        return organs + implants
+        """§ Terminologie: the creature's total weight — organs plus grafted implants — as
+        built (the sheet's Biomasse, the team's weight category)."""
+        return sum(self.limb_biomass(limb, live=False) for limb in self.limbs)
 
     @property
     def popularity(self) -> int:
@@ -170,6 +192,12 @@ class Mutant:
     @property
     def live_muscle_mass_kg(self) -> int:
         return self.live_muscles * ORGAN_WEIGHTS["muscle"]
+
+    @property
+    def live_biomass(self) -> int:
+        """What the creature weighs now: its living organs and its implants (a lost organ is
+        lost biomass, § 3-2 Soins)."""
+        return sum(self.limb_biomass(limb) for limb in self.limbs)
 
     @property
     def living_limbs(self) -> tuple[Limb, ...]:
@@ -268,7 +296,7 @@ def _limb_problems(mutant: Mutant, index: int, limb: Limb) -> list[Problem]:
         problems.append(Problem(f"{where}.muscles", N_("Every limb must hold muscles."),
                                 rule("2-2 Organes / Muscle")))
     problems += _capacity_problems(mutant, where, limb)
-    problems += _implant_problems(where, limb)
+    problems += _implant_problems(mutant, where, limb)
     if limb.tentacle:
         problems += _tentacle_problems(where, limb)
     return problems
@@ -293,13 +321,13 @@ def _capacity_problems(mutant: Mutant, where: str, limb: Limb) -> list[Problem]:
     return problems
 
 
-def _implant_problems(where: str, limb: Limb) -> list[Problem]:
+def _implant_problems(mutant: Mutant, where: str, limb: Limb) -> list[Problem]:
     problems = []
     slots = [("offensive", limb.offensive, "offensive"), ("special", limb.special, "special")]
     slots += [("defensive", key, "defensive") for key in limb.defensive]
-    for field, key, kind in slots:
-        if key is not None and ((found := implant(key)) is None or found.kind != kind):
-            problems.append(Problem(f"{where}.{field}", N_("Unknown %(kind)s implant: %(key)s."),
+    for slot, key, kind in slots:
+        if key is not None and ((found := mutant.implant(key)) is None or found.kind != kind):
+            problems.append(Problem(f"{where}.{slot}", N_("Unknown %(kind)s implant: %(key)s."),
                                     R_SPECIAL, {"kind": kind, "key": key}))
     if len(limb.defensive) > MAX_DEFENSIVE:
         problems.append(Problem(f"{where}.defensive",

@@ -14,7 +14,7 @@ from typing import ClassVar
 from app.rules.dice import Dice, RollRecord
 from app.rules.mutatior.body import Limb, Mutant, validate
 from app.rules.mutatior.combat import _roll
-from app.rules.mutatior.content import ORGAN_WEIGHTS, SKILLS, implant, rule
+from app.rules.mutatior.content import ORGAN_WEIGHTS, SKILLS, rule
 from app.rules.mutatior.skills import IllegalSkill, move_organs
 from app.rules.system import N_, Problem
 
@@ -46,17 +46,6 @@ class IllegalCare(IllegalSkill):
         "new_limb_forbidden": "{mutant} ne peut pas recevoir de nouveau membre",
         "unknown_skill": "compétence inconnue « {skill} »",
     }
-
-
-def limb_biomass(limb: Limb, *, live: bool = True) -> int:
-    """A limb's weight: its (living) organs and its implants."""
-    prefix = "live_" if live else ""
-    organs = sum(getattr(limb, prefix + organ) * weight for organ, weight in _WEIGHT.items())
-    return organs + sum(found.weight_kg for k in limb.implant_keys() if (found := implant(k)))
-
-
-def live_biomass(mutant: Mutant) -> int:
-    return sum(limb_biomass(limb) for limb in mutant.limbs)
 
 
 # — The fight's end —
@@ -116,7 +105,7 @@ def biomass_gains(result: FightResult, dice: Dice, *,
                   if not corpse.limb(name).dead][:allowed]
         taken[dead] = set(living)
         for name in living:
-            gains.append(Gain(team, limb_biomass(corpse.limb(name)),
+            gains.append(Gain(team, corpse.limb_biomass(corpse.limb(name)),
                               N_("Limb %(limb)s of %(mutant)s."), {"limb": name, "mutant": dead}))
     for survivor in result.survivors():
         record = _roll(dice, f"biomasse {survivor.name}", 2)
@@ -125,7 +114,8 @@ def biomass_gains(result: FightResult, dice: Dice, *,
     for team, mutants in result.teams.items():
         for corpse in (m for m in mutants if m.dead):
             gone = taken.get(corpse.name, set())
-            kg = sum(limb_biomass(limb) for limb in corpse.limbs if limb.name not in gone)
+            kg = sum(corpse.limb_biomass(limb) for limb in corpse.limbs
+                     if limb.name not in gone)
             gains.append(Gain(team, kg, N_("The remains of %(mutant)s."),
                               {"mutant": corpse.name}))
     return tuple(gains)
@@ -186,7 +176,7 @@ def replace_dead_limb(mutant: Mutant, limb_name: str, new: Limb) -> tuple[Mutant
         raise IllegalCare("limb_alive", limb=limb_name)
     new = replace(new, lost_muscles=0, lost_biomoteurs=0, lost_lobes=0)
     limbs = tuple(new if limb.name == limb_name else limb for limb in mutant.limbs)
-    return _checked(replace(mutant, limbs=limbs)), limb_biomass(new, live=False)
+    return _checked(replace(mutant, limbs=limbs)), mutant.limb_biomass(new, live=False)
 
 
 def graft(mutant: Mutant, new: Limb, *, survived: bool) -> tuple[Mutant, int]:
@@ -194,7 +184,8 @@ def graft(mutant: Mutant, new: Limb, *, survived: bool) -> tuple[Mutant, int]:
     the caller's count); otherwise no limb is ever added (§ 3-2 Soins)."""
     if not (mutant.has("greffon") and survived):
         raise IllegalCare("new_limb_forbidden", mutant=mutant.name)
-    return _checked(replace(mutant, limbs=(*mutant.limbs, new))), limb_biomass(new, live=False)
+    return _checked(replace(mutant, limbs=(*mutant.limbs, new))), mutant.limb_biomass(
+        new, live=False)
 
 
 def move_between_fights(mutant: Mutant, organ: str, source: str, target: str) -> Mutant:
@@ -206,7 +197,7 @@ def move_between_fights(mutant: Mutant, organ: str, source: str, target: str) ->
 def recycle(mutant: Mutant) -> int:
     """§ 3-2 Soins: killing one's own mutant gives back all its (remaining) biomass, not its
     experience."""
-    return live_biomass(mutant)
+    return mutant.live_biomass
 
 
 def learn_skill(mutant: Mutant, skill: str, team: Sequence[Mutant]) -> Mutant:

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.rules.mutatior.body import Limb
-from app.rules.mutatior.campaign import XP_PER_SKILL, limb_biomass, recycle
-from app.rules.mutatior.content import ORGAN_WEIGHTS, rule
+from app.rules.mutatior.body import Limb, limb_biomass
+from app.rules.mutatior.campaign import XP_PER_SKILL, recycle
+from app.rules.mutatior.content import IMPLANTS, ORGAN_WEIGHTS, Implant, rule
 from app.rules.mutatior.sheet import limb_of, mutant_of, shape_problems
 from app.rules.system import N_, Problem
 
@@ -37,8 +37,10 @@ IMPLANT_KEYS = ("offensive", "defensive", "special")
 
 @dataclass
 class _Bill:
-    """What a save costs in kg of biomass, and what is wrong with it."""
+    """What a save costs in kg of biomass, and what is wrong with it; ``catalogue`` weighs
+    the implants (the campaign's custom ones included)."""
 
+    catalogue: Mapping[str, Implant] = field(default_factory=lambda: IMPLANTS)
     kg: int = 0
     problems: list[Problem] = field(default_factory=list)
 
@@ -109,8 +111,8 @@ def _new_limb(bill: _Bill, where: str, limb: Mapping[str, Any]) -> None:
     paid here (its lobes and biomoteurs in ``_movable``, as some may have been moved in)."""
     if any(_whole(limb, f"lost_{organ}") for organ, _ in ORGANS):
         bill.refuse(where, N_("A new limb is built whole, without wounds."), R_CARE)
-    bill.kg += limb_biomass(limb_of({**limb, "biomoteurs": 0, "lobes": 0,
-                                      "lost_biomoteurs": 0, "lost_lobes": 0}), live=False)
+    paid = limb_of({**limb, "biomoteurs": 0, "lobes": 0, "lost_biomoteurs": 0, "lost_lobes": 0})
+    bill.kg += limb_biomass(paid, bill.catalogue, live=False)
 
 
 def _kept_limb(bill: _Bill, where: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -220,17 +222,19 @@ def _counters(bill: _Bill, before: Mapping[str, Any], after: Mapping[str, Any]) 
         bill.refuse("fights", N_("The table counts the fights."), R_GAINS)
 
 
-def validate_change(before: Any, after: Any) -> list[Problem]:
-    """What is wrong with how a player changed a saved sheet (within ``custom_implants``).
+def validate_change(before: Any, after: Any,
+                    catalogue: Mapping[str, Implant] = IMPLANTS) -> list[Problem]:
+    """What is wrong with how a player changed a saved sheet; ``catalogue`` holds the
+    implants the campaign knows (``content.catalogue``).
 
     ``after`` passed ``validate_sheet``; a ``before`` of the wrong shape (an old sheet) is not
     judged. The reserve must go down by exactly what the care costs."""
     if shape_problems(before) or shape_problems(after):
         return []
-    bill = _Bill()
+    bill = _Bill(catalogue)
     reserve_before = int(before.get("reserve_kg", 0) or 0)
     reserve_after = int(after.get("reserve_kg", 0) or 0)
-    was_dead = bool(before.get("dead")) or mutant_of(before).dead
+    was_dead = bool(before.get("dead")) or mutant_of(before, catalogue=catalogue).dead
     if was_dead:
         if (not _same_mutant(before, after) or reserve_after != reserve_before
                 or bool(after.get("dead")) != bool(before.get("dead"))):
@@ -239,7 +243,7 @@ def validate_change(before: Any, after: Any) -> list[Problem]:
                         R_GAINS)
         return bill.problems
     if after.get("dead"):  # § 3-2 Soins: "si vous décidez de le tuer…"
-        worth = recycle(mutant_of(before))
+        worth = recycle(mutant_of(before, catalogue=catalogue))
         if not _same_mutant(before, after) or reserve_after != reserve_before + worth:
             bill.refuse("dead", N_("Recycling a mutant gives back its remaining biomass, "
                                    "%(kg)s kg, into its reserve (%(reserve)s kg), and changes "

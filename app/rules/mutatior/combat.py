@@ -203,7 +203,7 @@ def clash(attacker: Mutant, attack_limb: str, defender: Mutant, target_limb: str
     limb, target = attacker.limb(attack_limb), defender.limb(target_limb)
     attack = _roll(dice, f"attaque {attacker.name} ({attack_limb})", 1,
                    (Modifier(limb.live_muscles, "muscles"),
-                    Modifier(limb.attack_bonus, limb.offensive), *attack_modifiers))
+                    Modifier(attacker.attack_bonus(limb), limb.offensive), *attack_modifiers))
     defence = _roll(dice, f"défense {defender.name} ({target_limb})", 1,
                     (Modifier(target.live_muscles, "muscles"), *defence_modifiers))
     winner = (ATTACKER if attack.total > defence.total
@@ -360,7 +360,8 @@ def apply_damage(mutant: Mutant, limb_name: str, amount: int,
     if sorted(order) != sorted(ORGAN_ORDER):
         raise ValueError("order must list muscles, biomoteurs and lobes once each")
     limb = _limb(mutant, limb_name)
-    remaining = max(0, amount - limb.armour)
+    armour = mutant.armour(limb)
+    remaining = max(0, amount - armour)
     lost: dict[str, int] = {}
     for organ in order:
         take = min(remaining, getattr(limb, f"live_{organ}"))
@@ -369,7 +370,7 @@ def apply_damage(mutant: Mutant, limb_name: str, amount: int,
         limb = replace(limb, **{f"lost_{organ}": getattr(limb, f"lost_{organ}") + take})
     was_dead = mutant.dead
     wounded = mutant.with_limb(limb)
-    report = DamageReport(mutant.name, limb_name, amount, mutant.limb(limb_name).armour, lost,
+    report = DamageReport(mutant.name, limb_name, amount, armour, lost,
                           remaining, limb.dead and not mutant.limb(limb_name).dead,
                           wounded.dead and not was_dead, wounded.death_reasons)
     return wounded, report

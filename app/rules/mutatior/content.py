@@ -8,9 +8,7 @@ where it comes from (``source = "seed"`` with its section, or ``"house"`` with a
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -99,15 +97,13 @@ def rule(section: str) -> str:
 
 # — The GM's custom implants and special organs (per campaign, ``GameSystem.content_kinds``) —
 #
-# The body code looks implants up with ``implant(key)``: the catalogue first, then the items of
-# the campaign whose rules are being applied, set for the duration of a call with
-# ``custom_implants(content)``. A GM item key is prefixed ``gm-`` by the platform, so it never
-# shadows a catalogue entry.
+# A campaign's items join the catalogue in a ``catalogue(content)`` the caller builds and hands
+# on: a ``Mutant`` carries the one its body was read with (``sheet.mutant_of``,
+# ``match_state.mutant``), so every rule that weighs or arms a limb asks the mutant. A GM item
+# key is prefixed ``gm-`` by the platform, so it never shadows a catalogue entry.
 
 CONTENT_KINDS = {"offensive_implant": "offensive", "defensive_implant": "defensive",
                  "special_organ": "special"}
-_CUSTOM: ContextVar[Mapping[str, Implant] | None] = ContextVar("mutatior_custom_implants",
-                                                            default=None)
 
 
 def _int_field(item: Mapping[str, object], name: str, low: int, high: int) -> int:
@@ -138,24 +134,9 @@ def custom_catalogue(content: Mapping[str, object] | None) -> dict[str, Implant]
     return found
 
 
-@contextmanager
-def custom_implants(content: Mapping[str, object] | None) -> Iterator[dict[str, Implant]]:
-    """Within the block, ``implant(key)`` also knows the campaign's custom items."""
-    catalogue = custom_catalogue(content)
-    token = _CUSTOM.set(catalogue)
-    try:
-        yield catalogue
-    finally:
-        _CUSTOM.reset(token)
-
-
-def implant(key: str | None) -> Implant | None:
-    """The catalogue's implant of that key, else the current campaign's custom one."""
-    if not key:
-        return None
-    return IMPLANTS.get(key) or (_CUSTOM.get() or {}).get(key)
-
-
-def all_implants() -> dict[str, Implant]:
-    """The catalogue and the current campaign's custom items."""
-    return {**(_CUSTOM.get() or {}), **IMPLANTS}
+def catalogue(content: Mapping[str, object] | None = None) -> Mapping[str, Implant]:
+    """Every implant and special organ a campaign's mutants may carry, by key: the campaign's
+    custom items (``content``: kind key → items, ``app.rules.system.Content``) and the
+    catalogue. Without custom items, the catalogue itself."""
+    custom = custom_catalogue(content)
+    return {**custom, **IMPLANTS} if custom else IMPLANTS

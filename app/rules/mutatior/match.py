@@ -30,7 +30,6 @@ from app.rules.dice import Dice
 from app.rules.match import ActionForm, Actor, Event, MatchSetup, State, handler_for
 from app.rules.mutatior import arena, campaign, combat
 from app.rules.mutatior.body import CATEGORIES_T, free_rerolls, validate_team
-from app.rules.mutatior.content import custom_implants
 from app.rules.mutatior.match_arena import (
     _decide_crowd,
     _decide_end_fight,
@@ -102,33 +101,32 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     sand_box = {"unit": "cm", "width": width, "height": height, "terrain": []}
     tokens, bodies, teams, order = {}, {}, {}, []
     names: set[str] = set()
-    with custom_implants(content):
-        for index, participant in enumerate(setup.participants):
-            sheet = dict(participant.sheet or {})
-            if shape_problems(sheet) or sheet.get("dead"):
-                continue  # a broken or dead mutant does not enter the arena
-            tid = f"m{index + 1}"
-            name = participant.name
-            while name in names:
-                name += "′"
-            names.add(name)
-            team = (sheet.get("team") or "").strip() or (
-                f"owner-{participant.owner_id}" if participant.owner_id is not None else "gm")
-            if team not in teams:
-                teams[team] = {"label": (sheet.get("team") or "").strip(),
-                               "owner_id": participant.owner_id, "members": [],
-                               "rerolls": 0, "bought": []}
-                order.append(team)
-            teams[team]["members"].append(tid)
-            tokens[tid] = {"id": tid, "name": name, "kind": "mutant",
-                           "character_id": participant.character_id,
-                           "owner_id": participant.owner_id, "team": team, "status": "in",
-                           "x": 0, "y": 0, "start": [0, 0], "initiative": None}
-            body = {"limbs": [dict(limb) for limb in sheet.get("limbs", [])],
-                    "order": sheet.get("damage_order") or "",
-                    "skills": list(sheet.get("skills", [])), "xp": sheet.get("xp", 0),
-                    "fame": sheet.get("fame", 0), "frenzy": None}
-            bodies[tid] = body
+    for index, participant in enumerate(setup.participants):
+        sheet = dict(participant.sheet or {})
+        if shape_problems(sheet) or sheet.get("dead"):
+            continue  # a broken or dead mutant does not enter the arena
+        tid = f"m{index + 1}"
+        name = participant.name
+        while name in names:
+            name += "′"
+        names.add(name)
+        team = (sheet.get("team") or "").strip() or (
+            f"owner-{participant.owner_id}" if participant.owner_id is not None else "gm")
+        if team not in teams:
+            teams[team] = {"label": (sheet.get("team") or "").strip(),
+                           "owner_id": participant.owner_id, "members": [],
+                           "rerolls": 0, "bought": []}
+            order.append(team)
+        teams[team]["members"].append(tid)
+        tokens[tid] = {"id": tid, "name": name, "kind": "mutant",
+                       "character_id": participant.character_id,
+                       "owner_id": participant.owner_id, "team": team, "status": "in",
+                       "x": 0, "y": 0, "start": [0, 0], "initiative": None}
+        body = {"limbs": [dict(limb) for limb in sheet.get("limbs", [])],
+                "order": sheet.get("damage_order") or "",
+                "skills": list(sheet.get("skills", [])), "xp": sheet.get("xp", 0),
+                "fame": sheet.get("fame", 0), "frenzy": None}
+        bodies[tid] = body
     # Lined up along opposite edges (the first team at the top), spread evenly.
     for number, team in enumerate(order):
         members = teams[team]["members"]
@@ -155,11 +153,10 @@ def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) ->
               if value is None or isinstance(value, (str, int, float))
               or (key == "tokens" and isinstance(value, list)
                   and all(isinstance(item, str) for item in value))}
-    with custom_implants(state.get("content")):
-        if kind == "reroll":
-            events = _decide_reroll(state, action, actor, dice)
-        else:
-            events = _judged(state, action, actor, dice, handler)
+    if kind == "reroll":
+        events = _decide_reroll(state, action, actor, dice)
+    else:
+        events = _judged(state, action, actor, dice, handler)
     for event in events:  # the log names teams without the state at hand
         if event.kind in NAMES_TEAMS:
             event.payload["team_names"] = team_names(state)
@@ -530,7 +527,9 @@ def _fight_forms(state: State, actor: Actor, mine: list[str],
             "teams": crowd, "events": list(arena.EVENTS),
             "mutants": fighters(state), "withdrawn": list(state["sponged"]),
             "feats": [tid for tid in state["feats"] if tid in state["tokens"]],
-            "victim_teams": list(state["team_order"])}))
+            "victim_teams": list(state["team_order"]),
+            "retries": {team: dict(state["crowd"].get("failures", {}).get(team, {}))
+                        for team in crowd}}))
         forms.append(ActionForm("pass_crowd", N_("Pass"), "mutatior/_pass_crowd.html",
                                 {"teams": crowd}))
     if actor.is_gm:
@@ -605,11 +604,10 @@ def team_weights(state: State) -> dict[str, dict[str, Any]]:
     breaks (shown to everyone, not enforced: the table may agree to an uneven fight)."""
     category = state.get("category_t", 2)
     weights = {}
-    with custom_implants(state.get("content")):
-        for key, team in state["teams"].items():
-            mutants = [mutant(state, tid) for tid in team["members"]]
-            problems = validate_team(mutants, category) if category in CATEGORIES_T else []
-            weights[key] = {"kg": sum(m.biomass for m in mutants), "limit": category * 1000,
-                            "problems": [{"message": p.message, "params": dict(p.params),
-                                          "rule": p.rule} for p in problems]}
+    for key, team in state["teams"].items():
+        mutants = [mutant(state, tid) for tid in team["members"]]
+        problems = validate_team(mutants, category) if category in CATEGORIES_T else []
+        weights[key] = {"kg": sum(m.biomass for m in mutants), "limit": category * 1000,
+                        "problems": [{"message": p.message, "params": dict(p.params),
+                                      "rule": p.rule} for p in problems]}
     return weights

@@ -42,8 +42,7 @@ def _decide_crowd(state: State, action, actor: Actor, dice: Dice) -> list[Event]
     if key not in arena.EVENTS:
         raise arena.IllegalArena("unknown_event", event=str(key)[:40])
     victim = _victim(state, key, action.get("victim"), team)
-    attempt = arena.try_event(key, dice,
-                              earlier_attempts=state["crowd"]["attempts"].get(key, 0))
+    attempt = arena.try_event(key, dice, earlier_failures=failures(state, team, key))
     rolls = [attempt.record]
     payload: dict[str, Any] = {"team": team, "event": key, "name": attempt.event.name,
                                "success": attempt.success, "victim": victim,
@@ -58,6 +57,12 @@ def _decide_crowd(state: State, action, actor: Actor, dice: Dice) -> list[Event]
     if effect.get("piece"):
         events.append(Event("piece_added", effect.pop("piece")))
     return events
+
+
+def failures(state: State, team: str, key: str) -> int:
+    """The team's failed attempts at this event so far in the fight (each adds +1 to the dice
+    of its next try)."""
+    return state["crowd"].get("failures", {}).get(team, {}).get(key, 0)
 
 
 def _victim(state: State, key: str, victim: Any, team: str) -> str | None:
@@ -243,8 +248,9 @@ def spoil_choices(state: State) -> dict[str, list[str]]:
     """Each killed creature's living limbs, heaviest first: what its killers may take."""
     choices = {}
     for tid in state["killed_by"]:
-        living = sorted((limb for limb in mutant(state, tid).limbs if not limb.dead),
-                        key=lambda limb: -campaign.limb_biomass(limb))
+        corpse = mutant(state, tid)
+        living = sorted((limb for limb in corpse.limbs if not limb.dead),
+                        key=lambda limb: -corpse.limb_biomass(limb))
         if living:
             choices[tid] = [limb.name for limb in living]
     return choices

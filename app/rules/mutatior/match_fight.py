@@ -12,7 +12,7 @@ from typing import Any
 from app.rules.action_fields import flag, int_field, require_gm
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.match import Actor, Event, State
-from app.rules.mutatior import arena, campaign, combat, skills
+from app.rules.mutatior import arena, combat, skills
 from app.rules.mutatior.body import Mutant
 from app.rules.mutatior.match_state import (
     CONTACT_CM,
@@ -423,7 +423,7 @@ def _after_hit(state: State, target: str, target_limb: str, defender: Mutant, at
                 given = mercy.given
                 extra["coquet_gave"] = given.name
                 extra["gains"] = [{"team": _team(state, attacker),
-                                   "kg": campaign.limb_biomass(given), "why": "sponge_limb"}]
+                                   "kg": defender.limb_biomass(given), "why": "sponge_limb"}]
                 defender = defender.with_limb(replace(
                     given, lost_muscles=given.muscles, lost_biomoteurs=given.biomoteurs,
                     lost_lobes=given.lobes))
@@ -781,7 +781,7 @@ def _decide_sponge(state: State, action, actor: Actor, dice: Dice) -> list[Event
             given = min((limb for limb in body.living_limbs if not limb.trunk),
                         key=lambda limb: limb.live_organs, default=given)
         payload["given"] = given.name
-        kg = campaign.limb_biomass(given)
+        kg = body.limb_biomass(given)
         payload["gains"] = [{"team": _team(state, enemy), "kg": kg, "why": "sponge_limb",
                              "limb": given.name, "mutant": body.name}]
         emptied = replace(given, lost_muscles=given.muscles, lost_biomoteurs=given.biomoteurs,

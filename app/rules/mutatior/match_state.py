@@ -17,6 +17,7 @@ from app.rules.dice import Modifier, RollRecord
 from app.rules.match import Actor, Event, IllegalAction, State
 from app.rules.mutatior import arena, combat, skills
 from app.rules.mutatior.body import Mutant
+from app.rules.mutatior.content import catalogue
 from app.rules.mutatior.sheet import DAMAGE_ORDERS, limb_dict, limb_of
 
 CONTACT_CM = 5  # house: two bases touch when their centres are this close (§ 1-3 au contact)
@@ -106,10 +107,12 @@ def damage_order(state: State, tid: str) -> tuple[str, ...]:
 
 
 def mutant(state: State, tid: str) -> Mutant:
+    """A token's body as a ``Mutant``, its implants read in the catalogue of the campaign's
+    content the match copied at its start."""
     body = state["bodies"][tid]
     return Mutant(state["tokens"][tid]["name"], tuple(limb_of(limb) for limb in body["limbs"]),
                   tuple(body["skills"]), body.get("xp", 0), body.get("fame", 0),
-                  body.get("frenzy"))
+                  body.get("frenzy"), catalogue=catalogue(state.get("content")))
 
 
 def _in_arena(state: State, tid: str) -> bool:
@@ -259,7 +262,7 @@ def _started(state: State, payload: dict) -> None:
                  category_t=payload.get("category_t", 2), status="running", phase="setup",
                  weather=None, round=0, initiative=[], turn=None, activation=None,
                  pending=None, free_attacks=[], used_limbs={}, grips=[], angry=[],
-                 crowd={"chances": {}, "attempts": {}}, booed={}, spotlight=[], feats=[],
+                 crowd={"chances": {}, "failures": {}}, booed={}, spotlight=[], feats=[],
                  extra_xp={}, killed_by={}, modifiers={}, bets=[], police={}, gains=[],
                  results=None, next_piece=1, next_bet=1, sponged=[], notes=0, last_roll=None,
                  eaten=[])
@@ -341,8 +344,9 @@ def _piece_added(state: State, payload: dict) -> None:
 
 
 def _crowd_attempt(state: State, payload: dict) -> None:
-    attempts = state["crowd"]["attempts"]
-    attempts[payload["event"]] = attempts.get(payload["event"], 0) + 1
+    if not payload["success"]:  # a retry of this event by this team gets +1 on the dice
+        failed = state["crowd"].setdefault("failures", {}).setdefault(payload["team"], {})
+        failed[payload["event"]] = failed.get(payload["event"], 0) + 1
     effect = payload.get("effect") or {}
     if effect.get("spotlight"):
         state["spotlight"].append(effect["spotlight"])

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.mutatior.body import MAX_LIMBS, Limb, Mutant
-from app.rules.mutatior.content import SKILLS, rule
+from app.rules.mutatior.content import IMPLANTS, SKILLS, Implant, rule
 from app.rules.system import N_, Problem
 
 ORGAN_FIELDS = ("muscles", "biomoteurs", "lobes")
@@ -150,11 +150,13 @@ def limb_of(data: Mapping[str, Any]) -> Limb:
                 lost_lobes=data.get("lost_lobes", 0))
 
 
-def mutant_of(sheet: Mapping[str, Any], name: str = "mutant") -> Mutant:
-    """The ``Mutant`` of a sheet whose shape is right (``shape_problems`` empty)."""
+def mutant_of(sheet: Mapping[str, Any], name: str = "mutant",
+              catalogue: Mapping[str, Implant] = IMPLANTS) -> Mutant:
+    """The ``Mutant`` of a sheet whose shape is right (``shape_problems`` empty); its implants
+    are read in ``catalogue`` (``content.catalogue(content)`` for a campaign's own items)."""
     return Mutant(name=name, limbs=tuple(limb_of(limb) for limb in sheet.get("limbs", [])),
                   skills=tuple(sheet.get("skills", [])), xp=sheet.get("xp", 0),
-                  fame=sheet.get("fame", 0))
+                  fame=sheet.get("fame", 0), catalogue=catalogue)
 
 
 def skill_choices() -> list[tuple[str, str]]:

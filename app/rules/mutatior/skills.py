@@ -172,7 +172,9 @@ class Vanity:
     sponge: bool  # it throws in the sponge (``arena.throw_sponge``); otherwise it is angry
 
 
-ANGRY = Modifier(-2, "coquet énervé")  # on its pump rolls from then on
+# "+2 à tous ses jets de pompe": on its pump rolls' dice from then on, like the heat's "+1 à
+# leurs jets de pompe" (a pump roll succeeds low: an angry mutant wastes its breath).
+ANGRY = Modifier(2, "coquet énervé")
 
 
 def is_head(limb: Limb) -> bool:
@@ -182,7 +184,7 @@ def is_head(limb: Limb) -> bool:
 
 def coquet(mutant: Mutant, dice: Dice) -> Vanity:
     """§ 2-3 Coquet, hit in the head: 1d6; a 6 or more than its brain and it throws in the
-    sponge, otherwise it gets angry: +2 on all its pump rolls, read as a help (``ANGRY``)."""
+    sponge, otherwise it gets angry: +2 on the dice of all its pump rolls (``ANGRY``)."""
     _require(mutant, "coquet")
     record = _roll(dice, f"coquet {mutant.name}", 1)
     sponge = record.total == 6 or record.total > mutant.live_brain

@@ -2,7 +2,8 @@
 
 The sheet is a mutant (``sheet.py``), checked by the rules core (``body.validate``); the table
 is an arena fight (``match.py``). The GM's custom implants and special organs come in
-``content`` (kinds below) and are merged with the catalogue by ``content.custom_implants``.
+``content`` (kinds below), an argument of every method that reads a sheet: ``content.catalogue``
+merges them with the catalogue, and the ``Mutant`` read from the sheet carries the result.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from app.rules.mutatior.campaign import _WEIGHT, XP_PER_SKILL
 from app.rules.mutatior.content import (
     ORGAN_WEIGHTS,
     SKILLS,
-    all_implants,
-    custom_implants,
+    catalogue,
     rule,
 )
 from app.rules.mutatior.match_state import BOARD_CM
@@ -96,32 +96,29 @@ class MutatiorSystem:
         problems = shape_problems(sheet)
         if problems:
             return problems
-        with custom_implants(content):
-            return validate(mutant_of(sheet))
+        return validate(mutant_of(sheet, catalogue=catalogue(content)))
 
     def validate_change(self, before: Sheet, after: Sheet,
                         content: Content = NO_CONTENT) -> list[Problem]:
         """A player's save between fights (§ 3-2 Fin du carnage): see ``changes.py``."""
-        with custom_implants(content):
-            return changes.validate_change(before, after)
+        return changes.validate_change(before, after, catalogue(content))
 
     def derived(self, sheet: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
-        with custom_implants(content):
-            mutant = mutant_of(sheet)
-            values = body_derived(mutant)
-            values.update(
-                live_brain=mutant.live_brain, live_pump=mutant.live_pump,
-                live_muscle_mass_kg=mutant.live_muscle_mass_kg,
-                lost_organs=mutant.lost_organs, dead_limbs=mutant.dead_limbs,
-                heal_cost_kg=sum(getattr(limb, f"lost_{organ}") * weight
-                                 for limb in mutant.limbs if not limb.dead
-                                 for organ, weight in _WEIGHT.items()),
-                new_skills=mutant.xp // XP_PER_SKILL,
-                reserve_kg=sheet.get("reserve_kg", 0),
-                dead=bool(sheet.get("dead")) or mutant.dead,
-                category_t=next((t for t in (1, 2, 3) if mutant.biomass <= t * 1000), None),
-            )
-            return values
+        mutant = mutant_of(sheet, catalogue=catalogue(content))
+        values = body_derived(mutant)
+        values.update(
+            live_brain=mutant.live_brain, live_pump=mutant.live_pump,
+            live_muscle_mass_kg=mutant.live_muscle_mass_kg,
+            lost_organs=mutant.lost_organs, dead_limbs=mutant.dead_limbs,
+            heal_cost_kg=sum(getattr(limb, f"lost_{organ}") * weight
+                             for limb in mutant.limbs if not limb.dead
+                             for organ, weight in _WEIGHT.items()),
+            new_skills=mutant.xp // XP_PER_SKILL,
+            reserve_kg=sheet.get("reserve_kg", 0),
+            dead=bool(sheet.get("dead")) or mutant.dead,
+            category_t=next((t for t in (1, 2, 3) if mutant.biomass <= t * 1000), None),
+        )
+        return values
 
     def sheet_from_form(self, form: Mapping[str, str]) -> Sheet:
         """Fields: ``limb_N_name``, ``limb_N_muscles`` … ``limb_N_lost_lobes``, ``trunk`` (the
@@ -166,14 +163,15 @@ class MutatiorSystem:
         return [DemoCharacter(mutant.name, sheet_of(mutant), notes, player=player)
                 for mutant, notes, player in demo_teams()]
 
-    def catalogue(self) -> dict[str, Any]:
-        """What the sheet templates offer: implants by slot, skills, organ weights."""
+    def catalogue(self, content: Content = NO_CONTENT) -> dict[str, Any]:
+        """What the sheet templates offer: implants by slot (the campaign's custom ones with
+        the catalogue's), skills, organ weights."""
+        implants = catalogue(content)
         by_kind: dict[str, list[tuple[str, str]]] = {"offensive": [], "defensive": [],
                                                      "special": []}
-        for key, item in all_implants().items():
+        for key, item in implants.items():
             by_kind[item.kind].append((key, item.name))
-        return {"implants": by_kind, "names": {key: item.name
-                                               for key, item in all_implants().items()},
+        return {"implants": by_kind, "names": {key: item.name for key, item in implants.items()},
                 "skills": [(key, skill.name, skill.effect, skill.effect_fr or skill.effect)
                            for key, skill in SKILLS.items()],
                 "skill_names": {key: skill.name for key, skill in SKILLS.items()},
@@ -183,8 +181,7 @@ class MutatiorSystem:
     def implant_names(self, content: Content = NO_CONTENT) -> dict[str, str]:
         """Every implant and special organ's name by key: the catalogue's and the campaign's
         custom ones (the sheet view and the printable sheet show names, not keys)."""
-        with custom_implants(content):
-            return {key: item.name for key, item in all_implants().items()}
+        return {key: item.name for key, item in catalogue(content).items()}
 
     # — the table: see match.py —
     start = staticmethod(match.start)
