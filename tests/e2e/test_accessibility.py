@@ -96,3 +96,24 @@ def test_no_wcag_21_aa_violation_on_any_page(new_context, demo, viewport):
     assert visited > 20, f"the crawl reached only {visited} pages"
     assert not problems, "\n".join(f"{path}:\n  " + "\n  ".join(found)
                                    for path, found in problems.items())
+
+
+def test_pages_reflow_at_320_css_pixels(new_context, demo):
+    """WCAG 1.4.10: at 320 px no page scrolls sideways (a wide table may scroll in its box)."""
+    page = new_context(locale="fr-FR", viewport={"width": 320, "height": 640}).new_page()
+    _log_in_demo_gm(page)
+    queue, seen_shapes, too_wide = ["/"], set(), {}
+    while queue and len(seen_shapes) < MAX_PAGES:
+        path = queue.pop(0)
+        if _shape(path) in seen_shapes:
+            continue
+        seen_shapes.add(_shape(path))
+        response = page.goto(path)
+        if response is None or "text/html" not in response.headers.get("content-type", ""):
+            continue
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > 321:
+            too_wide[path] = width
+        queue.extend(_links(page))
+    assert len(seen_shapes) > 20
+    assert not too_wide, too_wide
