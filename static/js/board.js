@@ -127,6 +127,12 @@
         ? button.dataset.tab === root.dataset.talk : button.dataset.tab === name;
       button.setAttribute("aria-selected", on ? "true" : "false");
     });
+    // A phone: the tabs go to the top of the screen, the chosen panel fills the rest.
+    const tabs = root.querySelector(".table-tabs");
+    if (tabs && !window.matchMedia("(min-width: 64rem)").matches &&
+        tabs.getBoundingClientRect().top > 0) {
+      tabs.scrollIntoView({ block: "start" });
+    }
     if (name === "log") {
       scrollLogToEnd(true);
       root.querySelector(".tab-news")?.setAttribute("hidden", "");
@@ -177,6 +183,8 @@
       scrollLogToEnd(false);
     } else if (message.type === "state") {
       seen.state = Math.max(seen.state, id);
+      const root = tableRoot();
+      if (root) root.dataset.live = "true"; // the stream's first state is on screen
       setUpBoardView();
       reselect();
       syncSeqInputs();
@@ -296,7 +304,7 @@
       const field = document.getElementById(saved.id);
       if (!field) return;
       if (field.type === "checkbox" || field.type === "radio") field.checked = saved.checked;
-      else field.value = saved.value;
+      else if (field.value !== saved.value) field.value = saved.value;
     });
     const panel = document.getElementById("action-panel");
     snap.open.forEach((className) => {
@@ -306,8 +314,9 @@
     });
     if (snap.focus) {
       const again = document.getElementById(snap.focus.id);
-      if (again && document.activeElement !== again) {
-        again.focus({ preventScroll: true });
+      if (again) {
+        // htmx may have given the focus back already; the caret is ours to put back.
+        if (document.activeElement !== again) again.focus({ preventScroll: true });
         if (snap.focus.start !== null && typeof again.setSelectionRange === "function") {
           try {
             again.setSelectionRange(snap.focus.start, snap.focus.end);
