@@ -159,7 +159,6 @@
     const message = event.detail;
     const id = Number(message.lastEventId || 0);
     pending = snapshot();
-    saveBoardView();
     if (message.type === "log" && id <= seen.log) {
       event.preventDefault(); // already on screen
     } else if (message.type === "logreset" && id < seen.log) {
@@ -197,7 +196,6 @@
     const target = document.getElementById("table-state");
     if (deferredState !== null && target && window.htmx) {
       const snap = snapshot();
-      saveBoardView();
       htmx.swap(target, deferredState, { swapStyle: "innerHTML" });
       setUpBoardView();
       syncSeqInputs();
@@ -372,48 +370,34 @@
   });
 
   // — the board's view: zoom and pan (the vendored @panzoom/panzoom), fit, the ruler's switch —
-  // The board is drawn again by each live state; the view (scale, offset) carries over.
-
-  let zoom = null; // {svg, panzoom}
-  let view = null; // {scale, x, y} the reader chose, kept across redraws
+  // The zoom applies to the board's slot (#board-slot), which stays while the live state
+  // replaces the board inside it: the reader's view carries over, with no flicker.
+  let zoom = null; // {stage, panzoom}
   let rulerOn = false;
 
-  function saveBoardView() {
-    if (zoom && zoom.svg.isConnected) {
-      const pan = zoom.panzoom.getPan();
-      view = { scale: zoom.panzoom.getScale(), x: pan.x, y: pan.y };
-    }
-  }
-
   function setUpBoardView() {
+    const stage = document.getElementById("board-slot");
     const svg = boardSvg();
-    const toolbar = document.querySelector(".board-toolbar");
-    if (!svg || typeof window.Panzoom !== "function") return;
-    if (zoom && zoom.svg === svg) return;
-    if (zoom) zoom.panzoom.destroy(); // the old board was replaced
-    const panzoom = window.Panzoom(svg, {
+    const frame = stage && stage.parentElement;
+    if (!stage || !frame || typeof window.Panzoom !== "function") return;
+    if (svg) {
+      // A phone sizes the frame to the board (no empty bands); see table.css.
+      frame.style.setProperty("--board-ratio",
+        `${Number(svg.dataset.width) || 1} / ${Number(svg.dataset.height) || 1}`);
+    }
+    if (zoom && zoom.stage === stage) return;
+    const panzoom = window.Panzoom(stage, {
       canvas: true, maxScale: 8, minScale: 1, step: 0.25, cursor: "grab",
-      excludeClass: "movable", disablePan: rulerOn, panOnlyWhenZoomed: false,
-      startScale: view ? view.scale : 1, startX: view ? view.x : 0, startY: view ? view.y : 0,
+      excludeClass: "movable", disablePan: rulerOn,
       // Not stopPropagation: board.js needs the pointer events (a tap chooses a destination).
       handleStartEvent: (event) => event.preventDefault(),
     });
-    zoom = { svg, panzoom };
-    // A phone sizes the board's frame to the board (no empty bands); see table.css.
-    svg.parentElement.style.setProperty("--board-ratio",
-      `${Number(svg.dataset.width) || 1} / ${Number(svg.dataset.height) || 1}`);
+    zoom = { stage, panzoom };
+    const toolbar = document.querySelector(".board-toolbar");
     if (toolbar) toolbar.hidden = false;
-    const holder = svg.parentElement;
-    if (!holder.dataset.wheel) {
-      holder.dataset.wheel = "1";
-      holder.addEventListener("wheel", (event) => {
-        if (!zoom) return;
-        zoom.panzoom.zoomWithWheel(event);
-        saveBoardView();
-      }, { passive: false });
-    }
-    svg.addEventListener("panzoomend", saveBoardView);
-    svg.addEventListener("panzoomzoom", saveBoardView);
+    frame.addEventListener("wheel", (event) => {
+      if (zoom && zoom.stage === stage) zoom.panzoom.zoomWithWheel(event);
+    }, { passive: false });
   }
 
   document.addEventListener("click", (event) => {
@@ -428,7 +412,6 @@
       zoom.panzoom.setOptions({ disablePan: rulerOn });
       if (!rulerOn) boardSvg()?.querySelector("#ruler")?.classList.remove("active");
     }
-    window.setTimeout(saveBoardView, 250);
   });
 
   // — the board —————————————————————————————————————————————————————————————————

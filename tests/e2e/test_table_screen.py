@@ -125,3 +125,73 @@ def test_a_live_update_keeps_what_is_typed_and_the_focus(new_context, campaign):
     line = gm.locator("#log > li.kind-rolled").last
     expect(line).to_contain_text("4d6kh3", timeout=LIVE)
     expect(line).to_contain_text("Perception")
+
+
+def test_zoom_pan_and_a_drag_at_any_zoom(new_context, campaign):
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo"])
+    player = log_in(new_context, campaign.player)
+    player.set_viewport_size(DESKTOP)
+    player.goto(url)
+    expect(player.locator("#table[data-live]")).to_have_count(1)
+    aldo = player.locator('#board .token[data-token="t1"]')
+    piece = aldo.locator("circle.piece")
+    box = piece.bounding_box()
+    before = box["width"]
+    # The wheel zooms about the pointer: Aldo stays under it.
+    player.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 60)
+    for _ in range(5):
+        player.mouse.wheel(0, -100)
+        player.wait_for_timeout(100)
+    player.wait_for_timeout(300)
+    after = piece.bounding_box()["width"]
+    assert after > before * 1.3, (before, after)
+    in_view = piece.bounding_box()
+    frame = player.locator("#board-frame").bounding_box()
+    assert in_view["y"] >= frame["y"], (in_view, frame)
+    # The buttons zoom too.
+    player.locator("#board-zoom-in").click()
+    player.wait_for_timeout(400)
+    assert piece.bounding_box()["width"] > after * 1.1
+    player.locator("#board-zoom-out").click()
+    player.wait_for_timeout(400)
+    assert abs(piece.bounding_box()["width"] - after) < 1
+
+    # A drag at this zoom lands where the finger was let go, in the board's own unit.
+    radius = float(piece.get_attribute("r"))
+    per_unit = after / (2 * radius)
+    start_x = int(aldo.get_attribute("data-x"))
+    box = piece.bounding_box()
+    centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    player.mouse.move(*centre)
+    player.mouse.down()
+    player.mouse.move(centre[0] + 12 * per_unit, centre[1], steps=6)
+    player.mouse.up()
+    expect(aldo).not_to_have_attribute("data-x", str(start_x), timeout=LIVE)
+    landed = int(aldo.get_attribute("data-x"))
+    assert abs(landed - (start_x + 12)) <= 1, (start_x, landed)
+
+    # Dragging the empty board pans the view (the token does not move); "Fit" puts it back.
+    moved = aldo.locator("circle.piece").bounding_box()
+    board = player.locator("#board-frame").bounding_box()
+    player.mouse.move(board["x"] + 20, board["y"] + board["height"] - 20)
+    player.mouse.down()
+    player.mouse.move(board["x"] + 120, board["y"] + board["height"] - 20, steps=5)
+    player.mouse.up()
+    player.wait_for_timeout(200)
+    panned = aldo.locator("circle.piece").bounding_box()
+    assert abs(panned["x"] - moved["x"] - 100) < 5, (moved, panned)
+    expect(aldo).to_have_attribute("data-x", str(landed))
+    player.locator("#board-fit").click()
+    player.wait_for_timeout(400)
+    assert abs(aldo.locator("circle.piece").bounding_box()["width"] - before) < 1
+
+    # With the ruler on, a drag on the board measures instead of panning.
+    player.locator("#board-ruler").click()
+    expect(player.locator("#board-ruler")).to_have_attribute("aria-pressed", "true")
+    player.mouse.move(board["x"] + 20, board["y"] + 40)
+    player.mouse.down()
+    player.mouse.move(board["x"] + 220, board["y"] + 40, steps=5)
+    expect(player.locator("#ruler")).to_have_class(re.compile("active"))
+    expect(player.locator("#ruler text")).to_have_text(re.compile(r"^\d+\.\d "))
+    player.mouse.up()
