@@ -255,6 +255,7 @@ class TableView:
                      error: ActionError | None = None) -> dict[str, Any]:
         return {"match": self.match, "campaign": self.access.campaign, "access": self.access,
                 "url": match_url(self.match.campaign_id, self.match.id),
+                "uses_board": tables.system_of(self.match).uses_board,
                 **self.log_context(db, csrf_token=csrf_token), **self.state_context(),
                 **self.panel_context(csrf_token=csrf_token, error=error)}
 
