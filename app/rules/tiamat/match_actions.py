@@ -1,0 +1,770 @@
+"""Deciding Tiamat actions: initiative, attacks and their defence, combos and chains,
+movement, tests, holds, finishing off, the GM's corrections. The only place dice roll.
+
+An attack is declared (``attack``: the action and its cost are spent, nothing rolled yet),
+then its target answers (``defend``: a defence technique or the défense instinctive), and
+both précision rolls, the location, the puissance and every effect are rolled then, into one
+``attack_resolved`` event. A target who cannot defend actively (no action left, KO, held)
+answers with its défense instinctive at once.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.rules import notation
+from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
+from app.rules.dice import Dice, Modifier, RollRecord
+from app.rules.match import Actor, Event, State, handler_for
+from app.rules.tiamat.combat import (
+    RANGE_MODIFIERS,
+    RULE_ATTACK,
+    SITUATION_MODIFIERS,
+    SITUATION_NAMES,
+    apply_damage,
+    attack_problem,
+    damage_pool,
+    defence_problem,
+    precision_roll,
+    roll_location,
+)
+from app.rules.tiamat.content import (
+    CHARACTERISTICS,
+    SKILL_NAMES,
+    WEAPONS,
+    Technique,
+    techniques,
+)
+from app.rules.tiamat.errors import TiamatRefusal
+from app.rules.tiamat.match import active, defence_options
+from app.rules.tiamat.pools import DIFFICULTIES, pool, simple_test
+
+RULE_INITIATIVE = "Combat « versus » § Initiative"
+RULE_MOVES = "Combat « versus » § Mouvements"
+RULE_PREPARE = "Combat « versus » § Se préparer"
+RULE_POSTURE = "Combat « versus » § Posture"
+RULE_COMBO = "Techniques § Combo / Les enchaînements"
+RULE_KILL = "Combat « versus » § Mise à mort"
+RULE_SUBMISSION = "Techniques § Attributs / Soumission"
+RULE_BTA = "Combat « Beat them all »"
+FOREVER = 10_000
+NAME_MAX = 80
+
+
+def _refuse(code: str, **fields: Any) -> TiamatRefusal:
+    return TiamatRefusal(code, **fields)
+
+
+def _participant(state: State, action: Mapping[str, Any], field: str) -> dict[str, Any]:
+    pid = action.get(field)
+    if not isinstance(pid, str) or pid not in state["participants"]:
+        raise _refuse("unknown_participant", participant=str(pid)[:20])
+    return state["participants"][pid]
+
+
+def _control(actor: Actor, participant: Mapping[str, Any]) -> None:
+    if not actor.controls(participant):
+        raise _refuse("not_allowed")
+
+
+def _technique(action: Mapping[str, Any], field: str = "technique") -> Technique:
+    key = action.get(field)
+    technique = techniques().get(key) if isinstance(key, str) else None
+    if technique is None:
+        raise _refuse("unknown_technique")
+    return technique
+
+
+def _rolls(*records: RollRecord | None) -> list[dict[str, Any]]:
+    return [record.to_dict() for record in records if record is not None]
+
+
+def _expire(participant: Mapping[str, Any], round_number: int) -> dict[str, Any]:
+    return {name: until for name, until in (participant.get("states") or {}).items()
+            if until >= round_number}
+
+
+# — initiative ————————————————————————————————————————————————————————————————
+
+def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                ) -> list[Event]:
+    """« Chaque personnage lance autant de dés que sa valeur d'initiative … En cas d'égalité,
+    c'est le personnage ayant la caractéristique Rapidité la plus élevée »; a group of
+    henchmen rolls once and loses a tie to a single character; épuisé −1D10, a surprised
+    fighter one die (first round), an Impulsion +1, a sonné fighter acts last."""
+    require_gm(actor)
+    if state.get("pending"):
+        raise _refuse("attack_pending")
+    round_number = state["round"] + 1
+    surprised = [pid for pid in state["participants"] if flag(action, f"surprised_{pid}")]
+    if round_number > 1:
+        surprised = []
+    rolls: list[RollRecord] = []
+    changes: dict[str, dict[str, Any]] = {}
+    scores: dict[str, tuple] = {}
+    for pid, p in state["participants"].items():
+        if not active(p):
+            changes[pid] = {"actions_left": 0, "initiative": None}
+            continue
+        states = _expire(p, round_number)
+        d10 = p["characteristics"]["rapidite"] - (1 if "epuise" in states else 0)
+        if pid in surprised:
+            d10 = 1
+        labels = (Modifier(p["impulsion"], "Impulsion"),) if p["impulsion"] else ()
+        record = pool(dice, d10, purpose=f"initiative — {p['name']}", labels=labels)
+        rolls.append(record)
+        stunned = "sonne" in states
+        left = max(0, p["actions"] - (1 if stunned else 0))
+        if p.get("held_by"):
+            left = min(left, 1)
+        changes[pid] = {"initiative": record.total, "actions_left": left, "states": states,
+                        "impulsion": 0, "chain": []}
+        scores[pid] = (0 if stunned else 1, record.total, p["characteristics"]["rapidite"],
+                       0 if p["kind"] == "hommes_de_main" else 1)
+    order = sorted(scores, key=lambda pid: scores[pid], reverse=True)
+    ties = [[pid for pid in order if scores[pid] == key] for key in dict.fromkeys(
+        scores[pid] for pid in order)]
+    simultaneous = [group for group in ties if len(group) > 1]
+    return [Event("initiative_rolled", {
+        "round": round_number, "order": order, "scores": {pid: changes[pid]["initiative"]
+                                                          for pid in order},
+        "simultaneous": simultaneous, "surprised": surprised, "rolls": _rolls(*rolls),
+        "changes": changes, "rule": RULE_INITIATIVE,
+        "set": {"round": round_number, "order": order, "turn": order[0] if order else None,
+                "combo": None, "surprised": surprised}})]
+
+
+def _require_turn(state: State, actor: Actor) -> dict[str, Any]:
+    if not state.get("round"):
+        raise _refuse("no_round")
+    if state.get("pending"):
+        raise _refuse("attack_pending")
+    turn = state.get("turn")
+    if turn is None:
+        raise _refuse("not_your_turn")
+    me = state["participants"][turn]
+    _control(actor, me)
+    return me
+
+
+def _next_turn(state: State, after: str) -> str | None:
+    order = state["order"]
+    start = order.index(after) + 1 if after in order else 0
+    for pid in order[start:]:
+        if active(state["participants"][pid]):
+            return pid
+    return None
+
+
+def _end_turn(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+              ) -> list[Event]:
+    """« Retarder une action »: actions not spent are kept to defend until the round ends."""
+    me = _require_turn(state, actor)
+    following = _next_turn(state, me["id"])
+    return [Event("turn_ended", {"name": me["name"], "kept": me["actions_left"],
+                                 "next": following and state["participants"][following]["name"],
+                                 "set": {"turn": following, "combo": None}})]
+
+
+# — attacks —————————————————————————————————————————————————————————————————
+
+def _check_attack(attacker: dict, target: dict, technique: Technique, *, free: bool) -> None:
+    if attacker["id"] == target["id"]:
+        raise _refuse("target_self")
+    if technique.key not in attacker["techniques"] and not technique.standard and not free:
+        raise _refuse("not_known", name=attacker["name"], technique=technique.name)
+    if attacker["kind"] == "hommes_de_main" and (technique.energie or technique.furie):
+        raise _refuse("henchmen_no_points")
+    problem = attack_problem(attacker, target, technique, free=free)
+    if problem:
+        raise _refuse(problem, name=attacker["name"], technique=technique.name,
+                      weapon=technique.weapon)
+    if not active(target):
+        raise _refuse("unknown_participant", participant=target["name"])
+
+
+def _modifiers(action: Mapping[str, Any], technique: Technique) -> list[list]:
+    """Ranged modifiers (« Attaque à distance ») and the GM's situational bonus."""
+    found: list[list] = []
+    if technique.type == "distance" or (technique.also_ranged and flag(action, "ranged")):
+        distance = choice_field(action, "range", list(RANGE_MODIFIERS), "courte")
+        if RANGE_MODIFIERS[distance]:
+            found.append([RANGE_MODIFIERS[distance], {"bout_portant": "bout portant",
+                                                      "longue": "longue portée"}[distance]])
+        for key, value in SITUATION_MODIFIERS.items():
+            if flag(action, f"situation_{key}"):
+                found.append([value, SITUATION_NAMES[key]])
+    bonus = int_field(action, "gm_modifier", -10, 10, 0)
+    if bonus:
+        found.append([bonus, "MJ"])
+    return found
+
+
+def _declare(state: State, attacker: dict, target: dict, technique: Technique,
+             action: Mapping[str, Any], *, free: bool, chain: str | None = None
+             ) -> list[Event]:
+    modifiers = _modifiers(action, technique)
+    chosen = action.get("location") if technique.location == "choix" else None
+    attributes = list(technique.attributes)
+    if technique.key == "nukitsuke":
+        attributes = [a for a in attributes if a != "contre_attaque"]
+    weapon = WEAPONS.get(attacker.get("weapon") or "")
+    if technique.puissance.weapon and weapon is not None and weapon.letale:
+        attributes.append("letale")  # « un pistolet ajoute l'attribut Létale »
+    chain_info = techniques()[chain].chain if chain else None
+    if chain_info:
+        attributes += list(chain_info.attributes)
+    if state.get("round") == 1 and attacker["id"] not in state.get("surprised", []) and (
+            target["id"] in state.get("surprised", [])):
+        attributes.append("attaque_surprise")
+    cost: dict[str, int] = {}
+    changes: dict[str, Any] = {}
+    if not free:
+        changes["actions_left"] = attacker["actions_left"] - 1
+        cost = dict(technique.cost)
+    elif chain:
+        cost = dict(techniques()[chain].cost)
+    if "torse" in attacker["wounds"] and cost.get("energie"):
+        cost["energie"] *= 2  # « Le coût de ses techniques … s'en trouve donc doublé »
+    if cost.get("energie"):
+        changes["energie"] = max(0, attacker["energie"] - cost["energie"])
+    if cost.get("furie"):
+        changes["furie"] = max(0, attacker["furie"] - cost["furie"])
+    pending = {"attacker": attacker["id"], "target": target["id"], "technique": technique.key,
+               "attributes": sorted(set(attributes)), "modifiers": modifiers,
+               "location": chosen, "free": free, "chain": chain,
+               "prepared": attacker["prepared"], "ranged": technique.type == "distance" or (
+                   technique.also_ranged and flag(action, "ranged"))}
+    if attacker["prepared"]:
+        changes["prepared"] = 0
+    event = Event("attack_declared", {
+        "attacker": attacker["name"], "target": target["name"], "technique": technique.name,
+        "cost": cost, "free": free, "chain": chain and techniques()[chain].name,
+        "attributes": pending["attributes"], "rule": RULE_ATTACK,
+        "changes": {attacker["id"]: changes}, "set": {"pending": pending, "combo": None}})
+    return [event]
+
+
+def _attack(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+            ) -> list[Event]:
+    attacker = _require_turn(state, actor)
+    target = _participant(state, action, "target")
+    technique = _technique(action)
+    _check_attack(attacker, target, technique, free=False)
+    events = _declare(state, attacker, target, technique, action, free=False)
+    return events + _auto_defence(state, events, dice)
+
+
+def _combo(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    """« Combo »: the next technique is free (no action, no cost); a chain's finisher costs
+    the chain's price instead and carries its bonus (« Les enchaînements »)."""
+    combo = state.get("combo")
+    if not combo or state.get("pending"):
+        raise _refuse("no_combo")
+    attacker = state["participants"][combo["pid"]]
+    _control(actor, attacker)
+    index = int_field(action, "option", 0, len(combo["options"]) - 1, 0)
+    option = combo["options"][index]
+    technique = techniques()[option["technique"]]
+    target = state["participants"][combo["target"]]
+    chain = option.get("chain")
+    if chain:
+        price = techniques()[chain].cost
+        if price.get("furie", 0) > attacker["furie"]:
+            raise _refuse("no_furie", technique=techniques()[chain].name)
+    problem = attack_problem(attacker, target, technique, free=True)
+    if problem:
+        raise _refuse(problem, name=attacker["name"], technique=technique.name,
+                      weapon=technique.weapon)
+    events = _declare(state, attacker, target, technique, action, free=True, chain=chain)
+    return events + _auto_defence(state, events, dice)
+
+
+def _auto_defence(state: State, declared: list[Event], dice: Dice) -> list[Event]:
+    """A target with no action left, KO or held defends by instinct at once."""
+    from app.rules.match import fold
+    from app.rules.tiamat import system
+
+    after = fold(system.TIAMAT, declared, state)
+    pending = after["pending"]
+    defender = after["participants"][pending["target"]]
+    if defender["actions_left"] > 0 and not defender.get("ko") and not defender.get(
+            "held_by") and defence_options(after):
+        return []
+    return _resolve(after, None, dice)
+
+
+def _defend(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+            ) -> list[Event]:
+    pending = state.get("pending")
+    if not pending:
+        raise _refuse("nothing_to_defend")
+    defender = state["participants"][pending["target"]]
+    _control(actor, defender)
+    choice = action.get("technique") or "instinctive"
+    if choice == "instinctive":
+        return _resolve(state, None, dice)
+    technique = _technique(action)
+    if technique.key not in defender["techniques"] and not technique.standard:
+        raise _refuse("not_known", name=defender["name"], technique=technique.name)
+    problem = defence_problem(defender, technique, techniques()[pending["technique"]],
+                              tuple(pending["attributes"]))
+    if problem:
+        raise _refuse(problem, name=defender["name"], technique=technique.name,
+                      weapon=technique.weapon)
+    return _resolve(state, technique, dice)
+
+
+def _effects(state: State, attacker: dict, target: dict, technique: Technique,
+             attributes: list[str], damage_loss: int, location: str | None, dice: Dice,
+             chain: str | None, rolls: list[RollRecord]) -> tuple[dict, dict, list[str]]:
+    """« Attributs »: what a hit does to the target (and the attacker) besides damage."""
+    round_number = state["round"]
+    t: dict[str, Any] = {}
+    a: dict[str, Any] = {}
+    notes: list[str] = []
+    states = dict(target.get("states") or {})
+    special = technique.special.lower()
+    chain_info = techniques()[chain].chain if chain else None
+    if "a_terre" in attributes:
+        t["posture"] = "a_terre"
+        notes.append("a_terre")
+    if "assommante" in attributes:
+        until = round_number + 1
+        if "1d6 tours" in special or (chain_info and chain_info.stun_d6):
+            record = notation.roll("1d6", dice, purpose="sonné (tours)")
+            rolls.append(record)
+            until = round_number + record.total
+        if chain_info and chain_info.stun_fight:
+            until = FOREVER
+        states["sonne"] = max(states.get("sonne", 0), until)
+        notes.append("sonne")
+    for attribute, name in (("terrorisante", "terrorise"), ("epuisante", "epuise"),
+                            ("aveuglante", "aveugle")):
+        if attribute in attributes:
+            states[name] = max(states.get(name, 0), round_number + 1)
+            notes.append(name)
+    if "desarmante" in attributes and target.get("weapon"):
+        t["weapon"] = None
+        notes.append("desarme")
+    if "choc" in attributes:
+        notes.append("choc")
+    if "soumission" in attributes:
+        t["held_by"] = attacker["id"]
+        t["escape_tries"] = target["characteristics"]["force"]
+        notes.append("soumission")
+    if "impulsion" in attributes:
+        a["impulsion"] = attacker.get("impulsion", 0) + 1
+        notes.append("impulsion")
+    if "mouvement" in attributes:
+        notes.append("mouvement")
+    extra_furie = 0
+    if "point de furie supplémentaire" in special:
+        extra_furie += 1
+    if chain_info and chain_info.furie_d6:
+        record = notation.roll("1d6", dice, purpose="furie supplémentaire")
+        rolls.append(record)
+        extra_furie += record.total
+    if extra_furie and "terrorise" not in states and target["kind"] != "hommes_de_main":
+        t["furie"] = min(target["furie_max"], target["furie"] + extra_furie)
+    if technique.key == "ma_sutemi_waza":
+        a["posture"] = "a_terre"
+    if technique.key == "elbow_drop":
+        a["posture"] = "a_terre"
+    if chain_info and chain_info.stand_up:
+        a["posture"] = "debout"
+    if states != (target.get("states") or {}):
+        t["states"] = states
+    return t, a, notes
+
+
+def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]:
+    """Précision against the defence (« strictement supérieur » hits), then location,
+    puissance − (endurance + armure), furie, grave wounds, KO, death and the attributes."""
+    pending = state["pending"]
+    attacker = state["participants"][pending["attacker"]]
+    defender = state["participants"][pending["target"]]
+    technique = techniques()[pending["technique"]]
+    attributes = list(pending["attributes"])
+    chain = pending.get("chain")
+    chain_info = techniques()[chain].chain if chain else None
+    rolls: list[RollRecord] = []
+    henchmen_attack = attacker["kind"] == "hommes_de_main"
+    helpers = max(0, attacker["members"] - attacker["down"] - 1) if henchmen_attack else 0
+    attack_d10 = pending["prepared"] + helpers + (chain_info.precision_d10 if chain_info else 0)
+    if "tete" in attacker["wounds"] or "aveugle" in attacker["states"]:
+        attack_d10 -= 1
+    labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
+    attack_roll = precision_roll(
+        dice, attacker, technique, extra_d10=attack_d10,
+        extra_d6=chain_info.precision_d6 if chain_info else 0, modifiers=labels,
+        purpose=f"précision — {technique.name}")
+    rolls.append(attack_roll)
+    surprise = "attaque_surprise" in attributes and "sixieme_sens" not in defender["talents"]
+    d_changes: dict[str, Any] = {}
+    a_changes: dict[str, Any] = {}
+    auto_fail = None
+    if defence is None:
+        d10 = 1 if surprise else defender["defense_instinctive"]
+        defence_roll = pool(dice, d10 - (1 if "tete" in defender["wounds"] else 0),
+                            purpose="défense instinctive")
+    else:
+        d_changes["actions_left"] = defender["actions_left"] - 1
+        cost = dict(defence.cost)
+        if "torse" in defender["wounds"] and cost.get("energie"):
+            cost["energie"] *= 2
+        if cost.get("energie"):
+            d_changes["energie"] = max(0, defender["energie"] - cost["energie"])
+        if cost.get("furie"):
+            d_changes["furie"] = max(0, defender["furie"] - cost["furie"])
+        counter = "contre_attaque" in defence.attributes or defence.key == "nukitsuke"
+        if defence.type == "parade" and "imparable" in attributes and not counter:
+            auto_fail = "imparable"
+        if defence.type == "esquive" and "inevitable" in attributes and not counter:
+            auto_fail = "inevitable"
+        extra = defender["prepared"] + (helpers_of(defender))
+        if defender["prepared"]:
+            d_changes["prepared"] = 0
+        if technique.key == "do_giri" and defence.type == "esquive":
+            extra -= 1  # « un malus d'1D10 s'il tente une esquive contre un Do giri »
+        if "tete" in defender["wounds"]:
+            extra -= 1
+        defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
+                                      single_die=surprise, purpose=f"défense — {defence.name}")
+    rolls.append(defence_roll)
+    hit = auto_fail is not None or attack_roll.total > defence_roll.total
+    countered = (defence is not None and auto_fail is None and (
+        "contre_attaque" in defence.attributes or defence.key == "nukitsuke")
+        and defence_roll.total > attack_roll.total)
+    payload: dict[str, Any] = {
+        "attacker": attacker["name"], "target": defender["name"], "technique": technique.name,
+        "defence": defence.name if defence else None, "attack_total": attack_roll.total,
+        "defence_total": defence_roll.total, "auto_fail": auto_fail, "hit": hit,
+        "surprise": surprise, "helpers": helpers, "chain": chain and techniques()[chain].name,
+        "rule": RULE_ATTACK}
+    changes: dict[str, dict[str, Any]] = {attacker["id"]: a_changes, defender["id"]: d_changes}
+    combo: dict[str, Any] | None = None
+    attacker_chain = list(attacker.get("chain") or [])
+    defender_chain = list(defender.get("chain") or [])
+    if countered:
+        payload["countered"] = True
+        _strike(state, defender, attacker, defence, list(defence.attributes), dice, rolls,
+                payload, changes, pending_location=None, prefix="counter_")
+        attacker_chain = []
+        defender_chain.append(defence.key)
+        combo = _combo_offer(defender, attacker, defender_chain, defence)
+    elif hit:
+        _strike(state, attacker, defender, technique, attributes, dice, rolls, payload,
+                changes, pending_location=pending.get("location"), prefix="",
+                chain=chain)
+        attacker_chain = [] if chain else [*attacker_chain, technique.key]
+        if not chain:
+            combo = _combo_offer(attacker, defender, attacker_chain, technique)
+    else:
+        attacker_chain = []
+        if defence is not None:
+            defender_chain.append(defence.key)
+            combo = _combo_offer(defender, attacker, defender_chain, defence)
+            if defence.key == "metsubushi":
+                states = dict(attacker.get("states") or {})
+                states["aveugle"] = state["round"] + 1
+                changes[attacker["id"]]["states"] = states
+            if defence.key == "makibishi":
+                changes[attacker["id"]]["actions_left"] = max(
+                    0, changes[attacker["id"]].get("actions_left", attacker["actions_left"])
+                    - 1)
+            if defence.key in ("plongeon",):
+                changes[defender["id"]]["posture"] = "a_terre"
+            if "impulsion" in defence.attributes:
+                changes[defender["id"]]["impulsion"] = defender.get("impulsion", 0) + 1
+    if defence is not None and defence.key == "plongeon":
+        changes[defender["id"]]["posture"] = "a_terre"
+    changes[attacker["id"]]["chain"] = attacker_chain
+    changes[defender["id"]]["chain"] = defender_chain
+    turn = state.get("turn")
+    following: dict[str, Any] = {"pending": None, "combo": combo}
+    turn_p = state["participants"].get(turn) if turn else None
+    if turn_p is not None:
+        merged = {**turn_p, **changes.get(turn, {})}
+        if (merged.get("ko") or merged.get("dead") or (
+                merged["kind"] == "hommes_de_main" and merged["down"] >= merged["members"])):
+            following["turn"] = _next_turn(state, turn)
+    payload.update(rolls=_rolls(*rolls), changes={k: v for k, v in changes.items() if v},
+                   set=following, combo=[o["technique"] for o in (combo or {}).get(
+                       "options", [])])
+    return [Event("attack_resolved", payload)]
+
+
+def helpers_of(participant: Mapping[str, Any]) -> int:
+    """« Chaque homme de mains en plus du premier ajoute un 1D10 de bonus »."""
+    if participant["kind"] != "hommes_de_main":
+        return 0
+    return max(0, participant["members"] - participant["down"] - 1)
+
+
+def _strike(state: State, attacker: dict, target: dict, technique: Technique,
+            attributes: list[str], dice: Dice, rolls: list[RollRecord], payload: dict,
+            changes: dict, *, pending_location: str | None, prefix: str,
+            chain: str | None = None) -> None:
+    """A blow that went through: location, puissance, damage and the attributes."""
+    chain_info = techniques()[chain].chain if chain else None
+    tech = technique
+    down = target["posture"] == "a_terre"
+    if chain_info and chain_info.location:
+        location, loc_roll = chain_info.location, None
+        location = "torse" if location == "haut" else location
+    else:
+        location, loc_roll = roll_location(dice, tech, down, pending_location)
+    if loc_roll:
+        rolls.append(loc_roll)
+    extra_d6 = chain_info.puissance_d6 if chain_info else 0
+    if tech.key == "tsuki" and location == "tete":
+        extra_d6 += 1  # « Ajoute 1D6 à la puissance de l'arme si l'attaque touche la tête »
+    record = damage_pool(attacker, tech, extra_d6=extra_d6, dice=dice,
+                         purpose=f"puissance — {tech.name}")
+    if record:
+        rolls.append(record)
+    t = dict(changes.get(target["id"]) or {})
+    merged_target = {**target, **t}
+    henchmen = target["kind"] == "hommes_de_main"
+    lethal_parry = None
+    if henchmen:
+        endurance = target["characteristics"]["endurance"]
+        armour = 0 if "fracassante" in attributes else target["armour"]
+        loss = max(0, (record.total if record else 0) - endurance - armour)
+        out = loss >= 1 or "attaque_surprise" in attributes
+        payload[prefix + "damage"] = {"roll": record and record.total, "endurance": endurance,
+                                      "armour": armour, "loss": loss, "location": location,
+                                      "henchman_out": out,
+                                      "dead": out and "letale" in attributes}
+        if out:
+            t["down"] = target["down"] + 1
+    else:
+        damage = apply_damage(merged_target, record, location, tuple(attributes))
+        if "blessure" in attributes and "équivalent d'une blessure grave" in tech.special:
+            damage.grave = True
+        payload[prefix + "damage"] = {
+            "roll": record and record.total, "endurance": damage.endurance,
+            "armour": damage.armour, "loss": damage.loss, "location": location,
+            "grave": damage.grave, "ko": damage.ko, "dead": damage.dead,
+            "sante_before": target["sante"], "sante": target["sante"] - damage.loss}
+        lethal_parry = None
+        t["sante"] = target["sante"] - damage.loss
+        if damage.furie_gained:
+            t["furie"] = min(target["furie_max"], target["furie"] + 1)
+        if damage.grave and location:
+            t["wounds"] = sorted(set(target["wounds"]) | {location})
+            if location == "torse":
+                lost = notation.roll("1d6", dice, purpose="énergie perdue (blessure au torse)")
+                rolls.append(lost)
+                t["energie"] = max(0, target["energie"] - lost.total)
+                payload[prefix + "damage"]["energie_lost"] = lost.total
+            if location.startswith("jambe"):
+                t["posture"] = "a_terre"
+        if damage.ko:
+            t.update(ko=True, posture="a_terre", held_by=None, actions_left=0)
+        if damage.dead:
+            t.update(dead=True, ko=True, actions_left=0)
+        if target.get("held_by") is None and target["id"] in [
+                p.get("held_by") for p in state["participants"].values()] and damage.loss:
+            for other in state["participants"].values():  # a hurt holder lets go
+                if other.get("held_by") == target["id"] and other["id"] != attacker["id"]:
+                    changes.setdefault(other["id"], {})["held_by"] = None
+    del lethal_parry
+    eff_t, eff_a, notes = _effects(state, attacker, {**target, **t}, tech, attributes,
+                                   0, location, dice, chain, rolls)
+    t.update(eff_t)
+    changes[target["id"]] = t
+    changes[attacker["id"]] = {**changes.get(attacker["id"], {}), **eff_a}
+    payload[prefix + "effects"] = notes
+
+
+def _combo_offer(fighter: Mapping[str, Any], target: Mapping[str, Any], progress: list[str],
+                 technique: Technique) -> dict[str, Any] | None:
+    """After a success: the technique's own combo, and any chain whose steps were just
+    completed in order (« Pour réussir un enchaînement … toutes toucher … dans le bon
+    ordre »)."""
+    options: list[dict[str, Any]] = []
+    if technique.combo and technique.type != "enchainement":
+        options += [{"technique": key, "chain": None} for key in technique.combo]
+    for key in fighter.get("techniques") or []:
+        chain = techniques()[key].chain
+        if chain and len(progress) >= len(chain.steps) and tuple(
+                progress[-len(chain.steps):]) == chain.steps:
+            options += [{"technique": finisher, "chain": key} for finisher in chain.finisher]
+    if not options or fighter["kind"] == "hommes_de_main":
+        return None
+    return {"pid": fighter["id"], "target": target["id"], "options": options}
+
+
+# — moving, preparing, posture, weapons ————————————————————————————————————————
+
+MANOEUVRES = ("move", "run", "stand_up", "go_down", "prepare", "draw")
+
+
+def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+               ) -> list[Event]:
+    me = _require_turn(state, actor)
+    what = choice_field(action, "what", MANOEUVRES)
+    if me["actions_left"] < 1:
+        raise _refuse("no_action_left", name=me["name"])
+    changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
+    info: dict[str, Any] = {"name": me["name"], "what": what, "rule": RULE_MOVES}
+    if what == "move":
+        if me["posture"] == "a_terre":
+            raise _refuse("attacker_down", name=me["name"])
+        info["metres"] = me["move"]
+    elif what == "run":
+        if me["posture"] == "a_terre" or any(w.startswith("jambe") for w in me["wounds"]):
+            raise _refuse("attacker_down", name=me["name"])
+        if me["actions_left"] < me["actions"]:
+            raise _refuse("full_turn")
+        changes["actions_left"] = 0
+        states = dict(me["states"])
+        states["court"] = state["round"]
+        changes["states"] = states
+        info["metres"] = me["run"]
+    elif what == "stand_up":
+        changes["posture"] = "debout"
+        info["rule"] = RULE_POSTURE
+    elif what == "go_down":
+        changes["posture"] = "a_terre"
+        info["rule"] = RULE_POSTURE
+    elif what == "prepare":
+        changes["prepared"] = me["prepared"] + 1
+        info["rule"] = RULE_PREPARE
+    else:
+        weapon = action.get("weapon") or None
+        if weapon is not None and weapon not in me["weapons"]:
+            raise _refuse("bad_field", field="weapon", reason=", ".join(me["weapons"]) or "—")
+        changes["weapon"] = weapon
+        info["weapon"] = WEAPONS[weapon].name if weapon else None
+        info["rule"] = "Combat « versus » § Actions de combat possibles"
+    return [Event("manoeuvred", {**info, "changes": {me["id"]: changes},
+                                 "set": {"combo": None}})]
+
+
+# — holds, finishing off, tests ———————————————————————————————————————————————————
+
+def _escape(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+            ) -> list[Event]:
+    """« Soumission »: one try a turn, Force / Force (the initiator loses ties); as many tries
+    as the victim's Force, then KO."""
+    me = _require_turn(state, actor)
+    holder_id = me.get("held_by")
+    if not holder_id:
+        raise _refuse("not_held", name=me["name"])
+    holder = state["participants"][holder_id]
+    mine = pool(dice, me["characteristics"]["force"], purpose="se libérer (Force)")
+    theirs = pool(dice, holder["characteristics"]["force"], purpose="tenir (Force)")
+    free = mine.total > theirs.total
+    tries = me["escape_tries"] - 1
+    changes: dict[str, Any] = {"actions_left": 0 if not free else me["actions_left"] - 1,
+                               "escape_tries": tries}
+    if free:
+        changes["held_by"] = None
+    elif tries <= 0:
+        changes.update(ko=True, held_by=None, posture="a_terre", actions_left=0)
+    return [Event("escape_tried", {"name": me["name"], "holder": holder["name"],
+                                   "free": free, "tries_left": tries, "ko": bool(
+                                       not free and tries <= 0),
+                                   "rolls": _rolls(mine, theirs), "rule": RULE_SUBMISSION,
+                                   "changes": {me["id"]: changes}})]
+
+
+def _coup_de_grace(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                   ) -> list[Event]:
+    """« Mise à mort »: the whole turn spent on a KO enemy kills it."""
+    me = _require_turn(state, actor)
+    target = _participant(state, action, "target")
+    if not target.get("ko") or target.get("dead"):
+        raise _refuse("not_ko", name=target["name"])
+    if me["actions_left"] < me["actions"]:
+        raise _refuse("full_turn")
+    return [Event("finished_off", {"name": me["name"], "target": target["name"],
+                                   "rule": RULE_KILL,
+                                   "changes": {me["id"]: {"actions_left": 0},
+                                               target["id"]: {"dead": True}}})]
+
+
+def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    """« Jet de dés simple »: Caractéristique x D10 + Compétence against a difficulty, with
+    helpers (« Agir en équipe », +1D10 each) and bonus dice."""
+    who = _participant(state, action, "participant")
+    _control(actor, who)
+    characteristic = choice_field(action, "characteristic", CHARACTERISTICS)
+    skill = action.get("skill") or ""
+    if skill and skill not in SKILL_NAMES:
+        raise _refuse("bad_field", field="skill", reason="compétence")
+    difficulty = choice_field(action, "difficulty", list(DIFFICULTIES), "difficile")
+    helpers = int_field(action, "helpers", 0, 10, 0)
+    bonus = int_field(action, "bonus_dice", -5, 5, 0)
+    level = int(who["skills"].get(skill, 0)) if skill else 0
+    test = simple_test(dice, who["characteristics"][characteristic] + (
+        -1 if "tete" in who["wounds"] else 0), DIFFICULTIES[difficulty], skill=level,
+        skill_name=SKILL_NAMES.get(skill), extra_d10=bonus, helpers=helpers,
+        purpose=f"test — {who['name']}")
+    return [Event("tested", {"name": who["name"], "characteristic": characteristic,
+                             "skill": SKILL_NAMES.get(skill), "level": level,
+                             "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
+                             "total": test.record.total, "success": test.success,
+                             "margin": test.margin, "rolls": _rolls(test.record),
+                             "rule": "Tests et Actions § Jet de dés simple"})]
+
+
+ADJUSTABLE = ("sante", "energie", "furie", "actions_left", "down")
+
+
+def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+               ) -> list[Event]:
+    """The GM corrects a value, changes a posture or a state, recorded with a reason."""
+    require_gm(actor)
+    who = _participant(state, action, "participant")
+    field = choice_field(action, "field", (*ADJUSTABLE, "posture", "state", "ko"))
+    reason = text_field(action, "reason", 200, required=False)
+    changes: dict[str, Any] = {}
+    before: Any
+    if field in ADJUSTABLE:
+        high = {"sante": who["sante_max"], "energie": who["energie_max"],
+                "furie": who["furie_max"], "actions_left": who["actions"],
+                "down": who["members"]}[field]
+        value = int_field(action, "value", 0, high)
+        before, changes[field] = who[field], value
+        if field == "sante" and value > 0 and who["ko"] and not who["dead"]:
+            changes["ko"] = False  # « Il ne se réveillera que lorsqu'il aura regagné 1 point »
+    elif field == "posture":
+        before = who["posture"]
+        changes["posture"] = choice_field(action, "value", ("debout", "a_terre"))
+    elif field == "ko":
+        before = who["ko"]
+        changes["ko"] = flag(action, "value")
+    else:
+        name = choice_field(action, "value", ("sonne", "terrorise", "epuise", "aveugle",
+                                              "ivre", "empoisonne", "malade", "aucun"))
+        rounds = int_field(action, "rounds", 0, 100, 1)
+        before = dict(who["states"])
+        states = {} if name == "aucun" else {**who["states"],
+                                              name: state["round"] + rounds}
+        changes["states"] = states
+    return [Event("gm_adjusted", {"name": who["name"], "field": field, "before": before,
+                                  "after": next(iter(changes.values())), "reason": reason,
+                                  "changes": {who["id"]: changes}})]
+
+
+def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    require_gm(actor)
+    return [Event("match_ended", {"set": {"pending": None, "combo": None, "turn": None}})]
+
+
+HANDLERS: dict[str, Callable[..., list[Event]]] = {
+    "roll_initiative": _initiative, "end_turn": _end_turn, "attack": _attack,
+    "combo": _combo, "defend": _defend, "manoeuvre": _manoeuvre, "escape": _escape,
+    "coup_de_grace": _coup_de_grace, "test": _test, "gm_adjust": _gm_adjust, "end": _end,
+}
+
+
+def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    handler = handler_for(HANDLERS, state, action, actor)
+    return handler(copy.deepcopy(state), action, actor, dice)

@@ -1,0 +1,154 @@
+"""Tiamat at the table through decide/evolve: the text's Shanghai warehouse example
+(« Combat "Beat them all" § Exemple de combat ») replayed die by die, then the versus rules."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from app.rules.dice import ScriptedDice
+from app.rules.match import Actor, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.tiamat.errors import TiamatRefusal
+from app.rules.tiamat.profiles import jin, ryu, voyous
+from app.rules.tiamat.sheet import jack
+from app.rules.tiamat.system import TIAMAT
+
+GM = Actor(user_id=1, is_gm=True)
+NICOLAS = Actor(user_id=2, character_ids=frozenset({10}))
+GUY = Actor(user_id=3, character_ids=frozenset({11}))
+
+
+def setup(*entries: tuple[str, dict, int | None, int | None]) -> dict:
+    participants = tuple(ParticipantSetup(name, character_id=cid, owner_id=owner, sheet=sheet)
+                         for name, sheet, cid, owner in entries)
+    return fold(TIAMAT, TIAMAT.start(MatchSetup("Entrepôt n°8", participants), ScriptedDice([])))
+
+
+def play(state: dict, actor: Actor, action: dict, faces: list[int]) -> tuple[list, dict]:
+    dice = ScriptedDice(faces)
+    events, after = apply(TIAMAT, state, action, actor, dice)
+    dice.assert_exhausted()
+    return events, after
+
+
+def warehouse() -> dict:
+    return setup(("Jack", jack(), 10, 2), ("Voyous", voyous(), None, None))
+
+
+def test_the_shanghai_warehouse_example() -> None:
+    state = warehouse()
+    jack_p, thugs = state["participants"]["p1"], state["participants"]["p2"]
+    assert (jack_p["sante"], jack_p["actions"], jack_p["armour"]) == (26, 2, 2)
+    assert thugs["members"] == 4 and thugs["energie"] == 0 and thugs["furie"] == 0
+    # « Nicolas lance 2 dés et obtient 3 et 8 … Le MJ lance un dé et obtient 5. »
+    events, state = play(state, GM, {"kind": "roll_initiative"}, [3, 8, 5])
+    assert state["order"] == ["p1", "p2"] and state["turn"] == "p1"
+    assert events[0].payload["scores"] == {"p1": 8, "p2": 5}
+    # « je me déplace jusqu'à celui qui est le plus proche. Je peux parcourir 8 mètres »
+    events, state = play(state, NICOLAS, {"kind": "manoeuvre", "what": "move"}, [])
+    assert events[0].payload["metres"] == 8
+    # « ensuite je l'attaque avec ma technique 'Oi Zuki' »: the GM chooses no defence.
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
+                                     "target": "p2"}, [])
+    assert state["pending"]["technique"] == "oi_zuki"
+    # précision 2D10 + 2 → 7 + 2 = 9 against one die 2; high location 10 → tête;
+    # puissance Force 3: 2, 4, 6 → 6 − 2 (endurance) = 4: one voyou KO.
+    events, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                         [7, 3, 2, 10, 2, 4, 6])
+    resolved = events[0].payload
+    assert (resolved["attack_total"], resolved["defence_total"], resolved["hit"]) == (9, 2, True)
+    assert resolved["damage"]["location"] == "tete" and resolved["damage"]["loss"] == 4
+    assert state["participants"]["p2"]["down"] == 1
+    assert state["participants"]["p1"]["actions_left"] == 0
+    _, state = play(state, NICOLAS, {"kind": "end_turn"}, [])
+    assert state["turn"] == "p2"
+    # Three voyous: Habileté 2 + 2D10 → 1, 4, 5, 7; the text's coup de pied « permet
+    # d'ajouter 1 » (the GM's +1, see rules-notes) → 8. Jack has no action left: his
+    # défense instinctive (one die) shows 2. The kick is « Bas »: legs table, 3 → right leg.
+    # Force 2: 3 and 10 → critical d6 3 → 13 − 2 − 2 (blouson) = 9: no grave wound.
+    events, state = play(state, GM, {"kind": "attack", "technique": "coup_de_pied",
+                                     "target": "p1", "gm_modifier": 1},
+                         [1, 4, 5, 7, 2, 3, 3, 10, 3])
+    resolved = events[-1].payload
+    assert resolved["attack_total"] == 8 and resolved["helpers"] == 2
+    assert resolved["damage"]["loss"] == 9 and not resolved["damage"]["grave"]
+    jack_p = state["participants"]["p1"]
+    assert (jack_p["sante"], jack_p["furie"]) == (17, 1)
+    # New round: « 5 pour les voyous … 9 pour Jack »; Oi zuki on one, Mae geri on another.
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 4, 5])
+    assert state["order"] == ["p1", "p2"]
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
+                                     "target": "p2"}, [])
+    _, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                    [8, 1, 3, 4, 5, 5, 1])
+    assert state["participants"]["p2"]["down"] == 2
+    # The voyous spent their action parrying? No: they kept it; this time they answer with
+    # a parade instinctive (Habileté 2 + 1D10 for the second member) and fail.
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "mae_geri",
+                                     "target": "p2"}, [])
+    events, state = play(state, GM, {"kind": "defend", "technique": "parade_instinctive"},
+                         [9, 2, 3, 1, 4, 7, 6, 2, 5])
+    assert events[0].payload["defence_total"] == 4 and events[0].payload["hit"]
+    assert state["participants"]["p2"]["down"] == 3
+    # « Le troisième prend la fuite »: the GM takes him out.
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "down",
+                                "value": 4, "reason": "il prend la fuite"}, [])
+    assert state["participants"]["p2"]["down"] == 4
+
+
+def test_a_hit_that_takes_ten_makes_a_grave_wound_and_furie_stops_at_its_maximum() -> None:
+    state = setup(("Jack", jack(), 10, 2), ("Jin", jin(), None, None))
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [1, 2, 9, 1, 1, 1])
+    assert state["turn"] == "p2"
+    jin_p = state["participants"]["p2"]
+    # Jin kicks with Frappe du jaguar (Rapidité 4 + 2D10, 2 énergie): Jack parries with
+    # Gedan-barai? No: the jaguar is « Aléatoire »; Age-uke only stops blows to the upper body.
+    _, state = play(state, GM, {"kind": "attack", "technique": "frappe_du_jaguar",
+                                "target": "p1"}, [])
+    assert state["participants"]["p2"]["energie"] == jin_p["energie"] - 2
+    with pytest.raises(TiamatRefusal) as refused:
+        play(state, NICOLAS, {"kind": "defend", "technique": "age_uke"}, [])
+    assert refused.value.code == "only_high"
+    # Défense instinctive 4 against 9; location 1 → torse; Force 3: 10, 10, 9 → two d6 5, 6
+    # → 21 − 2 − 2 = 17 ≥ 10: grave wound to the torso, 1D6 énergie lost (4).
+    events, state = play(state, NICOLAS, {"kind": "defend", "technique": "instinctive"},
+                         [9, 1, 1, 1, 1, 1, 4, 1, 10, 10, 9, 5, 6, 4])
+    damage = events[0].payload["damage"]
+    assert damage["loss"] == 17 and damage["grave"] and damage["location"] == "torse"
+    jack_p = state["participants"]["p1"]
+    assert jack_p["sante"] == 9 and "torse" in jack_p["wounds"]
+    assert jack_p["energie"] == 32 - 4 and jack_p["furie"] == 1
+
+
+def test_the_defender_wins_ties_and_a_successful_step_counts_for_chains() -> None:
+    state = setup(("Ryu", ryu(), 11, 3), ("Jin", jin(), None, None))
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 2, 1, 1, 1])
+    assert state["turn"] == "p1"
+    _, state = play(state, GUY, {"kind": "attack", "technique": "oi_zuki", "target": "p2"}, [])
+    # Jin dodges with Salto (Habileté 4 + 2D10): 9 against Ryu's 7 + 2 = 9: a tie, the
+    # attacker loses (« le personnage ayant initié l'action perd »).
+    events, state = play(state, GM, {"kind": "defend", "technique": "salto"},
+                         [7, 1, 1, 9, 1, 1, 1, 1, 1])
+    assert not events[0].payload["hit"]
+    assert state["participants"]["p2"]["chain"] == ["salto"]
+
+
+def test_refusals_change_nothing() -> None:
+    state = warehouse()
+    with pytest.raises(TiamatRefusal) as refused:
+        play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki", "target": "p2"}, [])
+    assert refused.value.code == "no_round"
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [3, 8, 5])
+    before = copy.deepcopy(state)
+    for action, code in (
+            ({"kind": "attack", "technique": "nidan_geri", "target": "p2"}, "not_known"),
+            ({"kind": "attack", "technique": "oi_zuki", "target": "p1"}, "target_self"),
+            ({"kind": "attack", "technique": "age_uke", "target": "p2"}, "not_an_attack"),
+            ({"kind": "attack", "technique": "visee", "target": "p2"}, "weapon_needed"),
+            ({"kind": "roll_initiative"}, "gm_only")):
+        with pytest.raises(Exception) as refused:
+            play(state, NICOLAS, action, [])
+        assert getattr(refused.value, "code", None) == code
+    assert state == before
+    assert "Français" not in refused.value.message_fr()
