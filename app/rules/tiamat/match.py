@@ -102,7 +102,7 @@ def active(participant: Mapping[str, Any]) -> bool:
 def usable_attacks(state: State, pid: str, *, free_options: list[dict] | None = None
                    ) -> list[str]:
     participant = state["participants"][pid]
-    keys = list(dict.fromkeys(standard_techniques() + participant["techniques"]))
+    keys = list(dict.fromkeys(participant["techniques"] + standard_techniques()))
     catalogue = techniques()
     henchmen = participant["kind"] == "hommes_de_main"
     found = []
@@ -121,7 +121,7 @@ def defence_options(state: State) -> list[str]:
         return []
     defender = state["participants"][pending["target"]]
     attack = techniques()[pending["technique"]]
-    keys = list(dict.fromkeys(standard_techniques() + defender["techniques"]))
+    keys = list(dict.fromkeys(defender["techniques"] + standard_techniques()))
     henchmen = defender["kind"] == "hommes_de_main"
     found = []
     for key in keys:

@@ -131,6 +131,7 @@ def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dic
         "round": round_number, "order": order, "scores": {pid: changes[pid]["initiative"]
                                                           for pid in order},
         "simultaneous": simultaneous, "surprised": surprised, "rolls": _rolls(*rolls),
+        "names": {pid: p["name"] for pid, p in state["participants"].items()},
         "changes": changes, "rule": RULE_INITIATIVE,
         "set": {"round": round_number, "order": order, "turn": order[0] if order else None,
                 "combo": None, "surprised": surprised}})]

@@ -138,10 +138,9 @@ class TiamatSystem:
         return profiles.demo_characters()
 
     def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
-        """The Shanghai warehouse (« Exemple de combat »): initiative rolled, Jack's Oi zuki
-        under way against the voyous."""
-        return DemoMatch("Entrepôt n°8, Shanghai", (
-            "Jack", "Voyous de l'entrepôt n°8", "Jin Chun-Fung"),
+        """The Shanghai warehouse (« Exemple de combat »): Jack against the voyous, initiative
+        rolled. Jin Chun-Fung waits until his men fall: the GM opens his duel then."""
+        return DemoMatch("Entrepôt n°8, Shanghai", ("Jack", "Voyous de l'entrepôt n°8"),
             steps=(DemoStep({"kind": "roll_initiative"}),))
 
     start = staticmethod(match.start)
