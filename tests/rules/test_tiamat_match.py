@@ -146,6 +146,8 @@ def test_refusals_change_nothing() -> None:
             ({"kind": "attack", "technique": "oi_zuki", "target": "p1"}, "target_self"),
             ({"kind": "attack", "technique": "age_uke", "target": "p2"}, "not_an_attack"),
             ({"kind": "attack", "technique": "visee", "target": "p2"}, "weapon_needed"),
+            ({"kind": "attack", "technique": "oi_zuki", "target": "p2", "gm_modifier": 3},
+             "gm_only"),
             ({"kind": "roll_initiative"}, "gm_only")):
         with pytest.raises(Exception) as refused:
             play(state, NICOLAS, action, [])

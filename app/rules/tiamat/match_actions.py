@@ -248,8 +248,16 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
     return [event]
 
 
+def _gm_modifier_only(action: Mapping[str, Any], actor: Actor) -> None:
+    """Only the GM adds a situational modifier (« Si le MJ estime que l'un des deux
+    personnages a un avantage, il peut donner des points de bonus »)."""
+    if action.get("gm_modifier") not in (None, "", 0, "0") and not actor.is_gm:
+        raise _refuse("gm_only")
+
+
 def _attack(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             ) -> list[Event]:
+    _gm_modifier_only(action, actor)
     attacker = _require_turn(state, actor)
     target = _participant(state, action, "target")
     technique = _technique(action)
@@ -261,6 +269,7 @@ def _attack(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
 def _combo(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
     """« Combo »: the next technique is free (no action, no cost); a chain's finisher costs
     the chain's price instead and carries its bonus (« Les enchaînements »)."""
+    _gm_modifier_only(action, actor)
     combo = state.get("combo")
     if not combo or state.get("pending"):
         raise _refuse("no_combo")
