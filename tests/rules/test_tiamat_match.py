@@ -154,3 +154,124 @@ def test_refusals_change_nothing() -> None:
         assert getattr(refused.value, "code", None) == code
     assert state == before
     assert "Français" not in refused.value.message_fr()
+
+
+def boxer(*techniques: str, weapons: tuple[str, ...] = (), furie: int = 1) -> dict:
+    return {"kind": "pnj", "characteristics": dict.fromkeys(
+                ("force", "endurance", "habilete", "rapidite", "perception", "intelligence",
+                 "temperament", "volonte"), 3) | {"force": 3, "rapidite": 3},
+            "skills": {}, "talents": [], "arts": ["boxe", "kick_boxing"],
+            "techniques": list(techniques), "sante": None, "energie": None, "furie": furie,
+            "armour": "aucune", "weapons": list(weapons), "wounds": []}
+
+
+def jack_first(other: dict, name: str = "Boxeur") -> dict:
+    state = setup(("Jack", jack(), 10, 2), (name, other, None, None))
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 1, 1])
+    assert state["turn"] == "p1"
+    return state
+
+
+def test_a_blocked_blow_opens_the_chain_oeil_pour_oeil() -> None:
+    state = jack_first(boxer("straight_punch", "blocage", "oeil_pour_oeil"))
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
+                                     "target": "p2"}, [])
+    # Oi zuki 3 + 2 = 5 against Blocage (Force 3 + 1) 6 + 1 = 7: parried.
+    events, state = play(state, GM, {"kind": "defend", "technique": "blocage"},
+                         [3, 1, 6, 1, 1])
+    assert not events[0].payload["hit"]
+    assert state["combo"] == {"pid": "p2", "target": "p1", "options": [
+        {"technique": "straight_punch", "chain": "oeil_pour_oeil"}]}
+    # The chain: free Straight-punch for its furie point, sonné for 1D6 rounds.
+    _, state = play(state, GM, {"kind": "combo", "option": 0}, [])
+    boxer_p = state["participants"]["p2"]
+    assert boxer_p["furie"] == 0 and boxer_p["actions_left"] == 1  # 2 actions, one parry
+    # 8 against Jack's one die 2; location high 3 → torse; Force 3 + 2: 5 + 2 = 7 − 4 = 3;
+    # sonné 1D6 = 4 rounds.
+    events, state = play(state, NICOLAS, {"kind": "defend", "technique": "instinctive"},
+                         [8, 1, 1, 2, 3, 5, 1, 1, 4])
+    payload = events[0].payload
+    assert payload["chain"] == "Œil pour œil" and payload["damage"]["loss"] == 3
+    assert state["participants"]["p1"]["states"]["sonne"] == 1 + 4
+    assert state["combo"] is None
+
+
+def test_a_cross_counter_strikes_back() -> None:
+    state = jack_first(boxer("straight_punch", "cross_counter"))
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
+                                     "target": "p2"}, [])
+    # Cross-counter (Rapidité 3) 7 beats the Oi zuki's 5: Jack takes the counter's puissance
+    # Force 3: 9 − 2 − 2 = 5 on the head (high table 1).
+    events, state = play(state, GM, {"kind": "defend", "technique": "cross_counter"},
+                         [3, 1, 7, 1, 1, 1, 9, 1, 1])
+    payload = events[0].payload
+    assert payload["countered"] and not payload["hit"]
+    assert payload["counter_damage"]["location"] == "tete"
+    assert state["participants"]["p1"]["sante"] == 21
+    assert state["participants"]["p2"]["furie"] == 0  # the counter's cost
+
+
+def test_a_knife_parried_bare_handed_still_cuts() -> None:
+    knifer = boxer("straight_punch", weapons=("couteau",), furie=0)
+    knifer["characteristics"]["force"] = 2
+    state = setup(("Couteau", knifer, None, None), ("Boxeur", boxer("blocage"), None, None))
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 1, 1, 1])
+    _, state = play(state, GM, {"kind": "manoeuvre", "what": "draw", "weapon": "couteau"}, [])
+    _, state = play(state, GM, {"kind": "attack", "technique": "attaque_armee",
+                                "target": "p2"}, [])
+    assert "letale" in state["pending"]["attributes"]  # the knife makes it lethal
+    with pytest.raises(TiamatRefusal):
+        play(state, GM, {"kind": "defend", "technique": "parade_instinctive"}, [])
+    # Attack 5 against Blocage 8 + 1: parried, yet the knife rolls Force 2 + 1D6: 6 + 4 = 10
+    # against the parade's puissance Endurance 3 + 1D10: 3 (no armour): 7 santé lost.
+    events, state = play(state, GM, {"kind": "defend", "technique": "blocage"},
+                         [5, 1, 1, 8, 1, 1, 6, 1, 4, 3, 1, 1, 1])
+    payload = events[0].payload
+    assert not payload["hit"] and payload["lethal_parry"]["loss"] == 7
+    assert state["participants"]["p2"]["sante"] == 36 - 7
+
+
+def test_a_hold_and_a_failed_escape() -> None:
+    state = setup(("Ryu", ryu(), 11, 3), ("Jack", jack(), 10, 2))
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 2, 1])
+    # Immobilisation (Force 2) 5 against Jack's défense instinctive 1: held, no damage.
+    _, state = play(state, GUY, {"kind": "attack", "technique": "immobilisation",
+                                 "target": "p2"}, [])
+    events, state = play(state, NICOLAS, {"kind": "defend", "technique": "instinctive"},
+                         [5, 1, 1, 3])
+    assert events[0].payload["hit"] and events[0].payload["damage"]["loss"] == 0
+    jack_p = state["participants"]["p2"]
+    assert jack_p["held_by"] == "p1" and jack_p["escape_tries"] == 3
+    _, state = play(state, GUY, {"kind": "end_turn"}, [])
+    kinds = {form.kind for form in TIAMAT.legal_actions(state, NICOLAS)}
+    assert "escape" in kinds and "attack" not in kinds
+    # Force 3: 4 against Ryu's Force 2: 6 — still held, two tries left, the turn's actions spent.
+    events, state = play(state, NICOLAS, {"kind": "escape"}, [4, 1, 1, 6, 1])
+    assert not events[0].payload["free"]
+    assert state["participants"]["p2"]["escape_tries"] == 2
+    assert state["participants"]["p2"]["actions_left"] == 0
+
+
+def test_ko_finishing_off_and_rest() -> None:
+    state = jack_first(boxer("straight_punch"))
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "sante",
+                                "value": 2, "reason": "déjà blessé"}, [])
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
+                                     "target": "p2"}, [])
+    # 9 against instinctive 1 (one action left, the boxer does not parry); high 5 → torse;
+    # Force 3: 9 − 3 = 6 ≥ 2 santé: KO, not dead (the punch is not lethal).
+    events, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                         [7, 1, 1, 5, 9, 1, 1])
+    assert events[0].payload["damage"]["ko"] and not events[0].payload["damage"]["dead"]
+    boxer_p = state["participants"]["p2"]
+    assert boxer_p["ko"] and boxer_p["sante"] == 0 and boxer_p["posture"] == "a_terre"
+    with pytest.raises(TiamatRefusal) as refused:
+        play(state, NICOLAS, {"kind": "coup_de_grace", "target": "p2"}, [])
+    assert refused.value.code == "full_turn"
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1])
+    _, state = play(state, NICOLAS, {"kind": "coup_de_grace", "target": "p2"}, [])
+    assert state["participants"]["p2"]["dead"]
+    # Two days of rest for Jack's knuckles: no loss to heal, santé stays at its maximum.
+    _, state = play(state, GM, {"kind": "recover", "participant": "p1", "what": "rest_days",
+                                "amount": 2}, [3, 4])
+    assert state["participants"]["p1"]["sante"] == 26

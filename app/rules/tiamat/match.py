@@ -186,6 +186,9 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if actor.is_gm:
         forms.append(ActionForm("gm_adjust", "Correct a value", "tiamat/_adjust.html",
                                 {"participants": ids}))
+        forms.append(ActionForm("recover", "Rest and recovery", "tiamat/_recover.html",
+                                {"participants": [pid for pid, p in participants.items()
+                                                  if p["kind"] != "hommes_de_main"]}))
         forms.append(ActionForm("end", "End the match", "tiamat/_end.html", {}))
     return forms
 

@@ -19,8 +19,10 @@ from app.rules.action_fields import choice_field, flag, int_field, require_gm, t
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.match import Actor, Event, State, handler_for
 from app.rules.tiamat.combat import (
+    ARMED_PARADES,
     RANGE_MODIFIERS,
     RULE_ATTACK,
+    RULE_LETHAL,
     SITUATION_MODIFIERS,
     SITUATION_NAMES,
     apply_damage,
@@ -240,6 +242,10 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
                    technique.also_ranged and flag(action, "ranged"))}
     if attacker["prepared"]:
         changes["prepared"] = 0
+    if pending["ranged"] and target.get("states", {}).get("court") == state["round"] and not (
+            flag(action, "situation_cible_court")):
+        pending["modifiers"].append([-3, SITUATION_NAMES["cible_court"]])  # « Course »
+    _exhausted({attacker["id"]: changes}, state)
     event = Event("attack_declared", {
         "attacker": attacker["name"], "target": target["name"], "technique": technique.name,
         "cost": cost, "free": free, "chain": chain and techniques()[chain].name,
@@ -474,6 +480,10 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
             combo = _combo_offer(attacker, defender, attacker_chain, technique)
     else:
         attacker_chain = []
+        if (defence is not None and defence.type == "parade" and "letale" in attributes
+                and defence.key not in ARMED_PARADES):
+            _lethal_parry(state, attacker, defender, technique, defence, dice, rolls,
+                          payload, changes)
         if defence is not None:
             defender_chain.append(defence.key)
             combo = _combo_offer(defender, attacker, defender_chain, defence)
@@ -501,10 +511,48 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
         if (merged.get("ko") or merged.get("dead") or (
                 merged["kind"] == "hommes_de_main" and merged["down"] >= merged["members"])):
             following["turn"] = _next_turn(state, turn)
+    _exhausted(changes, state)
     payload.update(rolls=_rolls(*rolls), changes={k: v for k, v in changes.items() if v},
                    set=following, combo=[o["technique"] for o in (combo or {}).get(
                        "options", [])])
     return [Event("attack_resolved", payload)]
+
+
+def _lethal_parry(state: State, attacker: dict, defender: dict, technique: Technique,
+                  defence: Technique, dice: Dice, rolls: list[RollRecord], payload: dict,
+                  changes: dict) -> None:
+    """« Dommages létaux »: a lethal blow parried bare-handed still rolls its damage; the
+    defender opposes (Puissance de la parade + armure) and loses the margin of failure."""
+    attack = damage_pool(attacker, technique, dice=dice, purpose=f"puissance — {technique.name}")
+    parry = damage_pool(defender, defence, dice=dice, purpose=f"puissance — {defence.name}")
+    if attack is None:
+        return
+    rolls += [record for record in (attack, parry) if record is not None]
+    resisted = (parry.total if parry else 0) + int(defender.get("armour", 0))
+    loss = max(0, attack.total - resisted)
+    merged = {**defender, **changes.get(defender["id"], {})}
+    loss = min(loss, merged["sante"])
+    payload["lethal_parry"] = {"attack": attack.total, "parry": resisted, "loss": loss,
+                               "rule": RULE_LETHAL}
+    if loss <= 0 or defender["kind"] == "hommes_de_main":
+        return
+    t = changes.setdefault(defender["id"], {})
+    t["sante"] = merged["sante"] - loss
+    if "terrorise" not in merged.get("states", {}):
+        t["furie"] = min(defender["furie_max"], merged["furie"] + 1)
+    if t["sante"] <= 0:
+        t.update(ko=True, dead=True, posture="a_terre", actions_left=0)
+        payload["lethal_parry"]["dead"] = True
+
+
+def _exhausted(changes: dict[str, dict[str, Any]], state: State) -> None:
+    """« Lorsqu'elle tombe à zéro, le personnage est épuisé » (until the end of the fight)."""
+    for pid, fields in changes.items():
+        before = state["participants"][pid]
+        if fields.get("energie") == 0 and before["energie"] > 0 and before["energie_max"]:
+            states = dict(fields.get("states") or before.get("states") or {})
+            states["epuise"] = FOREVER
+            fields["states"] = states
 
 
 def helpers_of(participant: Mapping[str, Any]) -> int:
@@ -763,6 +811,46 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                                   "changes": {who["id"]: changes}})]
 
 
+RECOVERY = ("rest_hours", "sleep_hours", "rest_days", "calm")
+
+
+def _recover(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+             ) -> list[Event]:
+    """The GM lets time pass (« Points d'énergie », « Points de santé », « Points de
+    furie »): an hour of rest gives 1 énergie, an hour of sleep Volonté x 2, a day of rest
+    1D6 santé; an hour without fighting calms the furie down. Never above the maximum."""
+    require_gm(actor)
+    if state.get("pending"):
+        raise _refuse("attack_pending")
+    who = _participant(state, action, "participant")
+    what = choice_field(action, "what", RECOVERY)
+    amount = int_field(action, "amount", 1, 30, 1)
+    changes: dict[str, Any] = {}
+    rolls: list[RollRecord] = []
+    if what == "rest_hours":
+        changes["energie"] = min(who["energie_max"], who["energie"] + amount)
+    elif what == "sleep_hours":
+        gain = amount * who["characteristics"]["volonte"] * 2
+        changes["energie"] = min(who["energie_max"], who["energie"] + gain)
+    elif what == "rest_days":
+        record = notation.roll(f"{amount}d6", dice, purpose="santé regagnée (repos)")
+        rolls.append(record)
+        changes["sante"] = min(who["sante_max"], who["sante"] + record.total)
+        if who["ko"] and not who["dead"] and changes["sante"] > 0:
+            changes["ko"] = False
+    else:
+        changes["furie"] = 0
+    if changes.get("energie", 0) > 0 and who["states"].get("epuise") == FOREVER:
+        changes["states"] = {k: v for k, v in who["states"].items() if k != "epuise"}
+    return [Event("recovered", {"name": who["name"], "what": what, "amount": amount,
+                                "before": {k: who[k] for k in changes if k in who},
+                                "after": {k: v for k, v in changes.items() if k != "states"},
+                                "rolls": _rolls(*rolls),
+                                "rule": "Conception du personnage § Points de santé, "
+                                        "d'énergie et de furie",
+                                "changes": {who["id"]: changes}})]
+
+
 def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
     require_gm(actor)
     return [Event("match_ended", {"set": {"pending": None, "combo": None, "turn": None}})]
@@ -772,6 +860,7 @@ HANDLERS: dict[str, Callable[..., list[Event]]] = {
     "roll_initiative": _initiative, "end_turn": _end_turn, "attack": _attack,
     "combo": _combo, "defend": _defend, "manoeuvre": _manoeuvre, "escape": _escape,
     "coup_de_grace": _coup_de_grace, "test": _test, "gm_adjust": _gm_adjust, "end": _end,
+    "recover": _recover,
 }
 
 
