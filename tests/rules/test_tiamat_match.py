@@ -275,3 +275,23 @@ def test_ko_finishing_off_and_rest() -> None:
     _, state = play(state, GM, {"kind": "recover", "participant": "p1", "what": "rest_days",
                                 "amount": 2}, [3, 4])
     assert state["participants"]["p1"]["sante"] == 26
+
+
+def test_jumping_over_the_ravine_and_a_surprise_roll() -> None:
+    # « Saut »: Jack (Habileté 2, no Acrobatie… here +2) jumps 2 m freely; 5 m is difficile
+    # (8): 2 dice 3 and 5 + 2 = 7 < 8 — he lands on the ground.
+    state = jack_first(boxer("straight_punch"))
+    events, state = play(state, NICOLAS, {"kind": "jump", "metres": 2}, [])
+    assert events[0].payload["free"]
+    events, state = play(state, NICOLAS, {"kind": "jump", "metres": 5}, [3, 5])
+    assert events[0].payload["difficulty"] == 8 and not events[0].payload["success"]
+    assert state["participants"]["p1"]["posture"] == "a_terre"
+    with pytest.raises(TiamatRefusal):
+        play(state, NICOLAS, {"kind": "jump", "metres": 8}, [])
+    # Surprise: (Rapidité + Infiltration / Perception + Vigilance), the initiator loses ties.
+    events, _ = play(state, GM, {"kind": "opposed", "participant_a": "p1",
+                                 "characteristic_a": "rapidite", "skill_a": "infiltration",
+                                 "participant_b": "p2", "characteristic_b": "perception",
+                                 "skill_b": "vigilance"}, [6, 2, 7, 1, 1])
+    payload = events[0].payload
+    assert (payload["total_a"], payload["total_b"]) == (7, 7) and not payload["initiator_wins"]

@@ -174,6 +174,10 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                     "locations": list(LOCATION_NAMES)}))
             forms.append(ActionForm("manoeuvre", "Move or get ready", "tiamat/_manoeuvre.html",
                                     {"weapons": me["weapons"], "posture": me["posture"]}))
+            if me["posture"] != "a_terre":
+                forms.append(ActionForm("jump", "Jump", "tiamat/_jump.html", {
+                    "free": me["characteristics"]["habilete"],
+                    "most": me["characteristics"]["habilete"] + 5}))
         finishable = [pid for pid, p in participants.items()
                       if p.get("ko") and not p.get("dead") and pid != turn]
         if finishable and me["actions_left"] == me["actions"]:
@@ -185,6 +189,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         forms.append(ActionForm("test", "Test", "tiamat/_test.html", {"participants": own}))
     if actor.is_gm:
         forms.append(ActionForm("gm_adjust", "Correct a value", "tiamat/_adjust.html",
+                                {"participants": ids}))
+        forms.append(ActionForm("opposed", "Opposed roll", "tiamat/_opposed.html",
                                 {"participants": ids}))
         forms.append(ActionForm("recover", "Rest and recovery", "tiamat/_recover.html",
                                 {"participants": [pid for pid, p in participants.items()

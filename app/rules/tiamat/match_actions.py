@@ -33,6 +33,7 @@ from app.rules.tiamat.combat import (
     roll_location,
 )
 from app.rules.tiamat.content import (
+    CHAR_NAMES,
     CHARACTERISTICS,
     SKILL_NAMES,
     WEAPONS,
@@ -764,12 +765,72 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
         -1 if "tete" in who["wounds"] else 0), DIFFICULTIES[difficulty], skill=level,
         skill_name=SKILL_NAMES.get(skill), extra_d10=bonus, helpers=helpers,
         purpose=f"test — {who['name']}")
-    return [Event("tested", {"name": who["name"], "characteristic": characteristic,
+    return [Event("tested", {"name": who["name"], "characteristic": CHAR_NAMES[characteristic],
                              "skill": SKILL_NAMES.get(skill), "level": level,
                              "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
                              "total": test.record.total, "success": test.success,
                              "margin": test.margin, "rolls": _rolls(test.record),
                              "rule": "Tests et Actions § Jet de dés simple"})]
+
+
+def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+              ) -> list[Event]:
+    """« Jet d'opposition (Caractéristique 1 + Compétence 1 / Caractéristique 2 +
+    Compétence 2) »: the best score wins, the initiator loses ties; the GM may give one side
+    bonus points. A surprise attack, an intimidation, fear overcome (Volonté / Tempérament)."""
+    require_gm(actor)
+    sides = []
+    for side in ("a", "b"):
+        who = _participant(state, action, f"participant_{side}")
+        characteristic = choice_field(action, f"characteristic_{side}", CHARACTERISTICS)
+        skill = action.get(f"skill_{side}") or ""
+        if skill and skill not in SKILL_NAMES:
+            raise _refuse("bad_field", field=f"skill_{side}", reason="compétence")
+        bonus = int_field(action, f"bonus_{side}", -10, 10, 0)
+        level = int(who["skills"].get(skill, 0)) if skill else 0
+        labels = tuple(Modifier(value, label) for value, label in (
+            (level, SKILL_NAMES.get(skill)), (bonus, "MJ")) if value)
+        record = pool(dice, who["characteristics"][characteristic], labels=labels,
+                      purpose=f"opposition — {who['name']}")
+        sides.append((who, characteristic, SKILL_NAMES.get(skill), record))
+    (a, char_a, skill_a, roll_a), (b, char_b, skill_b, roll_b) = sides
+    if a["id"] == b["id"]:
+        raise _refuse("target_self")
+    return [Event("opposed_rolled", {
+        "initiator": a["name"], "opponent": b["name"], "char_a": CHAR_NAMES[char_a],
+        "char_b": CHAR_NAMES[char_b],
+        "skill_a": skill_a, "skill_b": skill_b, "total_a": roll_a.total,
+        "total_b": roll_b.total, "initiator_wins": roll_a.total > roll_b.total,
+        "rolls": _rolls(roll_a, roll_b), "rule": "Tests et Actions § Jet d'opposition"})]
+
+
+JUMP_DIFFICULTIES = (4, 6, 8, 10, 15)  # « Saut »: Habileté +1 … +5 mètres
+
+
+def _jump(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    """« Saut »: Habileté metres without a roll; each metre more raises the difficulty a
+    level (4, 6, 8, 10, 15), Habileté + Acrobatie; one action."""
+    me = _require_turn(state, actor)
+    if me["actions_left"] < 1:
+        raise _refuse("no_action_left", name=me["name"])
+    if me["posture"] == "a_terre":
+        raise _refuse("attacker_down", name=me["name"])
+    habilete = me["characteristics"]["habilete"]
+    metres = int_field(action, "metres", 1, habilete + len(JUMP_DIFFICULTIES))
+    changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
+    payload: dict[str, Any] = {"name": me["name"], "metres": metres, "free": metres <= habilete,
+                               "rule": "Combat « versus » § Mouvements / Saut"}
+    if metres > habilete:
+        difficulty = JUMP_DIFFICULTIES[metres - habilete - 1]
+        acrobatie = int(me["skills"].get("acrobatie", 0))
+        test = simple_test(dice, habilete, difficulty, skill=acrobatie,
+                           skill_name="Acrobatie", purpose=f"saut — {me['name']}")
+        payload.update(difficulty=difficulty, total=test.record.total, success=test.success,
+                       rolls=_rolls(test.record))
+        if not test.success:
+            changes["posture"] = "a_terre"
+    return [Event("jumped", {**payload, "changes": {me["id"]: changes},
+                             "set": {"combo": None}})]
 
 
 ADJUSTABLE = ("sante", "energie", "furie", "actions_left", "down")
@@ -860,7 +921,7 @@ HANDLERS: dict[str, Callable[..., list[Event]]] = {
     "roll_initiative": _initiative, "end_turn": _end_turn, "attack": _attack,
     "combo": _combo, "defend": _defend, "manoeuvre": _manoeuvre, "escape": _escape,
     "coup_de_grace": _coup_de_grace, "test": _test, "gm_adjust": _gm_adjust, "end": _end,
-    "recover": _recover,
+    "recover": _recover, "opposed": _opposed, "jump": _jump,
 }
 
 
