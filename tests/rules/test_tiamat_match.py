@@ -167,7 +167,8 @@ def boxer(*techniques: str, weapons: tuple[str, ...] = (), furie: int = 1) -> di
 
 def jack_first(other: dict, name: str = "Boxeur") -> dict:
     state = setup(("Jack", jack(), 10, 2), (name, other, None, None))
-    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 1, 1])
+    faces = [9, 1] + [1] * other["characteristics"]["rapidite"]
+    _, state = play(state, GM, {"kind": "roll_initiative"}, faces)
     assert state["turn"] == "p1"
     return state
 
@@ -295,3 +296,18 @@ def test_jumping_over_the_ravine_and_a_surprise_roll() -> None:
                                  "skill_b": "vigilance"}, [6, 2, 7, 1, 1])
     payload = events[0].payload
     assert (payload["total_a"], payload["total_b"]) == (7, 7) and not payload["initiator_wins"]
+
+
+def test_a_wolf_on_four_legs() -> None:
+    from app.rules.tiamat.profiles import loup
+    from app.rules.tiamat.sheet import validate
+
+    assert validate(loup()) == []
+    state = jack_first(loup(), "Loup")
+    with pytest.raises(TiamatRefusal) as refused:  # Oi zuki aims high
+        play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki", "target": "p2"}, [])
+    assert refused.value.code == "quadruped"
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "mae_geri",
+                                     "target": "p2"}, [])
+    assert "esquive_animale" in {f.kind: f for f in TIAMAT.legal_actions(state, GM)}[
+        "defend"].choices["options"]

@@ -166,6 +166,8 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
         if target_down and technique.location in ("haut", "tete", "torse", "bras") and (
                 technique.key != "piqure_du_scorpion"):
             return "target_down"
+        if target.get("quadruped") and (technique.location == "haut" or technique.type == "prise"):
+            return "quadruped"  # « Combat contre un animal »
     return None
 
 

@@ -206,6 +206,10 @@ class Technique:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def animal(self) -> bool:
+        return "animal" in self.arts
+
+    @property
     def standard(self) -> bool:
         return "standard" in self.arts
 
@@ -237,9 +241,13 @@ def _check(entry: dict[str, Any]) -> None:
 
 @cache
 def techniques() -> dict[str, Technique]:
-    text = resources.files(__package__).joinpath("data", "techniques.json").read_text("utf-8")
+    data = resources.files(__package__).joinpath("data")
+    entries = json.loads(data.joinpath("techniques.json").read_text("utf-8"))
+    # House: the animals' own techniques (« Les animaux utilisent leurs propres techniques
+    # de combat (voir bestiaire) »: the bestiary is in the GM's part, not in this text).
+    entries += json.loads(data.joinpath("animal_techniques.json").read_text("utf-8"))
     found: dict[str, Technique] = {}
-    for entry in json.loads(text):
+    for entry in entries:
         _check(entry)
         chain = entry.get("chain")
         found[entry["key"]] = Technique(
@@ -286,7 +294,7 @@ def learnable(known: set[str], arts: list[str]) -> list[str]:
     their prerequisites known (« Prérequis »: « dans un premier temps, les personnages peuvent
     apprendre uniquement les techniques faisant partie de la liste de leur art martial »)."""
     return [key for key, technique in techniques().items()
-            if key not in known and not technique.standard
+            if key not in known and not technique.standard and not technique.animal
             and set(technique.arts) & set(arts) and prerequisites_met(technique, known)]
 
 

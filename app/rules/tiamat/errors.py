@@ -44,6 +44,8 @@ class TiamatRefusal(IllegalAction):
         "not_ko": "{name} is not KO",
         "henchmen_no_points": "henchmen use no technique that costs énergie or furie",
         "target_self": "choose another target",
+        "quadruped": "{technique} does not work against an animal on four legs",
+        "animal_only": "{name} is an animal's technique",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -84,4 +86,6 @@ class TiamatRefusal(IllegalAction):
         "henchmen_no_points": "les hommes de main n'utilisent aucune technique coûtant "
                               "énergie ou furie",
         "target_self": "choisissez une autre cible",
+        "quadruped": "{technique} ne fonctionne pas contre un animal à quatre pattes",
+        "animal_only": "{name} est une technique d'animal",
     }

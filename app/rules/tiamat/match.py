@@ -57,6 +57,7 @@ def participant_from(pid: str, name: str, sheet: Mapping[str, Any],
         "initiative": None, "impulsion": 0, "prepared": 0, "chain": [],
         "members": int(sheet.get("members") or 0) if henchmen else 0, "down": 0,
         "move": d["move"], "run": d["run"], "held_by": None, "escape_tries": 0,
+        "quadruped": bool(sheet.get("quadruped")),
     }
 
 

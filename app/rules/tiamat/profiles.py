@@ -50,8 +50,22 @@ def voyous() -> Sheet:
             "weapons": [], "equipment": "", "wounds": []}
 
 
+def loup() -> Sheet:
+    """House (« Combat contre un animal »; the bestiary is the GM's part): a wolf."""
+    return {"kind": "pnj", "quadruped": True,
+            "characteristics": {"force": 2, "endurance": 2, "habilete": 3, "rapidite": 4,
+                                "perception": 4, "intelligence": 1, "temperament": 2,
+                                "volonte": 2},
+            "skills": {"vigilance": 4, "survie": 5, "infiltration": 3}, "talents": [],
+            "talent_mode": "chosen", "arts": [], "art_talents": {},
+            "techniques": ["morsure", "charge_animale", "esquive_animale"], "sante": None,
+            "energie": None, "furie": 0, "armour": "aucune", "weapons": [], "equipment": "",
+            "wounds": []}
+
+
 def demo_characters() -> list[DemoCharacter]:
     return [DemoCharacter("Jack", jack(), "Aventurier américain, karatéka.", player=0),
             DemoCharacter("Ryu", ryu(), "Ami japonais de Jack, ju-jitsuka.", player=1),
             DemoCharacter("Jin Chun-Fung", jin(), "« Sentinelle de la lumière », triade de Sîn."),
-            DemoCharacter("Voyous de l'entrepôt n°8", voyous(), "Quatre hommes de main.")]
+            DemoCharacter("Voyous de l'entrepôt n°8", voyous(), "Quatre hommes de main."),
+            DemoCharacter("Loup", loup(), "Profil d'animal (maison) : à quatre pattes.")]

@@ -12,7 +12,8 @@ A sheet is plain JSON data::
      "sante": 26, "energie": 32, "furie": 0,     # current values (maxima are derived)
      "armour": "blouson_cuir", "weapons": ["pistolet_9mm"], "equipment": "…",
      "wounds": ["tete", …],                      # blessures graves still open
-     "members": 4}                               # hommes de main: the group's size
+     "members": 4,                               # hommes de main: the group's size
+     "quadruped": False}                         # an animal on four legs (GM profile)
 
 Sources: « Conception du personnage » (every step) and its « Exemple de création » (Jack).
 """
@@ -214,6 +215,11 @@ def validate(sheet: Mapping[str, Any], content: Content = NO_CONTENT) -> list[Pr
         technique = catalogue.get(key)
         if technique is None:
             problems.append(Problem("techniques", N_("Unknown technique."), RULE_TECHNIQUES))
+            continue
+        if technique.animal and pj:
+            problems.append(Problem("techniques", N_(
+                "%(name)s is an animal's technique."), RULE_TECHNIQUES,
+                {"name": technique.name}))
             continue
         if technique.standard:
             problems.append(Problem("techniques", N_(

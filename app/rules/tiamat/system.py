@@ -129,6 +129,8 @@ class TiamatSystem:
             text = str(form.get(key) or "").strip()
             data[key] = _int(text) if text else None
         data["furie"] = _int(str(form.get("furie") or "0"))
+        if str(form.get("quadruped") or "") in ("on", "true", "1", "yes"):
+            data["quadruped"] = True
         if data["kind"] == "hommes_de_main":
             data["members"] = _int(str(form.get("members") or ""))
             data["actions_override"] = _int(str(form.get("actions_override") or "1"))
