@@ -311,3 +311,29 @@ def test_a_wolf_on_four_legs() -> None:
                                      "target": "p2"}, [])
     assert "esquive_animale" in {f.kind: f for f in TIAMAT.legal_actions(state, GM)}[
         "defend"].choices["options"]
+
+
+def test_a_gm_weapon_is_copied_into_the_match() -> None:
+    from app.rules.tiamat.sheet import validate
+
+    content = {"weapon": [{"key": "gm-nunchaku", "name": "Nunchaku", "kind": "contact",
+                           "d10": 1, "d6": 0, "letale": False, "source": "gm"}]}
+    fighter = boxer("straight_punch", weapons=("gm-nunchaku",))
+    assert validate(fighter) != [] and validate(fighter, content) == []
+    participants = (ParticipantSetup("Jack", character_id=10, owner_id=2, sheet=jack()),
+                    ParticipantSetup("Boxeur", sheet=fighter))
+    state = fold(TIAMAT, TIAMAT.start(MatchSetup("Dojo", participants, {"content": content}),
+                                      ScriptedDice([])))
+    arsenal = state["participants"]["p2"]["arsenal"]
+    assert arsenal["gm-nunchaku"]["d10"] == 1 and not arsenal["gm-nunchaku"]["letale"]
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [1, 1, 9, 1, 1])
+    _, state = play(state, GM, {"kind": "manoeuvre", "what": "draw", "weapon": "gm-nunchaku"},
+                    [])
+    _, state = play(state, GM, {"kind": "attack", "technique": "attaque_armee",
+                                "target": "p1"}, [])
+    assert "letale" not in state["pending"]["attributes"]
+    # Habileté 3: 8 against Jack's instinctive 1; random location 2 → torse; Force 3 + 1D10
+    # (the nunchaku): 4 dice, best 9 − 2 − 2 = 5.
+    events, state = play(state, NICOLAS, {"kind": "defend", "technique": "instinctive"},
+                         [8, 1, 1, 1, 2, 9, 1, 1, 1])
+    assert events[0].payload["damage"]["loss"] == 5

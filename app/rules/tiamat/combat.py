@@ -12,7 +12,7 @@ from typing import Any
 
 from app.rules import notation
 from app.rules.dice import Dice, Modifier, RollRecord
-from app.rules.tiamat.content import WEAPONS, Technique, techniques
+from app.rules.tiamat.content import Technique, techniques
 from app.rules.tiamat.pools import formula_pool, pool
 
 RULE_ATTACK = "Combat « versus » § Résolution d'une attaque"
@@ -93,21 +93,25 @@ def _needs(special: str) -> str | None:
     return None
 
 
-def weapon_ok(technique: Technique, weapon: str | None) -> bool:
+def held_weapon(fighter: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The weapon in hand, as the match copied it (``arsenal``: key → spec)."""
+    return (fighter.get("arsenal") or {}).get(fighter.get("weapon") or "")
+
+
+def weapon_ok(technique: Technique, held: Mapping[str, Any] | None) -> bool:
     need = technique.weapon.lower()
     if not need or need.startswith("un objet"):
         return True
-    held = WEAPONS.get(weapon or "")
     if held is None:
         return False
     if "kendo" in need or "katana" in need:
-        return held.kendo
+        return bool(held["kendo"])
     if "arme de contact" in need or "couteau" in need:
-        return held.kind == "contact"
+        return held["kind"] == "contact"
     if "distance" in need or "arme à feu" in need or "rafale" in need:
-        return held.kind == "distance" and held.key != "senban"
+        return held["kind"] == "distance" and held["key"] != "senban"
     if "senban" in need:
-        return held.key == "senban"
+        return held["key"] == "senban"
     return False
 
 
@@ -143,7 +147,7 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
         return "attacker_down"
     if not down and technique.key == "panthere_bondissante":
         return "attacker_must_be_down"
-    if not weapon_ok(technique, attacker.get("weapon")):
+    if not weapon_ok(technique, held_weapon(attacker)):
         return "weapon_needed"
     if wound_blocks(technique, attacker.get("wounds") or []):
         return "wounded"
@@ -180,7 +184,7 @@ def defence_problem(defender: Mapping[str, Any], technique: Technique,
         return "no_action_left"
     if defender.get("posture") == "a_terre" and technique.type == "esquive":
         return "defender_down"
-    if not weapon_ok(technique, defender.get("weapon")):
+    if not weapon_ok(technique, held_weapon(defender)):
         return "weapon_needed"
     energie = technique.energie * (2 if "torse" in (defender.get("wounds") or []) else 1)
     if energie and defender.get("energie", 0) < energie:
@@ -230,11 +234,11 @@ def damage_pool(attacker: Mapping[str, Any], technique: Technique, *, extra_d6: 
     formula = technique.puissance
     if formula.none:
         return None
-    weapon = WEAPONS.get(attacker.get("weapon") or "")
-    spec = (weapon.d10, weapon.d6, weapon.flat, weapon.uses_force) if weapon else None
+    weapon = held_weapon(attacker)
+    spec = (weapon["d10"], weapon["d6"], weapon["flat"], weapon["uses_force"]) if weapon else None
     d10, d6, flat = formula_pool(formula, attacker.get("characteristics") or {},
                                  extra_d6=extra_d6, weapon=spec)
-    if formula.weapon and weapon is not None and not weapon.uses_force and d10 <= 0:
+    if formula.weapon and weapon is not None and not weapon["uses_force"] and d10 <= 0:
         record = notation.roll(f"{max(1, d6)}d6" + (f"{flat:+d}" if flat else ""), dice,
                                purpose=purpose)
         return record

@@ -362,3 +362,37 @@ ARMOURS = {armour.key: armour for armour in (
     Armour("gilet_pare_balles", "Gilet pare-balles", 4,
            reason="Pas de table d'armures dans le texte : le double du blouson en cuir"),
 )}
+
+
+def custom_weapons(content: Any) -> dict[str, Weapon]:
+    """The campaign's own weapons (content kind ``weapon``), read tolerantly: the platform
+    validated them against ``content_kinds`` already; their keys start with ``gm-``."""
+    found: dict[str, Weapon] = {}
+    for item in (content or {}).get("weapon", []) or []:
+        if not isinstance(item, dict) or not item.get("key"):
+            continue
+        kind = "distance" if item.get("kind") == "distance" else "contact"
+
+        def number(name: str, item: dict = item) -> int:
+            value = item.get(name)
+            return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+        ranges = tuple(r for r in (number("point_blank"), number("short_range"),
+                                   number("long_range")) if r) if kind == "distance" else ()
+        found[str(item["key"])] = Weapon(
+            str(item["key"]), str(item.get("name") or item["key"]), kind, d10=number("d10"),
+            d6=number("d6"), uses_force=kind == "contact", letale=bool(item.get("letale")),
+            ranges=ranges, kendo=bool(item.get("kendo")), source="gm",
+            reason="arme du MJ (contenu de la campagne)")
+    return found
+
+
+def all_weapons(content: Any = None) -> dict[str, Weapon]:
+    return {**WEAPONS, **custom_weapons(content)}
+
+
+def weapon_spec(weapon: Weapon) -> dict[str, Any]:
+    """A weapon as a match keeps it (copied at the start: later edits do not change it)."""
+    return {"key": weapon.key, "name": weapon.name, "kind": weapon.kind, "d10": weapon.d10,
+            "d6": weapon.d6, "flat": weapon.flat, "uses_force": weapon.uses_force,
+            "letale": weapon.letale, "ranges": list(weapon.ranges), "kendo": weapon.kendo}

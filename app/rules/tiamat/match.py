@@ -20,18 +20,26 @@ from app.rules.tiamat.combat import (
     attack_problem,
     defence_problem,
 )
-from app.rules.tiamat.content import ARMOURS, WEAPONS, standard_techniques, techniques
+from app.rules.tiamat.content import (
+    ARMOURS,
+    all_weapons,
+    standard_techniques,
+    techniques,
+    weapon_spec,
+)
 from app.rules.tiamat.sheet import characteristics, derived
 
 RULE_FURIE = "Conception du personnage § Points de furie"
 
 
 def participant_from(pid: str, name: str, sheet: Mapping[str, Any],
-                     character_id: int | None, owner_id: int | None) -> dict[str, Any]:
+                     character_id: int | None, owner_id: int | None,
+                     content: Mapping[str, Any] | None = None) -> dict[str, Any]:
     d = derived(sheet)
+    catalogue = all_weapons(content)
     kind = sheet.get("kind", "pj")
     henchmen = kind == "hommes_de_main"
-    weapons = [w for w in sheet.get("weapons") or [] if w in WEAPONS]
+    weapons = [w for w in sheet.get("weapons") or [] if w in catalogue]
     armour = ARMOURS.get(sheet.get("armour") or "aucune", ARMOURS["aucune"])
     known = [t for t in sheet.get("techniques") or [] if t in techniques()]
     actions = int(sheet.get("actions_override") or d["actions"]) if kind != "pj" else d[
@@ -52,7 +60,9 @@ def participant_from(pid: str, name: str, sheet: Mapping[str, Any],
         "actions": actions, "actions_left": 0,
         "defense_instinctive": max(1, actions - 1),
         "armour": armour.protection, "armour_name": armour.name,
-        "weapons": weapons, "weapon": None, "posture": "debout", "states": {},
+        "weapons": weapons, "weapon": None,
+        "arsenal": {key: weapon_spec(catalogue[key]) for key in weapons},
+        "posture": "debout", "states": {},
         "wounds": list(sheet.get("wounds") or []), "ko": False, "dead": False,
         "initiative": None, "impulsion": 0, "prepared": 0, "chain": [],
         "members": int(sheet.get("members") or 0) if henchmen else 0, "down": 0,
@@ -65,7 +75,8 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     events = [Event("match_started", {"name": setup.name})]
     for index, entry in enumerate(setup.participants, start=1):
         events.append(Event("participant_added", {"participant": participant_from(
-            f"p{index}", entry.name, entry.sheet or {}, entry.character_id, entry.owner_id)}))
+            f"p{index}", entry.name, entry.sheet or {}, entry.character_id, entry.owner_id,
+            setup.options.get("content"))}))
     return events
 
 
@@ -174,7 +185,9 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                     "ranges": list(RANGE_MODIFIERS), "situations": list(SITUATION_MODIFIERS),
                     "locations": list(LOCATION_NAMES)}))
             forms.append(ActionForm("manoeuvre", "Move or get ready", "tiamat/_manoeuvre.html",
-                                    {"weapons": me["weapons"], "posture": me["posture"]}))
+                                    {"weapons": me["weapons"], "posture": me["posture"],
+                                     "weapon_names": {k: w["name"] for k, w in me[
+                                         "arsenal"].items()}}))
             if me["posture"] != "a_terre":
                 forms.append(ActionForm("jump", "Jump", "tiamat/_jump.html", {
                     "free": me["characteristics"]["habilete"],

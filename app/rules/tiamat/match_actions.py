@@ -29,6 +29,7 @@ from app.rules.tiamat.combat import (
     attack_problem,
     damage_pool,
     defence_problem,
+    held_weapon,
     precision_roll,
     roll_location,
 )
@@ -36,7 +37,6 @@ from app.rules.tiamat.content import (
     CHAR_NAMES,
     CHARACTERISTICS,
     SKILL_NAMES,
-    WEAPONS,
     Technique,
     techniques,
 )
@@ -214,8 +214,8 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
     attributes = list(technique.attributes)
     if technique.key == "nukitsuke":
         attributes = [a for a in attributes if a != "contre_attaque"]
-    weapon = WEAPONS.get(attacker.get("weapon") or "")
-    if technique.puissance.weapon and weapon is not None and weapon.letale:
+    weapon = held_weapon(attacker)
+    if technique.puissance.weapon and weapon is not None and weapon["letale"]:
         attributes.append("letale")  # « un pistolet ajoute l'attribut Létale »
     chain_info = techniques()[chain].chain if chain else None
     if chain_info:
@@ -699,7 +699,7 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         if weapon is not None and weapon not in me["weapons"]:
             raise _refuse("bad_field", field="weapon", reason=", ".join(me["weapons"]) or "—")
         changes["weapon"] = weapon
-        info["weapon"] = WEAPONS[weapon].name if weapon else None
+        info["weapon"] = me["arsenal"][weapon]["name"] if weapon else None
         info["rule"] = "Combat « versus » § Actions de combat possibles"
     return [Event("manoeuvred", {**info, "changes": {me["id"]: changes},
                                  "set": {"combo": None}})]

@@ -42,8 +42,8 @@ from app.rules.tiamat.content import (
     SKILL_NAMES,
     STARTING_TECHNIQUES,
     TALENT_NAMES,
-    WEAPONS,
     actions_for,
+    all_weapons,
     learnable,
     prerequisites_met,
     talent_from_dice,
@@ -247,7 +247,7 @@ def validate(sheet: Mapping[str, Any], content: Content = NO_CONTENT) -> list[Pr
     if (sheet.get("armour") or "aucune") not in ARMOURS:
         problems.append(Problem("armour", N_("Unknown armour."), RULE_GEAR))
     for weapon in sheet.get("weapons") or []:
-        if weapon not in WEAPONS:
+        if weapon not in all_weapons(content):
             problems.append(Problem("weapons", N_("Unknown weapon."), RULE_GEAR))
     for wound in sheet.get("wounds") or []:
         if wound not in WOUND_LOCATIONS:

@@ -12,8 +12,11 @@ from typing import Any
 
 from app.rules.dice import Dice, RollRecord
 from app.rules.system import (
+    N_,
     NO_CONTENT,
     Content,
+    ContentField,
+    ContentKind,
     DemoCharacter,
     DemoMatch,
     DemoStep,
@@ -32,6 +35,7 @@ from app.rules.tiamat.content import (
     TALENT_NAMES,
     TYPE_NAMES,
     WEAPONS,
+    all_weapons,
     techniques,
 )
 from app.rules.tiamat.sheet import WOUND_LOCATIONS
@@ -51,7 +55,21 @@ class TiamatSystem:
     name_en = "Tiamat"
     seed_file = "004_027408667edfd8d5.txt"
     uses_board = False
-    content_kinds = ()
+    content_kinds = (ContentKind("weapon", N_("Weapons"), (
+        ContentField("kind", N_("Kind"), "choice", choices=(
+            ("contact", N_("Arme de contact")), ("distance", N_("Attaque à distance")))),
+        ContentField("d10", N_("Puissance: D10 added to Force (contact)"), "int", low=0, high=4,
+                     required=False),
+        ContentField("d6", N_("Puissance: D6"), "int", low=0, high=6, required=False),
+        ContentField("letale", N_("Létale"), "bool", required=False),
+        ContentField("kendo", N_("Arme de Kendo"), "bool", required=False),
+        ContentField("point_blank", N_("Point-blank range (m)"), "int", low=0, high=1000,
+                     required=False),
+        ContentField("short_range", N_("Short range (m)"), "int", low=0, high=5000,
+                     required=False),
+        ContentField("long_range", N_("Long range (m)"), "int", low=0, high=10000,
+                     required=False),
+    ), "Armes § Dommage des armes / Portée des armes (pas de table dans le texte)"),)
     # The two talents come from the D10 x D6 table (« Déterminer ses talents au hasard »).
     rolled_fields = ("talents",)
 
@@ -65,6 +83,9 @@ class TiamatSystem:
     type_names = TYPE_NAMES
     attribute_names = ATTRIBUTE_NAMES
     location_names = LOCATION_NAMES
+
+    def weapon_choices(self, content=None) -> list[tuple[str, str]]:
+        return [(key, weapon.name) for key, weapon in all_weapons(content).items()]
 
     def techniques(self):
         return techniques()
@@ -119,7 +140,8 @@ class TiamatSystem:
             "arts": many("arts", "art_", ARTS),
             "techniques": many("techniques", "technique_", techniques()),
             "armour": (form.get("armour") or "aucune").strip(),
-            "weapons": many("weapons", "weapon_", WEAPONS),
+            "weapons": many("weapons", "weapon_", [
+                key[len("weapon_"):] for key in form if key.startswith("weapon_")]),
             "equipment": str(form.get("equipment") or "")[:2000],
             "wounds": many("wounds", "wound_", WOUND_LOCATIONS),
         }
