@@ -337,3 +337,36 @@ def test_a_gm_weapon_is_copied_into_the_match() -> None:
     events, state = play(state, NICOLAS, {"kind": "defend", "technique": "instinctive"},
                          [8, 1, 1, 1, 2, 9, 1, 1, 1])
     assert events[0].payload["damage"]["loss"] == 5
+
+
+def test_tir_rapide_draws_and_fires_and_braquage_takes_the_gun() -> None:
+    krav = boxer("tir_rapide", "straight_punch", "coup_de_tete", "nukite", "braquage",
+                 weapons=("pistolet_9mm",))
+    krav["arts"] = ["krav_maga"]
+    state = setup(("Krav", krav, None, None), ("Jack", jack(), 10, 2))
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 1, 1])
+    # Tir rapide: the pistol comes to hand in the same action (1 énergie); point-blank +1.
+    events, state = play(state, GM, {"kind": "attack", "technique": "tir_rapide",
+                                     "target": "p2", "range": "bout_portant"}, [])
+    assert events[0].payload["drawn"] == "Pistolet 9 mm"
+    assert state["participants"]["p1"]["weapon"] == "pistolet_9mm"
+    assert "letale" in state["pending"]["attributes"]
+    # Perception 3 + 1D10, +1: 6 + 1 = 7 against 2; location 3 → torse; 2D6 (no Force, no
+    # critical): 6 + 5 = 11 − 2 − 2 = 7.
+    events, state = play(state, NICOLAS, {"kind": "defend", "technique": "instinctive"},
+                         [6, 1, 1, 1, 2, 3, 6, 5])
+    assert events[0].payload["attack_total"] == 7 and events[0].payload["damage"]["loss"] == 7
+    # Jack answers: he draws his own pistol; the krav-maga fighter's Braquage takes it.
+    _, state = play(state, GM, {"kind": "end_turn"}, [])
+    _, state = play(state, NICOLAS, {"kind": "manoeuvre", "what": "draw",
+                                     "weapon": "pistolet_9mm"}, [])
+    _, state = play(state, NICOLAS, {"kind": "end_turn"}, [])
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 1, 1])
+    _, state = play(state, GM, {"kind": "attack", "technique": "braquage", "target": "p2"}, [])
+    # Rapidité 3 + 1D10: 8 against 1; Bras (legs' halves) 2 → right arm; no damage.
+    events, state = play(state, NICOLAS, {"kind": "defend", "technique": "instinctive"},
+                         [8, 1, 1, 1, 1, 2])
+    assert "weapon_taken" in events[0].payload["effects"]
+    jack_p, krav_p = state["participants"]["p2"], state["participants"]["p1"]
+    assert jack_p["weapon"] is None and "pistolet_9mm" not in jack_p["weapons"]
+    assert krav_p["weapon"] == "pistolet_9mm" and "terrorise" in jack_p["states"]

@@ -176,7 +176,8 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
 
 
 def defence_problem(defender: Mapping[str, Any], technique: Technique,
-                    attack: Technique, attack_attributes: tuple[str, ...]) -> str | None:
+                    attack: Technique, attack_attributes: tuple[str, ...],
+                    combo: bool = False) -> str | None:
     """Why this defence may not answer this attack (a code), or None."""
     if not technique.is_defence:
         return "not_a_defence"
@@ -208,8 +209,8 @@ def defence_problem(defender: Mapping[str, Any], technique: Technique,
         return "only_legs"
     if technique.key == "makibishi" and "mouvement" not in attack_attributes:
         return "only_against_movement"
-    if technique.key == "frappe_du_renard":
-        return "only_against_combo"
+    if technique.key == "frappe_du_renard" and not combo:
+        return "only_against_combo"  # « qu'en réponse à un Combo »
     return None
 
 

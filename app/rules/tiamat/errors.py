@@ -46,6 +46,7 @@ class TiamatRefusal(IllegalAction):
         "target_self": "choose another target",
         "quadruped": "{technique} does not work against an animal on four legs",
         "animal_only": "{name} is an animal's technique",
+        "cobra_initiative": "{technique} needs a higher initiative than the target's",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -88,4 +89,6 @@ class TiamatRefusal(IllegalAction):
         "target_self": "choisissez une autre cible",
         "quadruped": "{technique} ne fonctionne pas contre un animal à quatre pattes",
         "animal_only": "{name} est une technique d'animal",
+        "cobra_initiative": "{technique} demande une initiative supérieure à celle de "
+                            "l'adversaire",
     }

@@ -67,7 +67,7 @@ def participant_from(pid: str, name: str, sheet: Mapping[str, Any],
         "initiative": None, "impulsion": 0, "prepared": 0, "chain": [],
         "members": int(sheet.get("members") or 0) if henchmen else 0, "down": 0,
         "move": d["move"], "run": d["run"], "held_by": None, "escape_tries": 0,
-        "quadruped": bool(sheet.get("quadruped")),
+        "quadruped": bool(sheet.get("quadruped")), "next_d6": 0,
     }
 
 
@@ -140,7 +140,8 @@ def defence_options(state: State) -> list[str]:
         technique = techniques()[key]
         if henchmen and (technique.energie or technique.furie):
             continue
-        if defence_problem(defender, technique, attack, tuple(pending["attributes"])) is None:
+        if defence_problem(defender, technique, attack, tuple(pending["attributes"]),
+                           bool(pending.get("free"))) is None:
             found.append(key)
     return found
 

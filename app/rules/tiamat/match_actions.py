@@ -32,6 +32,7 @@ from app.rules.tiamat.combat import (
     held_weapon,
     precision_roll,
     roll_location,
+    weapon_ok,
 )
 from app.rules.tiamat.content import (
     CHAR_NAMES,
@@ -52,6 +53,7 @@ RULE_COMBO = "Techniques § Combo / Les enchaînements"
 RULE_KILL = "Combat « versus » § Mise à mort"
 RULE_SUBMISSION = "Techniques § Attributs / Soumission"
 RULE_BTA = "Combat « Beat them all »"
+DRAW_AND_SHOOT = ("tir_rapide", "shuriken")
 FOREVER = 10_000
 NAME_MAX = 80
 
@@ -268,8 +270,22 @@ def _attack(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     attacker = _require_turn(state, actor)
     target = _participant(state, action, "target")
     technique = _technique(action)
+    drawn = None
+    if technique.key in DRAW_AND_SHOOT and not weapon_ok(technique, held_weapon(attacker)):
+        # « Le personnage peut dégainer son arme et tirer en même temps » (Tir rapide,
+        # Shuriken): the first suitable weapon carried comes to hand with the attack.
+        drawn = next((key for key, spec in attacker["arsenal"].items()
+                      if weapon_ok(technique, spec)), None)
+        if drawn:
+            attacker = {**attacker, "weapon": drawn}
+    if technique.key == "morsure_du_cobra" and (attacker.get("initiative") or 0) <= (
+            target.get("initiative") or 0):
+        raise _refuse("cobra_initiative", technique=technique.name)
     _check_attack(attacker, target, technique, free=False)
     events = _declare(state, attacker, target, technique, action, free=False)
+    if drawn:
+        events[0].payload["changes"][attacker["id"]]["weapon"] = drawn
+        events[0].payload["drawn"] = attacker["arsenal"][drawn]["name"]
     return events + _auto_defence(state, events, dice)
 
 
@@ -327,7 +343,7 @@ def _defend(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if technique.key not in defender["techniques"] and not technique.standard:
         raise _refuse("not_known", name=defender["name"], technique=technique.name)
     problem = defence_problem(defender, technique, techniques()[pending["technique"]],
-                              tuple(pending["attributes"]))
+                              tuple(pending["attributes"]), bool(pending.get("free")))
     if problem:
         raise _refuse(problem, name=defender["name"], technique=technique.name,
                       weapon=technique.weapon)
@@ -386,6 +402,16 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
         extra_furie += record.total
     if extra_furie and "terrorise" not in states and target["kind"] != "hommes_de_main":
         t["furie"] = min(target["furie_max"], target["furie"] + extra_furie)
+    if technique.key == "braquage" and target.get("weapon"):
+        # « L'arme se retrouve dans les mains du personnage. »
+        key = target["weapon"]
+        spec = (target.get("arsenal") or {}).get(key)
+        if spec:
+            a["arsenal"] = {**attacker.get("arsenal", {}), key: spec}
+            a["weapons"] = list(dict.fromkeys([*attacker.get("weapons", []), key]))
+            a["weapon"] = key
+            t["weapons"] = [w for w in target.get("weapons", []) if w != key]
+            notes.append("weapon_taken")
     if technique.key == "ma_sutemi_waza":
         a["posture"] = "a_terre"
     if technique.key == "elbow_drop":
@@ -416,12 +442,14 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
     labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
-        extra_d6=chain_info.precision_d6 if chain_info else 0, modifiers=labels,
-        purpose=f"précision — {technique.name}")
+        extra_d6=(chain_info.precision_d6 if chain_info else 0) + attacker.get("next_d6", 0),
+        modifiers=labels, purpose=f"précision — {technique.name}")
     rolls.append(attack_roll)
     surprise = "attaque_surprise" in attributes and "sixieme_sens" not in defender["talents"]
     d_changes: dict[str, Any] = {}
-    a_changes: dict[str, Any] = {}
+    a_changes: dict[str, Any] = {"next_d6": 0} if attacker.get("next_d6") else {}
+    if technique.key == "panthere_bondissante":
+        a_changes["posture"] = "debout"  # « Que l'attaque soit un succès ou non … debout »
     auto_fail = None
     if defence is None:
         d10 = 1 if surprise else defender["defense_instinctive"]
@@ -449,7 +477,10 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
         if "tete" in defender["wounds"]:
             extra -= 1
         defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
-                                      single_die=surprise, purpose=f"défense — {defence.name}")
+                                      extra_d6=defender.get("next_d6", 0), single_die=surprise,
+                                      purpose=f"défense — {defence.name}")
+        if defender.get("next_d6"):
+            d_changes["next_d6"] = 0
     rolls.append(defence_roll)
     hit = auto_fail is not None or attack_roll.total > defence_roll.total
     countered = (defence is not None and auto_fail is None and (
@@ -496,12 +527,15 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
                 changes[attacker["id"]]["actions_left"] = max(
                     0, changes[attacker["id"]].get("actions_left", attacker["actions_left"])
                     - 1)
-            if defence.key in ("plongeon",):
-                changes[defender["id"]]["posture"] = "a_terre"
+            if defence.key == "tai_sabaki":  # « 1D6 de bonus à son prochain jet »
+                changes[defender["id"]]["next_d6"] = defender.get("next_d6", 0) + 1
             if "impulsion" in defence.attributes:
                 changes[defender["id"]]["impulsion"] = defender.get("impulsion", 0) + 1
     if defence is not None and defence.key == "plongeon":
         changes[defender["id"]]["posture"] = "a_terre"
+    if defence is not None and defence.key == "roulade" and changes[defender["id"]].get(
+            "posture") == "a_terre":
+        changes[defender["id"]]["posture"] = defender["posture"]  # « ne peut être mis à terre »
     changes[attacker["id"]]["chain"] = attacker_chain
     changes[defender["id"]]["chain"] = defender_chain
     turn = state.get("turn")
