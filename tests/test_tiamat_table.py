@@ -164,3 +164,33 @@ def test_the_sheet_pages_render_in_french(db, warehouse_page):
     assert edit.select_one("input[name=technique_oi_zuki]").has_attr("checked")
     printed = nicolas.client.get(f"/campaigns/{campaign_id}/characters/{hero}/print")
     assert printed.status_code == 200 and "Défense instinctive" in printed.text
+
+
+def test_the_live_panel_follows_the_characteristics(db, warehouse_page):
+    people, campaign_id, hero, _thugs, _dice = warehouse_page
+    nicolas = people["nicolas"]
+    edit = BeautifulSoup(nicolas.client.get(
+        f"/campaigns/{campaign_id}/characters/{hero}/edit").text, "html.parser")
+    fields: dict[str, str] = {}
+    for field in edit.select("form [name]"):
+        if field.name == "select":
+            chosen = field.select_one("option[selected]") or field.select_one("option")
+            fields[field["name"]] = chosen.get("value", "") if chosen else ""
+        elif field.get("type") == "checkbox":
+            if field.has_attr("checked"):
+                fields[field["name"]] = field.get("value", "on")
+        elif field.name == "textarea":
+            fields[field["name"]] = field.text
+        elif field.get("type") != "submit":
+            fields[field["name"]] = field.get("value", "")
+    fields.update(char_endurance="3", char_force="2", csrf_token=nicolas.csrf())
+    panel = BeautifulSoup(nicolas.client.post(
+        f"/campaigns/{campaign_id}/characters/{hero}/sheet-preview", data=fields).text,
+        "html.parser")
+    derived = {dd["data-key"]: dd.text for dd in panel.select("dd.derived-value")}
+    assert derived["sante_max"] == "35"  # 3 x 10 + 2 + 3
+    fields.update(char_force="4")  # 20 points now
+    panel = nicolas.client.post(f"/campaigns/{campaign_id}/characters/{hero}/sheet-preview",
+                                data=fields).text
+    text = BeautifulSoup(panel, "html.parser").text
+    assert "répartit 18 points" in text and "(20 actuellement)" in text, text
