@@ -194,3 +194,40 @@ def test_the_live_panel_follows_the_characteristics(db, warehouse_page):
                                 data=fields).text
     text = BeautifulSoup(panel, "html.parser").text
     assert "répartit 18 points" in text and "(20 actuellement)" in text, text
+
+
+def test_secret_orders_reach_only_their_writer_and_the_gm(db, warehouse_page):
+    from tests.test_match_stream import first_state, read_messages
+
+    people, campaign_id, hero, _thugs, dice = warehouse_page
+    gm, nicolas = people["christophe"], people["nicolas"]
+    twin = jack() | {"kind": "pnj"}
+    dante = Character(campaign_id=campaign_id, name="Dante", sheet=twin)
+    db.add(dante)
+    db.commit()
+    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": gm.csrf(), "name": "Duel", "characters": [str(hero), str(dante.id)]},
+        follow_redirects=False)
+    url = opened.headers["location"]
+    dice.script(8, 2, 8, 3)  # 8 and 8, Rapidité 2 and 2: simultaneous
+    gm.client.post(url + "/actions", data={"csrf_token": gm.csrf(), "kind": "roll_initiative"})
+    page = BeautifulSoup(nicolas.client.get(url).text, "html.parser")
+    assert page.select_one("#action-write_orders") is not None
+    assert nicolas.client.post(url + "/actions", data={
+        "csrf_token": nicolas.csrf(), "kind": "write_orders", "participant": "p1",
+        "orders": "Oi zuki puis Mae geri"}, follow_redirects=False).status_code == 303
+    assert gm.client.post(url + "/actions", data={
+        "csrf_token": gm.csrf(), "kind": "write_orders", "participant": "p2",
+        "orders": "Coup de pied sournois"}, follow_redirects=False).status_code == 303
+    page = nicolas.client.get(url).text
+    assert "Oi zuki puis Mae geri" in page and "sournois" not in page
+    api = nicolas.client.get("/api/v1" + url)
+    assert api.status_code == 200, api.text
+    assert "sournois" not in api.text and api.json()["state"]["orders"]["p2"] == ""
+    with nicolas.client.stream("GET", url + "/stream",
+                               headers={"Last-Event-ID": "0"}) as response:
+        raw = "\n".join(m.data for m in read_messages(response, first_state))
+    assert "Oi zuki puis Mae geri" in raw and "sournois" not in raw
+    assert "sournois" in gm.client.get(url).text
+    gm.client.post(url + "/actions", data={"csrf_token": gm.csrf(), "kind": "reveal_orders"})
+    assert "Coup de pied sournois" in nicolas.client.get(url).text

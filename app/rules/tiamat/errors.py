@@ -47,6 +47,8 @@ class TiamatRefusal(IllegalAction):
         "quadruped": "{technique} does not work against an animal on four legs",
         "animal_only": "{name} is an animal's technique",
         "cobra_initiative": "{technique} needs a higher initiative than the target's",
+        "not_simultaneous": "{name} is not tied at initiative this round",
+        "no_orders": "no written orders to reveal",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -91,4 +93,6 @@ class TiamatRefusal(IllegalAction):
         "animal_only": "{name} est une technique d'animal",
         "cobra_initiative": "{technique} demande une initiative supérieure à celle de "
                             "l'adversaire",
+        "not_simultaneous": "{name} n'est pas à égalité d'initiative ce tour",
+        "no_orders": "aucun ordre écrit à révéler",
     }

@@ -86,7 +86,8 @@ def evolve(state: State, event: Event) -> State:
     payload = event.payload
     if event.kind == "match_started":
         state.update(name=payload["name"], status="running", round=0, participants={},
-                     order=[], turn=None, pending=None, combo=None, surprised=[])
+                     order=[], turn=None, pending=None, combo=None, surprised=[],
+                     simultaneous=[], orders={}, orders_revealed={})
         return state
     if event.kind == "participant_added":
         member = copy.deepcopy(payload["participant"])
@@ -199,6 +200,14 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
             forms.append(ActionForm("coup_de_grace", "Finish off", "tiamat/_coup_de_grace.html",
                                     {"targets": finishable, "names": names}))
         forms.append(ActionForm("end_turn", "End the turn", "tiamat/_end_turn.html", {}))
+    tied = [pid for group in state.get("simultaneous") or [] for pid in group
+            if actor.controls(participants[pid])]
+    if tied:
+        forms.append(ActionForm("write_orders", "Secret orders", "tiamat/_orders.html",
+                                {"participants": tied}))
+    if actor.is_gm and state.get("orders"):
+        forms.append(ActionForm("reveal_orders", "Reveal the orders", "tiamat/_reveal.html",
+                                {}))
     if actor.is_gm or any(actor.controls(p) for p in participants.values()):
         own = [pid for pid, p in participants.items() if actor.controls(p)]
         forms.append(ActionForm("test", "Test", "tiamat/_test.html", {"participants": own}))
@@ -215,9 +224,15 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
 
 
 def view(state: State, viewer: Actor) -> State:
-    """Nothing is hidden in a Tiamat fight: simultaneous orders are written on paper at the
-    table (docs/rules-notes.md § Tiamat)."""
-    return state
+    """Secret orders (« inscrivent secrètement leurs actions ») stay with their writer and the
+    GM until revealed: others only learn that orders were written."""
+    orders = state.get("orders") or {}
+    if viewer.is_gm or not orders:
+        return state
+    shown = copy.copy(state)
+    shown["orders"] = {pid: (text if viewer.controls(state["participants"][pid]) else "")
+                       for pid, text in orders.items()}
+    return shown
 
 
 def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]:

@@ -139,7 +139,8 @@ def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dic
         "names": {pid: p["name"] for pid, p in state["participants"].items()},
         "changes": changes, "rule": RULE_INITIATIVE,
         "set": {"round": round_number, "order": order, "turn": order[0] if order else None,
-                "combo": None, "surprised": surprised}})]
+                "combo": None, "surprised": surprised, "simultaneous": simultaneous,
+                "orders": {}, "orders_revealed": {}}})]
 
 
 def _require_turn(state: State, actor: Actor) -> dict[str, Any]:
@@ -867,6 +868,40 @@ def _jump(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
                              "set": {"combo": None}})]
 
 
+ORDERS_MAX = 500
+
+
+def _write_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                  ) -> list[Event]:
+    """« Les joueurs inscrivent secrètement leurs actions dans l'ordre où elles seront
+    exécutées »: a fighter still tied at initiative writes its orders; only its player and the
+    GM read them until the GM reveals them all."""
+    who = _participant(state, action, "participant")
+    _control(actor, who)
+    if not any(who["id"] in group for group in state.get("simultaneous") or []):
+        raise _refuse("not_simultaneous", name=who["name"])
+    text = text_field(action, "orders", ORDERS_MAX, multiline=True)
+    visibility = "gm" if actor.is_gm else "self"
+    return [Event("orders_written", {
+        "participant": who["id"], "name": who["name"], "orders": text,
+        "rule": RULE_INITIATIVE, "set": {"orders": {**(state.get("orders") or {}),
+                                                     who["id"]: text}}}, visibility)]
+
+
+def _reveal_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                   ) -> list[Event]:
+    """The GM reads every written order aloud: « on exécute en même temps les premières
+    actions inscrites puis les secondes etc. »."""
+    require_gm(actor)
+    orders = dict(state.get("orders") or {})
+    if not orders:
+        raise _refuse("no_orders")
+    names = {pid: state["participants"][pid]["name"] for pid in orders}
+    return [Event("orders_revealed", {"orders": orders, "names": names,
+                                      "rule": RULE_INITIATIVE,
+                                      "set": {"orders": {}, "orders_revealed": orders}})]
+
+
 ADJUSTABLE = ("sante", "energie", "furie", "actions_left", "down")
 
 
@@ -956,6 +991,7 @@ HANDLERS: dict[str, Callable[..., list[Event]]] = {
     "combo": _combo, "defend": _defend, "manoeuvre": _manoeuvre, "escape": _escape,
     "coup_de_grace": _coup_de_grace, "test": _test, "gm_adjust": _gm_adjust, "end": _end,
     "recover": _recover, "opposed": _opposed, "jump": _jump,
+    "write_orders": _write_orders, "reveal_orders": _reveal_orders,
 }
 
 
