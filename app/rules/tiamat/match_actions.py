@@ -542,7 +542,11 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
     turn = state.get("turn")
     following: dict[str, Any] = {"pending": None, "combo": combo}
     turn_p = state["participants"].get(turn) if turn else None
-    if turn_p is not None:
+    if countered and defence.key == "ma_sutemi_waza" and turn == attacker["id"]:
+        # « Le tour de jeu de l'adversaire prend fin immédiatement » (its actions left stay
+        # for defending).
+        following["turn"] = _next_turn(state, turn)
+    elif turn_p is not None:
         merged = {**turn_p, **changes.get(turn, {})}
         if (merged.get("ko") or merged.get("dead") or (
                 merged["kind"] == "hommes_de_main" and merged["down"] >= merged["members"])):
