@@ -370,3 +370,17 @@ def test_tir_rapide_draws_and_fires_and_braquage_takes_the_gun() -> None:
     jack_p, krav_p = state["participants"]["p2"], state["participants"]["p1"]
     assert jack_p["weapon"] is None and "pistolet_9mm" not in jack_p["weapons"]
     assert krav_p["weapon"] == "pistolet_9mm" and "terrorise" in jack_p["states"]
+
+
+def test_ma_sutemi_waza_takes_both_down_and_ends_the_attackers_turn() -> None:
+    state = jack_first(boxer("ma_sutemi_waza"), "Judoka")
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
+                                     "target": "p2"}, [])
+    # Habileté 3 + 2D10: 9 beats the Oi zuki's 5; high location 1 → head; Force 3: 4 − 4 = 0.
+    events, state = play(state, GM, {"kind": "defend", "technique": "ma_sutemi_waza"},
+                         [3, 1, 9, 1, 1, 1, 1, 1, 4, 1, 1])
+    assert events[0].payload["countered"]
+    jack_p, judoka = state["participants"]["p1"], state["participants"]["p2"]
+    assert jack_p["posture"] == "a_terre" and judoka["posture"] == "a_terre"
+    assert judoka["energie"] == judoka["energie_max"] - 3
+    assert state["turn"] == "p2" and jack_p["actions_left"] == 1
