@@ -384,3 +384,24 @@ def test_ma_sutemi_waza_takes_both_down_and_ends_the_attackers_turn() -> None:
     assert jack_p["posture"] == "a_terre" and judoka["posture"] == "a_terre"
     assert judoka["energie"] == judoka["energie_max"] - 3
     assert state["turn"] == "p2" and jack_p["actions_left"] == 1
+
+
+def test_blinded_and_drunk() -> None:
+    state = jack_first(boxer("straight_punch"))
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "state",
+                                "value": "aveugle", "rounds": 1}, [])
+    with pytest.raises(TiamatRefusal) as refused:  # Oi zuki aims high
+        play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki", "target": "p2"}, [])
+    assert refused.value.code == "blinded"
+    # Mae geri is « Aléatoire »: allowed, one die less (Habileté 2 − 1 = 1 die, + 1).
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "mae_geri",
+                                     "target": "p2"}, [])
+    events, state = play(state, GM, {"kind": "defend", "technique": "instinctive"}, [4, 5])
+    assert events[0].payload["attack_total"] == 5 and not events[0].payload["hit"]
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "state",
+                                "value": "ivre", "rounds": 3}, [])
+    # Ivre: −1 to every action (Intelligence 2 + Langue 2 − 1).
+    events, _ = play(state, NICOLAS, {"kind": "test", "participant": "p1",
+                                      "characteristic": "intelligence", "skill": "langue",
+                                      "difficulty": "tres_difficile"}, [1, 6])
+    assert events[0].payload["total"] == 7

@@ -149,6 +149,9 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
         return "attacker_must_be_down"
     if not weapon_ok(technique, held_weapon(attacker)):
         return "weapon_needed"
+    if "aveugle" in (attacker.get("states") or {}) and (
+            technique.type == "distance" or technique.location not in ("aleatoire", None)):
+        return "blinded"  # « États § Aveuglé »: Aléatoire only, no ranged attack
     if wound_blocks(technique, attacker.get("wounds") or []):
         return "wounded"
     if not free:
@@ -286,6 +289,8 @@ def precision_roll(dice: Dice, fighter: Mapping[str, Any], technique: Technique,
                                  extra_d6=extra_d6)
     if single_die:
         d10 = 1
+    if "ivre" in (fighter.get("states") or {}):
+        modifiers = (*modifiers, Modifier(-1, "ivre"))  # « un malus d'un point »
     return pool(dice, d10, d6=d6, flat=flat, purpose=purpose, labels=modifiers)
 
 

@@ -49,6 +49,7 @@ class TiamatRefusal(IllegalAction):
         "cobra_initiative": "{technique} needs a higher initiative than the target's",
         "not_simultaneous": "{name} is not tied at initiative this round",
         "no_orders": "no written orders to reveal",
+        "blinded": "blinded: only techniques with a random location, no ranged attack",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -95,4 +96,6 @@ class TiamatRefusal(IllegalAction):
                             "l'adversaire",
         "not_simultaneous": "{name} n'est pas à égalité d'initiative ce tour",
         "no_orders": "aucun ordre écrit à révéler",
+        "blinded": "aveuglé : seulement des techniques à localisation aléatoire, aucune "
+                   "attaque à distance",
     }

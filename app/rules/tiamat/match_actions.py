@@ -114,7 +114,7 @@ def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dic
             changes[pid] = {"actions_left": 0, "initiative": None}
             continue
         states = _expire(p, round_number)
-        d10 = p["characteristics"]["rapidite"] - (1 if "epuise" in states else 0)
+        d10 = p["characteristics"]["rapidite"] - ("epuise" in states) - ("aveugle" in states)
         if pid in surprised:
             d10 = 1
         labels = (Modifier(p["impulsion"], "Impulsion"),) if p["impulsion"] else ()
@@ -438,8 +438,7 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
     henchmen_attack = attacker["kind"] == "hommes_de_main"
     helpers = max(0, attacker["members"] - attacker["down"] - 1) if henchmen_attack else 0
     attack_d10 = pending["prepared"] + helpers + (chain_info.precision_d10 if chain_info else 0)
-    if "tete" in attacker["wounds"] or "aveugle" in attacker["states"]:
-        attack_d10 -= 1
+    attack_d10 -= ("tete" in attacker["wounds"]) + ("aveugle" in attacker["states"])
     labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
@@ -475,8 +474,7 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
             d_changes["prepared"] = 0
         if technique.key == "do_giri" and defence.type == "esquive":
             extra -= 1  # « un malus d'1D10 s'il tente une esquive contre un Do giri »
-        if "tete" in defender["wounds"]:
-            extra -= 1
+        extra -= ("tete" in defender["wounds"]) + ("aveugle" in defender["states"])
         defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
                                       extra_d6=defender.get("next_d6", 0), single_die=surprise,
                                       purpose=f"défense — {defence.name}")
@@ -800,8 +798,12 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
     helpers = int_field(action, "helpers", 0, 10, 0)
     bonus = int_field(action, "bonus_dice", -5, 5, 0)
     level = int(who["skills"].get(skill, 0)) if skill else 0
-    test = simple_test(dice, who["characteristics"][characteristic] + (
-        -1 if "tete" in who["wounds"] else 0), DIFFICULTIES[difficulty], skill=level,
+    malus = ("tete" in who["wounds"]) + ("aveugle" in who["states"] and characteristic in (
+        "habilete", "rapidite", "perception")) + ("epuise" in who["states"] and (
+            characteristic == "rapidite"))
+    level -= "ivre" in who["states"]  # « un malus d'un point dans toutes ses actions »
+    test = simple_test(dice, who["characteristics"][characteristic] - malus,
+                       DIFFICULTIES[difficulty], skill=level,
         skill_name=SKILL_NAMES.get(skill), extra_d10=bonus, helpers=helpers,
         purpose=f"test — {who['name']}")
     return [Event("tested", {"name": who["name"], "characteristic": CHAR_NAMES[characteristic],
