@@ -153,3 +153,95 @@ def test_the_board_draws_the_current_token_and_full_names(match):
     assert "side-0" in token["class"] and token["id"] == "token-t1"
     assert page.select_one("#board-slot #board") is not None
     assert page.select_one("#table-state #board") is None  # drawn once, in its own slot
+
+
+# — the GM's map under the board ——————————————————————————————————————————————————
+
+def png(width: int, height: int, colour=(120, 160, 90)) -> bytes:
+    from io import BytesIO
+
+    from PIL import Image as PILImage
+
+    out = BytesIO()
+    PILImage.new("RGB", (width, height), colour).save(out, "PNG")
+    return out.getvalue()
+
+
+def put_map(match, who, data: bytes | None = None, **fields):
+    files = {"picture": ("carte.png", data, "image/png")} if data is not None else None
+    return match.post(who, match.url + "/background", {k: str(v) for k, v in fields.items()},
+                      files=files)
+
+
+def board_state(db, match):
+    from app.models import Match
+
+    db.commit()
+    match_row = db.get(Match, int(match.url.rsplit("/", 1)[1]))
+    db.refresh(match_row)
+    return match_row.state["board"]
+
+
+def test_the_gm_puts_a_map_under_the_board_at_a_scale(match, db):
+    response = put_map(match, match.gm, png(600, 400), pixels="10", per="cm")
+    assert response.status_code == 303, response.text
+    background = board_state(db, match)["background"]
+    assert background["width"] == 60 and background["height"] == 40  # 600 px at 10 px/cm
+    page = match.player.page(match.url)
+    image = page.select_one("#board image.board-background")
+    assert image["width"] == "60.0" and image["height"] == "40.0"
+    served = match.player.client.get(image["href"])
+    assert served.status_code == 200 and served.headers["content-type"] == "image/png"
+    assert last_line(page).select_one(".log-text").get_text(" ", strip=True) == \
+        "Mia puts a map under the board (10.0 pixels per cm)."
+    # In inches on a cm board: 2.54 cm per inch.
+    put_map(match, match.gm, png(254, 127), pixels="100", per="in")
+    assert board_state(db, match)["background"]["width"] == 6.45  # 254 px = 2.54 in
+
+
+def test_the_gm_switches_maps_during_play_and_undo_brings_the_old_one_back(match, db):
+    put_map(match, match.gm, png(300, 300), pixels="5", per="cm")
+    first = board_state(db, match)["background"]["image_id"]
+    put_map(match, match.gm, png(200, 100, (10, 10, 10)), pixels="5", per="cm")
+    second = board_state(db, match)["background"]["image_id"]
+    assert second != first
+    form = match.gm.page(match.url).select_one("#map-reuse")
+    assert [option["value"] for option in form.select("option")] == [str(first), str(second)]
+    assert put_map(match, match.gm, reuse=first, pixels="5", per="cm").status_code == 303
+    assert board_state(db, match)["background"]["image_id"] == first
+    assert put_map(match, match.gm, remove="1").status_code == 303
+    assert "background" not in board_state(db, match)
+    seq = match.seq(db)
+    match.post(match.gm, match.url + "/rewind", {"to_seq": str(seq - 1)})
+    assert board_state(db, match)["background"]["image_id"] == first
+
+
+def test_a_bad_map_is_refused_in_words_and_changes_nothing(match, db):
+    before = events(db)
+    assert put_map(match, match.player, png(10, 10), pixels="5", per="cm").status_code == 403
+    cases = [
+        (dict(data=png(10, 10), pixels="0", per="cm"), "The scale is a number of pixels"),
+        (dict(data=png(10, 10), pixels="abc", per="cm"), "The scale is a number of pixels"),
+        (dict(data=png(10, 10), pixels="5", per="parsec"), "Choose the scale's unit"),
+        (dict(data=png(10, 10), pixels="5", per="sq"), "give the scale per square only"),
+        (dict(data=b"not a picture", pixels="5", per="cm"), "This is not a PNG, JPEG"),
+        (dict(pixels="5", per="cm"), "Choose a picture to upload"),
+        (dict(reuse="999", pixels="5", per="cm"), "Choose a picture to upload"),
+    ]
+    for fields, message in cases:
+        response = put_map(match, match.gm, fields.pop("data", None), **fields)
+        assert response.status_code == 422, (fields, response.status_code)
+        assert message in soup(response).select_one("#table-alert").get_text(strip=True)
+    assert events(db) == before
+    assert "background" not in board_state(db, match)
+
+
+def test_map_pictures_are_for_the_campaigns_members_only(match, db):
+    put_map(match, match.gm, png(50, 50), pixels="5", per="cm")
+    image_id = board_state(db, match)["background"]["image_id"]
+    url = f"/campaigns/{match.campaign_id}/images/{image_id}"
+    assert match.spectator.client.get(url).status_code == 200
+    assert match.outsider.client.get(url).status_code == 404
+    # An image id no match of this campaign used (a portrait, say) is not served here.
+    assert match.player.client.get(
+        f"/campaigns/{match.campaign_id}/images/{image_id + 1}").status_code == 404
