@@ -245,3 +245,38 @@ def test_map_pictures_are_for_the_campaigns_members_only(match, db):
     # An image id no match of this campaign used (a portrait, say) is not served here.
     assert match.player.client.get(
         f"/campaigns/{match.campaign_id}/images/{image_id + 1}").status_code == 404
+
+
+def test_a_map_survives_export_and_re_import_under_a_new_picture_id(match, db):
+    import json
+
+    put_map(match, match.gm, png(120, 80, (200, 30, 30)), pixels="2", per="cm")
+    put_map(match, match.gm, png(60, 60), pixels="1", per="cm")
+    put_map(match, match.gm, remove="1")
+    exported = match.gm.client.get(f"/campaigns/{match.campaign_id}/export")
+    assert exported.status_code == 200
+    document = exported.json()
+    assert len(document["images"]) == 2
+    first_image = document["images"][0]["id"]
+    # The GM takes the last map away: the undo brings the second back, after the trip too.
+    imported = match.post(match.gm, "/campaigns/import", {}, files={
+        "file": ("tablee.json", json.dumps(document).encode(), "application/json")})
+    assert imported.status_code == 303, imported.text
+    new_campaign = int(imported.headers["location"].split("/")[2])
+    again = match.gm.client.get(f"/campaigns/{new_campaign}/export").json()
+    pictures = {picture["id"]: picture for picture in again["images"]}
+    assert len(pictures) == 2 and first_image not in pictures
+    events = [e for e in again["matches"][0]["events"] if e["kind"] == "board_background"]
+    assert [e["payload"].get("image_id") for e in events][2] is None
+    assert {e["payload"]["image_id"] for e in events[:2]} == set(pictures)
+    # The pictures are served in the new campaign, and are the same pictures.
+    first_there = events[0]["payload"]["image_id"]
+    served = match.gm.client.get(f"/campaigns/{new_campaign}/images/{first_there}")
+    assert served.status_code == 200 and served.content.startswith(b"\x89PNG")
+
+    # A file whose map names a picture it does not carry is refused, and creates nothing.
+    broken = dict(document, images=document["images"][1:])
+    refused = match.post(match.gm, "/campaigns/import", {}, files={
+        "file": ("tablee.json", json.dumps(broken).encode(), "application/json")})
+    assert refused.status_code == 422
+    assert "names a picture the file does not carry" in refused.text
