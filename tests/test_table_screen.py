@@ -144,6 +144,13 @@ def test_tokens_take_their_sides_colour_a_short_label_and_a_portrait():
     assert side_key(state["tokens"]["t4"]) == "team-owner-7"
     assert looks["t2"]["label"] == "Brune la Fo…" and looks["t1"]["label"] == "Aldo"
     assert looks["t2"]["portrait"] == 2 and looks["t1"]["portrait"] is None
+    # Cyborg: the GM's aliens and humans, grey family, told apart.
+    aliens = token_looks({"tokens": {"a": {"name": "Pieuvre", "owner_id": None,
+                                           "group": "aliens"},
+                                     "h": {"name": "Vigile", "owner_id": None,
+                                           "group": "humains"}}})
+    assert aliens["a"]["side"] == "side-gm side-gm-0"
+    assert aliens["h"]["side"] == "side-gm side-gm-1"
 
 
 def test_the_board_draws_the_current_token_and_full_names(match):
@@ -193,7 +200,7 @@ def test_the_gm_puts_a_map_under_the_board_at_a_scale(match, db):
     served = match.player.client.get(image["href"])
     assert served.status_code == 200 and served.headers["content-type"] == "image/png"
     assert last_line(page).select_one(".log-text").get_text(" ", strip=True) == \
-        "Mia puts a map under the board (10.0 pixels per cm)."
+        "Mia puts a map under the board (10 pixels per cm)."
     # In inches on a cm board: 2.54 cm per inch.
     put_map(match, match.gm, png(254, 127), pixels="100", per="in")
     assert board_state(db, match)["background"]["width"] == 6.45  # 254 px = 2.54 in
