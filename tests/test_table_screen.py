@@ -11,7 +11,7 @@ from app.errors import ValidationFailed
 from app.models import Campaign, MatchEvent, User
 from app.rules.dice import ScriptedDice
 from app.services import dice_cap
-from app.web.table_view import side_key, token_looks
+from app.web.table_view import short_label, side_key, token_looks
 from tests.helpers import soup
 
 pytest_plugins = ["tests.match_fixtures"]
@@ -142,7 +142,7 @@ def test_tokens_take_their_sides_colour_a_short_label_and_a_portrait():
     assert looks["t3"]["side"] == "side-gm"  # the GM's creatures apart
     assert len({looks[t]["side"] for t in ("t1", "t2", "t5")}) == 3
     assert side_key(state["tokens"]["t4"]) == "team-owner-7"
-    assert looks["t2"]["label"] == "Brune la Fo…" and looks["t1"]["label"] == "Aldo"
+    assert looks["t2"]["label"] == "Brune la…" and looks["t1"]["label"] == "Aldo"
     assert looks["t2"]["portrait"] == 2 and looks["t1"]["portrait"] is None
     # Cyborg: the GM's aliens and humans, grey family, told apart.
     aliens = token_looks({"tokens": {"a": {"name": "Pieuvre", "owner_id": None,
@@ -151,6 +151,12 @@ def test_tokens_take_their_sides_colour_a_short_label_and_a_portrait():
                                            "group": "humains"}}})
     assert aliens["a"]["side"] == "side-gm side-gm-0"
     assert aliens["h"]["side"] == "side-gm side-gm-1"
+
+
+def test_a_short_label_is_cut_between_words_so_its_words_are_in_the_full_name():
+    assert short_label("Gobelin des cavernes") == "Gobelin des…"
+    assert short_label("Tyrannosaurusrex le grand") == "Tyrannosaurusrex…"  # one long word
+    assert short_label("Zetzet") == "Zetzet"
 
 
 def test_the_board_draws_the_current_token_and_full_names(match):

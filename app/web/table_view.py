@@ -117,6 +117,19 @@ def side_key(token: dict[str, Any]) -> str:
     return f"gm-{group}" if isinstance(group, str) and group else "gm"
 
 
+def short_label(name: str) -> str:
+    """A name that fits under a token, cut between words: a screen reader's user hears the
+    full name, and the visible words must be part of it (WCAG 2.5.3, label in name)."""
+    if len(name) <= LABEL_CHARS:
+        return name
+    words, kept = name.split(), []
+    for word in words:
+        if len(" ".join([*kept, word])) > LABEL_CHARS - 1:
+            break
+        kept.append(word)
+    return " ".join(kept or words[:1]) + "…"
+
+
 def token_looks(state: State, portraits: Iterable[int] = ()) -> dict[str, dict[str, Any]]:
     """How each token is drawn: its side's colour class, its short label, its portrait's
     character id (when that character has one)."""
@@ -132,7 +145,7 @@ def token_looks(state: State, portraits: Iterable[int] = ()) -> dict[str, dict[s
     looks = {}
     for token_id, token in tokens.items():
         name = str(token.get("name") or token_id)
-        short = name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1].rstrip() + "…"
+        short = short_label(name)
         character = token.get("character_id")
         looks[token_id] = {"side": colour[side_key(token)], "label": short,
                            "portrait": character if character in with_portrait else None}
@@ -262,6 +275,7 @@ class TableView:
                      error: ActionError | None = None) -> dict[str, Any]:
         return {"match": self.match, "campaign": self.access.campaign, "access": self.access,
                 "url": match_url(self.match.campaign_id, self.match.id),
+                "uses_board": tables.system_of(self.match).uses_board,
                 **self.log_context(db, csrf_token=csrf_token), **self.state_context(),
                 **self.panel_context(csrf_token=csrf_token, error=error)}
 
