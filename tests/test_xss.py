@@ -174,7 +174,7 @@ def world(database_template: str, tmp_path_factory) -> Iterator[World]:
 # — the pages ——————————————————————————————————————————————————————————————————————
 
 # Not pages: live streams (read below), file downloads, the health probe.
-NOT_PAGES = ("/stream", "/export", "/export.json", "/export.txt", "/portrait",
+NOT_PAGES = ("/stream", "/export", "/export.json", "/export.txt", "/portrait", "/{image_id}",
              "/admin/backups/{name}", "/healthz")
 
 
