@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.rules.match import Actor, Event, State
-from app.rules.mecha_ring.content import MAX_ENERGY, key_of
+from app.rules.mecha_ring.content import MAX_ENERGY, instances, key_of
 from app.rules.mecha_ring.robot import SLOTS, standing
 
 VICTORY_POINTS = 12  # § But du jeu
@@ -85,6 +85,15 @@ def evolve(state: State, event: Event) -> State:
     return state
 
 
+def new_piles(catalogue: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Every card of the deck in its pile, sorted (the piles are unordered: a draw is at
+    random, and the start's public event need not list the deck)."""
+    parts = catalogue["parts"]
+    return {"torse": sorted(instances(parts, "torse")),
+            "parts": sorted(c for c in instances(parts) if parts[key_of(c)]["family"] != "torse"),
+            "parts_top": [], "sfx": sorted(instances(catalogue["sfx"])), "sfx_discard": []}
+
+
 def _take(state: State, pile: str, card: str) -> None:
     state["piles"][pile].remove(card)
 
@@ -93,11 +102,9 @@ def _started(state: State, p: dict) -> None:
     state.clear()
     state.update(name=p["name"], status="running", phase="setup",
                  catalogue=copy.deepcopy(p["catalogue"]), seats=list(p["draft_order"]),
-                 tokens={}, piles=copy.deepcopy(p["piles"]), market=[], fight=None,
+                 tokens={}, piles=new_piles(p["catalogue"]), market=[], fight=None,
                  shop=None, first_to_12=None, result=None, turn=None, notes=0,
                  challenger=None, history=[])
-    state["piles"].setdefault("parts_top", [])
-    state["piles"].setdefault("sfx_discard", [])
     for seat in p["seats"]:
         state["tokens"][seat["id"]] = {
             **seat, "robot": {slot: None for slot in SLOTS}, "hand": [], "sfx_hand": [],

@@ -11,7 +11,7 @@ from typing import Any
 from app.rules.dice import Dice
 from app.rules.match import Event, MatchSetup
 from app.rules.mecha_ring.common import Emitter, draw_card
-from app.rules.mecha_ring.content import deck, instances
+from app.rules.mecha_ring.content import deck
 from app.rules.mecha_ring.robot import SLOT_FAMILY, card, free_slot, robot_value
 
 HAND_SIZE = 5  # "Chaque joueur pioche 5 cartes morceaux de robot et une carte SFX"
@@ -31,13 +31,9 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
              for index, entry in enumerate(setup.participants)]
     # "en commençant par celui qui a le plus d'implants artificiels" (ties: seating order).
     order = [seat["id"] for seat in sorted(seats, key=lambda seat: -seat["implants"])]
-    parts = catalogue["parts"]
-    piles = {"torse": instances(parts, "torse"),
-             "parts": [c for c in instances(parts) if parts[c.split("#")[0]]["family"] != "torse"],
-             "parts_top": [], "sfx": instances(catalogue["sfx"]), "sfx_discard": []}
     em = Emitter({})
     em.emit("tournament_started", {"name": setup.name, "catalogue": catalogue, "seats": seats,
-                                   "draft_order": order, "piles": piles})
+                                   "draft_order": order})
     if len(seats) < 2:
         return em.events
     _draft(em, dice, order)
