@@ -101,3 +101,48 @@ def play(seed: int) -> dict:
 def test_random_tournaments_keep_the_invariants_and_end():
     ended = [play(seed)["status"] for seed in range(40)]
     assert ended.count("finished") >= 36
+
+
+def test_one_player_against_house_bots_plays_whole_tournaments():
+    """One person against the house bots: only the human's forms are picked (as a player,
+    not the host); the bots play every other move, never raise, and the tournaments end."""
+    finished = 0
+    for seed in range(12):
+        players = 2 + seed % 3
+        setup = MatchSetup("T", tuple(ParticipantSetup(f"P{i}", character_id=i + 1,
+                                                       owner_id=100 + i + 1,
+                                                       sheet={"implants": i % 2})
+                                      for i in range(players)))
+        log = list(MECHA.start(setup, SeededDice(seed)))
+        state = fold(MECHA, log)
+        dice, rng = SeededDice(seed + 500), random.Random(seed)
+        for tid in [tid for tid in state["seats"] if tid != "t1"]:
+            events, state = apply(MECHA, state, {"kind": "set_bot", "seat": tid, "on": "on"},
+                                  GM, dice)
+            log += events
+        human = Actor(101, character_ids=frozenset({1}))
+        for step in range(3000):
+            forms = [form for form in MECHA.legal_actions(state, human)
+                     if form.kind not in ("note",)]
+            if not forms:
+                if MECHA.legal_actions(state, GM) and any(
+                        form.kind == "let_bots_play" for form in MECHA.legal_actions(state, GM)):
+                    events, state = apply(MECHA, state, {"kind": "let_bots_play"}, GM, dice)
+                    log += events
+                    continue
+                break
+            form = rng.choice(forms)
+            if form.kind in ("play_sfx", "use_sfx") and rng.random() < 0.7:
+                continue
+            try:
+                events, state = apply(MECHA, state, pick(form, rng), human, dice)
+            except IllegalAction:
+                continue
+            log += events
+            check(state, views=step % 50 == 0)
+            assert all(event.payload.get("bot") for event in events[1:]
+                       if event.payload.get("seat") not in (None, "t1")
+                       and event.kind in ("ready", "installed", "recharged", "bought"))
+        assert fold(MECHA, log) == state
+        finished += state["status"] == "finished"
+    assert finished >= 10

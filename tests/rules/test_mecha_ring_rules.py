@@ -405,3 +405,19 @@ def test_the_tournament_record_is_written_back():
     assert changed[1]["best_points"] == 12
     assert changed[2]["tournaments"] == 1 and changed[2]["wins"] == 0
     assert MECHA.validate_sheet(changed[1]) == []
+
+
+def test_a_house_bot_defender_offers_its_toughest_part_and_plays_its_turn():
+    state, _first, second = attack_phase()
+    _, state = act(state, {"kind": "set_bot", "seat": second, "on": "on"})
+    assert state["tokens"][second]["bot"]
+    events, _after = apply(MECHA, state, {"kind": "attack", "target": second}, ANNA,
+                          ScriptedDice([2, 4, 6] + [1] * 40))
+    chosen = next(event for event in events if event.kind == "part_chosen")
+    assert chosen.payload["bot"] and chosen.payload["by"] == second
+    assert chosen.payload["slot"] in ("tete", "bras_g", "jambes")  # défense 3, not the torse
+    # the strike, then the bot's own attack: it does not wait for a click
+    kinds = [event.kind for event in events]
+    assert kinds.count("struck") >= 1 and "radar_rolled" in kinds[kinds.index("struck"):]
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "set_bot", "seat": second, "on": ""}, ANNA)  # the host's call

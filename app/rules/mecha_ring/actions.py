@@ -15,6 +15,7 @@ from typing import Any
 from app.rules.action_fields import choice_field, int_field, require_gm, text_field
 from app.rules.dice import Dice
 from app.rules.match import Actor, Event, State, handler_for
+from app.rules.mecha_ring import bots
 from app.rules.mecha_ring.common import (
     Emitter,
     check_controls,
@@ -483,6 +484,23 @@ def _note(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
                            "by": actor.user_id})
 
 
+def _set_bot(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+             em: Emitter) -> None:
+    """The host gives a seat to the house bot, or takes it back (``bots.py``)."""
+    require_gm(actor)
+    seat = seat_of(state, action, actor)
+    on = action.get("on") in (True, "on", "true", "1", "yes")
+    em.emit("bot_set", {"seat": seat["id"], "on": on})
+
+
+def _let_bots_play(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+                   em: Emitter) -> None:
+    """The host nudges the bots on when they stopped after their moves' limit."""
+    require_gm(actor)
+    if bots.next_move(state) is None:
+        raise refuse("wrong_step")
+
+
 def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
          em: Emitter) -> None:
     """The host stops the tournament: the most victory points wins, no title (house)."""
@@ -498,7 +516,7 @@ HANDLERS = {
     "choose_part": _choose, "take_strike": _take_strike, "install": _install,
     "recharge": _recharge, "ready": _ready, "buy": _buy, "pass": _pass,
     "play_sfx": _play_sfx, "use_sfx": _use_sfx, "correct": _correct, "note": _note,
-    "end_match": _end,
+    "end_match": _end, "set_bot": _set_bot, "let_bots_play": _let_bots_play,
 }
 
 
@@ -525,4 +543,5 @@ def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) ->
     action = _expand(action)
     em = Emitter(state)
     handler(state, action, actor, dice, em)
+    bots.run(em, dice, HANDLERS)
     return em.events

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from app.rules.match import ActionForm, Actor, State
 from app.rules.mecha_ring.actions import RECHARGE_COST
+from app.rules.mecha_ring.bots import next_move
 from app.rules.mecha_ring.content import MAX_ENERGY
 from app.rules.mecha_ring.match import current_attacker, fighters, in_tournament, sfx_card
 from app.rules.mecha_ring.robot import (
@@ -44,6 +45,12 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                                      slot for slot in SLOTS
                                      if state["tokens"][tid]["robot"][slot]]
                                      for tid in state["seats"]}}))
+        forms.append(ActionForm("set_bot", "House bots", "mecha_ring/_set_bot.html",
+                                {"seats": [[tid, bool(state["tokens"][tid].get("bot"))]
+                                           for tid in in_tournament(state)]}))
+        if next_move(state) is not None:
+            forms.append(ActionForm("let_bots_play", "Let the bots play",
+                                    "mecha_ring/_let_bots_play.html"))
         forms.append(ActionForm("end_match", "End the tournament", "mecha_ring/_end.html"))
     return forms
 

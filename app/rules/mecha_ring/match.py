@@ -110,7 +110,7 @@ def _started(state: State, p: dict) -> None:
             **seat, "robot": {slot: None for slot in SLOTS}, "hand": [], "sfx_hand": [],
             "sfx_in_play": [], "credits": 0, "loot": [], "fight_loot": [],
             "buffs": {"attack": 0, "defence": 0, "sure_radar": False, "jammed": False},
-            "out": False}
+            "out": False, "bot": False}
 
 
 def _drafted(state: State, p: dict) -> None:
@@ -387,6 +387,10 @@ def _corrected(state: State, p: dict) -> None:
         seat["robot"][p["field"]]["energy"] = p["after"]
 
 
+def _bot_set(state: State, p: dict) -> None:
+    state["tokens"][p["seat"]]["bot"] = p["on"]
+
+
 def _note(state: State, p: dict) -> None:
     state["notes"] += 1
 
@@ -418,6 +422,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "tournament_ended": _tournament_ended,
     "corrected": _corrected,
     "note_added": _note,
+    "bot_set": _bot_set,
 }
 
 
