@@ -108,10 +108,11 @@ class MechaRingSystem:
         ]
 
     def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
-        """A three-robot tournament: the order of the first round rolled, nobody climbs."""
+        """A three-robot tournament: the host's robot is given to the house bot, which rolls
+        the order of the first round; the players take it from there."""
         return DemoMatch("Tournoi de MMMA", ("Écurie Boulon", "Team Acier Hurlant",
                                              "Garage du MJ"),
-                         steps=(DemoStep({"kind": "roll_order"}),))
+                         steps=(DemoStep({"kind": "set_bot", "seat": "t3", "on": "on"}),))
 
     # — the table —
     start = staticmethod(setup.start)
