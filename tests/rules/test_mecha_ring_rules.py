@@ -8,11 +8,13 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.rules.dice import ScriptedDice, SeededDice
 from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
 from app.rules.mecha_ring import content
-from app.rules.mecha_ring.robot import targets
+from app.rules.mecha_ring.robot import Strike, order_by_movement, targets
 from app.rules.registry import get_system
 
 MECHA = get_system("mecha_ring")
@@ -421,3 +423,26 @@ def test_a_house_bot_defender_offers_its_toughest_part_and_plays_its_turn():
     assert kinds.count("struck") >= 1 and "radar_rolled" in kinds[kinds.index("struck"):]
     with pytest.raises(IllegalAction):
         act(state, {"kind": "set_bot", "seat": second, "on": ""}, ANNA)  # the host's call
+
+
+# — invariants of the dice (Hypothesis) ————————————————————————————————————————————————
+
+faces = st.lists(st.integers(1, 6), max_size=12)
+
+
+@given(faces, faces)
+def test_a_strike_hits_only_above_the_defence_and_costs_one_plus_its_sixes(attack, defence):
+    found = Strike(tuple(attack), tuple(defence))
+    assert found.hit == (sum(attack) > sum(defence))
+    assert found.damage == ((1 + attack.count(6)) if found.hit else 0)
+    assert found.damage >= 0
+
+
+@given(st.dictionaries(st.sampled_from(["t1", "t2", "t3", "t4"]), st.integers(0, 6),
+                       min_size=2), st.integers(0, 10_000))
+def test_the_order_holds_every_fighter_once_highest_first(pools, seed):
+    order, rolled, _ties = order_by_movement(SeededDice(seed), pools)
+    assert sorted(order) == sorted(pools)
+    totals = [rolled[tid]["total"] for tid in order]
+    assert totals == sorted(totals, reverse=True)
+    assert all(len(rolled[tid]["dice"]) == pools[tid] for tid in pools)
