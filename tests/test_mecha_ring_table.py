@@ -210,3 +210,18 @@ def test_the_end_of_the_tournament_writes_the_record_on_the_sheets(db, ring):
     boulon = db.get(Character, ring["boulon"])
     assert boulon.sheet["tournaments"] == 1
     assert db.get(Match, match.id).status == "finished"
+
+
+def test_the_campaign_page_shows_the_standings_and_the_tournaments(db, ring):
+    match = open_tournament(db, ring, "Coupe d'hiver")
+    tables.apply_action(db=db, secret=SECRET, access=ring["access"]["mia"], match_id=match.id,
+                        action={"kind": "end_match"}, expected_seq=None,
+                        dice=ScriptedDice([]))
+    db.commit()
+    page = ring["people"]["pia"].page(f"/campaigns/{ring['campaign']}")
+    rows = [[cell.get_text(strip=True) for cell in row.select("th, td")]
+            for row in page.select(".mecha-standings table.standings tbody tr")]
+    assert sorted(row[0] for row in rows) == ["Acier Hurlant", "Écurie Boulon"]
+    assert all(row[3] == "1" for row in rows)  # one tournament played each
+    history = page.select_one(".mecha-standings .tournaments").get_text(" ", strip=True)
+    assert "Coupe d'hiver" in history and "Winner" in history and "0 VP" in history

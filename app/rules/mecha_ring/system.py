@@ -114,6 +114,30 @@ class MechaRingSystem:
                                              "Garage du MJ"),
                          steps=(DemoStep({"kind": "set_bot", "seat": "t3", "on": "on"}),))
 
+    def campaign_summary(self, matches: list[tuple[str, Mapping[str, Any]]],
+                         characters: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+        """The campaign page's standings (the teams' records) and each tournament's history:
+        victory points, fights won, the winner and the champion — public facts only."""
+        standings = sorted(({"name": name, **team.derived(sheet),
+                             "best_points": sheet.get("best_points", 0)}
+                            for name, sheet in characters),
+                           key=lambda row: (-row["titles"], -row["wins"], -row["best_points"],
+                                            row["name"]))
+        tournaments = []
+        for name, state in matches:
+            tokens = state.get("tokens") or {}
+            if not tokens or "seats" not in state:
+                continue
+            result = state.get("result") or {}
+            tournaments.append({
+                "name": name, "over": state.get("status") == "finished",
+                "fights": len(state.get("history") or []),
+                "winner": tokens.get(result.get("winner") or "", {}).get("name"),
+                "champion": tokens.get(result.get("champion") or "", {}).get("name"),
+                "points": sorted(((tokens[tid]["name"], match.points(tokens[tid]))
+                                  for tid in state["seats"]), key=lambda row: -row[1])})
+        return {"standings": standings, "tournaments": tournaments}
+
     # — the table —
     start = staticmethod(setup.start)
     decide = staticmethod(actions.decide)
