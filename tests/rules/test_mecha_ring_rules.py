@@ -446,3 +446,18 @@ def test_the_order_holds_every_fighter_once_highest_first(pools, seed):
     totals = [rolled[tid]["total"] for tid in order]
     assert totals == sorted(totals, reverse=True)
     assert all(len(rolled[tid]["dice"]) == pools[tid] for tid in pools)
+
+
+def test_the_hosts_situational_modifier_is_an_event_and_counts_once():
+    state, first, second = attack_phase()
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "modifier", "seat": second, "roll": "defence", "dice": -2}, BORIS)
+    events, state = act(state, {"kind": "modifier", "seat": second, "roll": "defence",
+                                "dice": "-2", "reason": "ring glissant"})
+    assert events[0].kind == "modifier_set" and events[0].payload["reason"] == "ring glissant"
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
+    events, state = act(state, {"kind": "take_strike"}, faces=[1] * 6 + [6])
+    assert events[0].payload["defence_dice"] == 1  # crâne blindé 3 − 2
+    assert state["tokens"][second]["buffs"]["defence"] == 0
+    assert state["tokens"][first]["buffs"]["attack"] == 0

@@ -478,6 +478,21 @@ def _correct(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
                           "after": after})
 
 
+def _modifier(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+              em: Emitter) -> None:
+    """The host's situational modifier (the text has none; a house tool for what the table
+    agrees on: a slippery ring, a cheering crowd): dice more or fewer on a Combatank's next
+    attack or défense, recorded as an event."""
+    require_gm(actor)
+    seat = seat_of(state, action, actor)
+    roll = choice_field(action, "roll", ["attack", "defence"])
+    amount = int_field(action, "dice", -3, 3)
+    if amount == 0:
+        raise refuse("bad_field", field="dice", reason="-3…-1, 1…3")
+    em.emit("modifier_set", {"seat": seat["id"], "roll": roll, "dice": amount,
+                             "reason": text_field(action, "reason", 120, required=False)})
+
+
 def _note(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
           em: Emitter) -> None:
     em.emit("note_added", {"text": text_field(action, "text", NOTE_MAX, multiline=True),
@@ -516,7 +531,7 @@ HANDLERS = {
     "choose_part": _choose, "take_strike": _take_strike, "install": _install,
     "recharge": _recharge, "ready": _ready, "buy": _buy, "pass": _pass,
     "play_sfx": _play_sfx, "use_sfx": _use_sfx, "correct": _correct, "note": _note,
-    "end_match": _end, "set_bot": _set_bot, "let_bots_play": _let_bots_play,
+    "end_match": _end, "set_bot": _set_bot, "modifier": _modifier, "let_bots_play": _let_bots_play,
 }
 
 

@@ -45,6 +45,9 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                                      slot for slot in SLOTS
                                      if state["tokens"][tid]["robot"][slot]]
                                      for tid in state["seats"]}}))
+        forms.append(ActionForm("modifier", "Situational modifier",
+                                "mecha_ring/_modifier.html",
+                                {"seats": in_tournament(state)}))
         forms.append(ActionForm("set_bot", "House bots", "mecha_ring/_set_bot.html",
                                 {"seats": [[tid, bool(state["tokens"][tid].get("bot"))]
                                            for tid in in_tournament(state)]}))

@@ -387,6 +387,10 @@ def _corrected(state: State, p: dict) -> None:
         seat["robot"][p["field"]]["energy"] = p["after"]
 
 
+def _modifier(state: State, p: dict) -> None:
+    state["tokens"][p["seat"]]["buffs"][p["roll"]] += p["dice"]
+
+
 def _bot_set(state: State, p: dict) -> None:
     state["tokens"][p["seat"]]["bot"] = p["on"]
 
@@ -423,6 +427,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "corrected": _corrected,
     "note_added": _note,
     "bot_set": _bot_set,
+    "modifier_set": _modifier,
 }
 
 
