@@ -82,7 +82,7 @@ def play(seed: int) -> dict:
     dice, rng = SeededDice(seed + 10_000), random.Random(seed)
     for step in range(4000):
         forms = [form for form in MECHA.legal_actions(state, GM)
-                 if form.kind not in ("note", "correct", "end_match")]
+                 if form.kind not in ("note", "correct", "end_match", "modifier", "set_bot")]
         if not forms:
             break
         form = rng.choice(forms)

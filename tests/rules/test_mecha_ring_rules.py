@@ -71,6 +71,10 @@ def test_a_campaigns_own_cards_join_the_deck():
                           "sfx": [{"key": "gm-x", "name": "X", "effect": "nope"}]})
     assert found["parts"]["gm-bras-laser"]["source"] == "gm"
     assert "gm-x" not in found["sfx"]  # an effect the engine cannot apply is skipped
+    fewer = content.deck({"left_out": [{"key": "gm-a", "name": "a", "card": "poing_rouille"},
+                                       {"key": "gm-b", "name": "b", "card": "sabotage"}]})
+    assert "poing_rouille" not in fewer["parts"] and "sabotage" not in fewer["sfx"]
+    assert "bras_scie" in fewer["parts"]
 
 
 # — § Mise en place ——————————————————————————————————————————————————————————————

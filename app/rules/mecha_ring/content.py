@@ -113,9 +113,19 @@ def custom_sfx(content: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
     return found
 
 
+def left_out(content: Mapping[str, Any] | None) -> set[str]:
+    """The house cards the campaign's host took out of the deck (kind ``left_out``)."""
+    return {item["card"] for item in (content or {}).get("left_out") or []
+            if isinstance(item, Mapping) and isinstance(item.get("card"), str)}
+
+
 def deck(content: Mapping[str, Any] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
-    """The whole card set of a campaign: ``{"parts": {key: card}, "sfx": {key: card}}``."""
-    return {"parts": {**PARTS, **custom_parts(content)}, "sfx": {**SFX, **custom_sfx(content)}}
+    """The whole card set of a campaign: ``{"parts": {key: card}, "sfx": {key: card}}`` —
+    the house cards but those left out, and the campaign's own."""
+    out = left_out(content)
+    return {"parts": {**{k: c for k, c in PARTS.items() if k not in out},
+                      **custom_parts(content)},
+            "sfx": {**{k: c for k, c in SFX.items() if k not in out}, **custom_sfx(content)}}
 
 
 def instances(cards: Mapping[str, Mapping[str, Any]], family: str | None = None) -> list[str]:

@@ -65,6 +65,11 @@ class MechaRingSystem:
             ContentField("uses", N_("Energy of a multi-use card (0: single use)"), "int", 0, 9),
             ContentField("copies", N_("Copies in the deck"), "int", 1, 8),
         ), rule=rule("Cartes SFX")),
+        ContentKind("left_out", N_("House cards left out of the deck"), (
+            ContentField("card", N_("Card"), "choice",
+                         choices=tuple((key, card["name"]) for key, card in
+                                       {**PARTS, **SFX}.items())),
+        ), rule=rule("Mise en place")),
     )
     slot_names = SLOT_NAMES
     family_names = FAMILY_NAMES
