@@ -21,8 +21,9 @@ MAX_ENERGY = 4  # § Mise en place: "tous les morceaux de robot sont au niveau 4
 
 
 def rule(section: str) -> str:
-    """A citation of the seed, e.g. ``002_4824fb48e45db48f.txt § Tour de jeu``."""
-    return f"{SEED} § {section}"
+    """A citation of the seed (``SEED``) as a reader sees it, e.g. ``Mecha-Ring § Tour de
+    jeu``: the game's name and the text's heading, no file name on a page."""
+    return f"Mecha-Ring § {section}"
 
 
 def _load(name: str) -> dict[str, Any]:
