@@ -54,3 +54,29 @@ def test_a_short_tournament_in_the_browser(new_context, live_server):
     act(gm, "end_match")
     expect(player.locator("#turn")).to_contain_text("The tournament is over", timeout=LIVE)
     expect(player.locator("#result")).to_contain_text("Winner")
+
+
+def test_a_player_against_the_house_bot(new_context, live_server):
+    """The host gives their robot to the house bot; Paul alone plays a whole round through his
+    forms, the bot answering at once (its moves marked in the log)."""
+    campaign = seat_campaign(live_server.url, system="mecha_ring", name="Solo", characters=[
+        ("player", {"name": "Boulon", "sheet": {**SHEET, "implants": 3}}),
+        ("gm", {"name": "Rouille", "sheet": SHEET})])
+    gm = log_in(new_context, campaign.gm)
+    player = log_in(new_context, campaign.player)
+    url = open_match(gm, campaign, "Solo", ["Boulon", "Rouille"])
+    act(gm, "set_bot", {"seat": "t2", "on": "on"})
+    expect(gm.locator("#participant-t2 .badge.bot")).to_be_visible(timeout=LIVE)
+    player.goto(url)
+    expect(player.locator("#log > li.kind-bot_set")).to_be_visible()
+    for _ in range(30):
+        if player.locator("#log > li.kind-round_started").count():
+            break
+        seen = player.locator("#log > li").count()
+        kind = next((kind for kind in ORDER if player.locator(f"form#action-{kind}").count()),
+                    None)
+        assert kind is not None, player.locator("#action-panel").inner_text()
+        act(player, kind)
+        expect(player.locator("#log > li")).not_to_have_count(seen, timeout=LIVE)
+    expect(player.locator("#log > li.kind-round_started")).to_be_visible(timeout=LIVE)
+    expect(player.locator("#log .bot-move").first).to_be_visible()
