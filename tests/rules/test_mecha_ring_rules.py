@@ -465,3 +465,18 @@ def test_the_hosts_situational_modifier_is_an_event_and_counts_once():
     assert events[0].payload["defence_dice"] == 1  # crâne blindé 3 − 2
     assert state["tokens"][second]["buffs"]["defence"] == 0
     assert state["tokens"][first]["buffs"]["attack"] == 0
+
+
+def test_a_tournament_needs_two_to_four_players_and_a_big_enough_deck():
+    def setup(players: int, content=None) -> MatchSetup:
+        return MatchSetup("T", tuple(ParticipantSetup(f"P{i}") for i in range(players)),
+                          options={"content": content or {}})
+
+    for players in (1, 5):
+        with pytest.raises(IllegalAction, match="2"):
+            MECHA.start(setup(players), SeededDice(1))
+    no_torses = {"left_out": [{"key": f"gm-{key}", "name": key, "card": key}
+                              for key, card in content.PARTS.items()
+                              if card["family"] == "torse"]}
+    with pytest.raises(IllegalAction, match="torses"):
+        MECHA.start(setup(2, no_torses), SeededDice(1))

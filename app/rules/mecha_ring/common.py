@@ -31,6 +31,9 @@ class MechaRefusal(IllegalAction):
         "full_energy": "that part has no energy missing",
         "no_seat": "choose which Combatank",
         "fallen": "this Combatank has fallen",
+        "players": "a tournament is played by 2 to 4 Combatanks",
+        "deck_too_small": "the deck is too small for {players} Combatanks: at least {torses} "
+                          "torses and {parts} parts are needed",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -46,6 +49,9 @@ class MechaRefusal(IllegalAction):
         "full_energy": "ce morceau ne manque pas d'énergie",
         "no_seat": "choisissez quel Combatank",
         "fallen": "ce Combatank est tombé",
+        "players": "un tournoi se joue à 2, 3 ou 4 Combatanks",
+        "deck_too_small": "la pioche est trop petite pour {players} Combatanks : il faut au "
+                          "moins {torses} torses et {parts} morceaux",
     }
 
 

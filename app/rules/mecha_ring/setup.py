@@ -29,13 +29,12 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     seats = [{"id": f"t{index + 1}", "name": entry.name, "character_id": entry.character_id,
               "owner_id": entry.owner_id, "implants": implants(dict(entry.sheet or {}))}
              for index, entry in enumerate(setup.participants)]
+    _check_table(catalogue, len(seats))
     # "en commençant par celui qui a le plus d'implants artificiels" (ties: seating order).
     order = [seat["id"] for seat in sorted(seats, key=lambda seat: -seat["implants"])]
     em = Emitter({})
     em.emit("tournament_started", {"name": setup.name, "catalogue": catalogue, "seats": seats,
                                    "draft_order": order})
-    if len(seats) < 2:
-        return em.events
     _draft(em, dice, order)
     for tid in order:
         deal(em, dice, tid, HAND_SIZE, sfx=1, actor=None)
@@ -43,6 +42,23 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     _credits(em, order)
     start_fight(em, 1)
     return em.events
+
+
+def _check_table(catalogue: dict[str, Any], players: int) -> None:
+    """§ Mise en place: "Le jeu peut se jouer de 2 à 4 joueurs"; and a deck (the host may
+    have left cards out) must hold a torse a player and enough parts for the robots, the
+    hands and the market."""
+    from app.rules.mecha_ring.common import refuse
+    from app.rules.mecha_ring.content import instances
+
+    if not 2 <= players <= 4:
+        raise refuse("players")
+    parts = catalogue["parts"]
+    torses = len(instances(parts, "torse"))
+    others = len(instances(parts)) - torses
+    needed = players * (4 + HAND_SIZE) + players + 1
+    if torses < players or others < needed or not instances(catalogue["sfx"]):
+        raise refuse("deck_too_small", players=players, torses=players, parts=needed)
 
 
 def _draft(em: Emitter, dice: Dice, order: list[str]) -> None:
