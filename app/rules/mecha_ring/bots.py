@@ -3,7 +3,7 @@
 four"). House content, documented in docs/games/mecha_ring.md.
 
 After every action, ``run`` lets the bots whose move the table waits for play, through the
-same handlers as anyone (so the same checks, dice and events), each event marked
+same handlers as anyone (so the same checks, dice and events), its move marked
 ``bot: true``. A bot rolls the order, climbs with legs to spare, attacks the opponent easiest
 to finish, aims at the weakest part (the defender offers its toughest), spends radar energy
 when it can spare it, repairs and recharges keeping crédits for a torse, buys upgrades at the
@@ -150,9 +150,10 @@ def run(em: Any, dice: Dice, handlers: Mapping[str, Callable[..., None]],
         move = next_move(em.state)
         if move is None:
             return done
-        em.bot = True
-        try:
-            handlers[move["kind"]](copy.deepcopy(em.state), move, BOT, dice, em)
-        finally:
-            em.bot = False
+        first = len(em.events)
+        handlers[move["kind"]](copy.deepcopy(em.state), move, BOT, dice, em)
+        if len(em.events) > first:
+            # the bot's own move says so in the log; what follows from it (a fight's end,
+            # the bets…) is the table's
+            em.events[first].payload["bot"] = True
     return limit

@@ -65,14 +65,11 @@ class Emitter:
     def __init__(self, state: State) -> None:
         self.state = copy.deepcopy(state)
         self.events: list[Event] = []
-        self.bot = False  # the house bot is playing (``bots.run``): its events say so
 
     def emit(self, kind: str, payload: dict[str, Any], visibility: str = "public") -> None:
         names = _names(self.state, payload)
         if names:
             payload = {**payload, "names": names}
-        if self.bot:
-            payload = {**payload, "bot": True}
         event = Event(kind, payload, visibility)  # type: ignore[arg-type]
         self.events.append(event)
         self.state = match.evolve(self.state, event)
