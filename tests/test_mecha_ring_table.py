@@ -225,3 +225,31 @@ def test_the_campaign_page_shows_the_standings_and_the_tournaments(db, ring):
     assert all(row[3] == "1" for row in rows)  # one tournament played each
     history = page.select_one(".mecha-standings .tournaments").get_text(" ", strip=True)
     assert "Coupe d'hiver" in history and "Winner" in history and "0 VP" in history
+
+
+def test_a_whole_tournament_of_house_bots_through_the_engine(db, ring):
+    """The host gives both seats to the house bots and lets them play to the end: every step
+    through the real engine, fold(log) == snapshot after each, the record on the sheets."""
+    from tests.table_harness import assert_log_is_the_truth
+
+    match = open_tournament(db, ring, "Robots")
+    gm = ring["access"]["mia"]
+    dice = SeededDice(2026)
+    for seat in ("t1", "t2"):
+        tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                            action={"kind": "set_bot", "seat": seat, "on": "on"},
+                            expected_seq=None, dice=dice)
+        assert_log_is_the_truth(db, match)
+    for _ in range(200):
+        if match.state["status"] == "finished":
+            break
+        tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                            action={"kind": "let_bots_play"}, expected_seq=None, dice=dice)
+        assert_log_is_the_truth(db, match)
+    state = match.state
+    assert state["status"] == "finished" and state["result"]["winner"] in ("t1", "t2")
+    assert state["history"]  # at least one fight fought to its end
+    db.expire_all()
+    sheets = [db.get(Character, ring[name]).sheet for name in ("boulon", "hurleur")]
+    assert [sheet["tournaments"] for sheet in sheets] == [1, 1]
+    assert sum(sheet["wins"] for sheet in sheets) == 1
