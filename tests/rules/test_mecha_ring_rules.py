@@ -480,3 +480,16 @@ def test_a_tournament_needs_two_to_four_players_and_a_big_enough_deck():
                               if card["family"] == "torse"]}
     with pytest.raises(IllegalAction, match="torses"):
         MECHA.start(setup(2, no_torses), SeededDice(1))
+
+
+def test_a_house_bot_raises_its_shield_before_the_strike():
+    state, first, second = attack_phase()
+    state["tokens"][second].update(sfx_hand=["bouclier_ionique#1"], credits=100)
+    _, state = act(state, {"kind": "set_bot", "seat": second, "on": "on"})
+    _, state = act(state, {"kind": "attack", "target": second}, ANNA, faces=[1, 2, 2])
+    events, _ = apply(MECHA, state, {"kind": "choose_part", "slot": "tete"}, ANNA,
+                      SeededDice(3))
+    kinds = [event.kind for event in events]
+    assert kinds[:2] == ["part_chosen", "sfx_played"] and events[1].payload["bot"]
+    struck = events[kinds.index("struck")].payload
+    assert struck["defence_dice"] == 5 and struck["attacker"] == first

@@ -7,7 +7,9 @@ same handlers as anyone (so the same checks, dice and events), its move marked
 ``bot: true``. A bot rolls the order, climbs with legs to spare, attacks the opponent easiest
 to finish, aims at the weakest part (the defender offers its toughest), spends radar energy
 when it can spare it, repairs and recharges keeping crédits for a torse, buys upgrades at the
-market and passes; it plays no SFX card.
+market and passes. It plays a few SFX cards: an attack card before attacking, a défense card
+when its part is about to be hit, a crédits card at the market — never spending the crédits it
+keeps for a torse.
 """
 
 from __future__ import annotations
@@ -44,6 +46,17 @@ def _strength(state: State, card_id: str) -> int:
     return found["mouvement"] + found["radar"] + found["attaque"] + found["defense"]
 
 
+def _sfx(state: State, tid: str, effect: str) -> dict[str, Any] | None:
+    """Play the bot's first SFX card of this effect it can afford above its reserve."""
+    seat = state["tokens"][tid]
+    for card_id in seat["sfx_hand"]:
+        found = state["catalogue"]["sfx"][card_id.split("#", 1)[0]]
+        spare = seat["credits"] - (0 if effect == "credits" else RESERVE)
+        if found["effect"] == effect and found["cost"] <= spare:
+            return {"kind": "play_sfx", "seat": tid, "card": card_id}
+    return None
+
+
 def _fight_move(state: State) -> dict[str, Any] | None:
     fight = state["fight"]
     tokens = state["tokens"]
@@ -61,6 +74,8 @@ def _fight_move(state: State) -> dict[str, Any] | None:
         tid = current_attacker(state)
         pending = fight["pending"]
         if pending is None and is_bot(state, tid):
+            if not tokens[tid]["buffs"]["attack"] and (boost := _sfx(state, tid, "attack")):
+                return boost
             others = [other for other in fighters(state) if other != tid]
             # the torse in reach first, then the leader on victory points
             target = max(others, key=lambda o: ("torse" in targets(tokens[o]["robot"]),
@@ -82,6 +97,10 @@ def _fight_move(state: State) -> dict[str, Any] | None:
                         parts, robot[s]["card"])["defense"]))
                 return {"kind": "choose_part", "slot": slot}
         if pending and pending["step"] == "window" and is_bot(state, pending["defender"]):
+            defender = pending["defender"]
+            if not tokens[defender]["buffs"]["defence"] and (
+                    shield := _sfx(state, defender, "defence")):
+                return shield
             return {"kind": "take_strike"}
     if step == "repairs":
         for tid in fighters(state):
@@ -114,6 +133,9 @@ def _market_move(state: State) -> dict[str, Any] | None:
         return None
     seat = state["tokens"][tid]
     parts = state["catalogue"]["parts"]
+    bonus = _sfx(state, tid, "credits")
+    if bonus:
+        return bonus
     repair = _repair(state, tid) if seat["robot"]["torse"] else None
     if repair and repair["kind"] == "install":
         return repair
