@@ -493,3 +493,15 @@ def test_a_house_bot_raises_its_shield_before_the_strike():
     assert kinds[:2] == ["part_chosen", "sfx_played"] and events[1].payload["bot"]
     struck = events[kinds.index("struck")].payload
     assert struck["defence_dice"] == 5 and struck["attacker"] == first
+
+
+def test_the_host_lets_the_bot_play_one_move_for_an_absent_player():
+    state, first, _second = attack_phase()
+    assert state["turn"] == first
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "stand_in"}, BORIS)
+    events, state = act(state, {"kind": "stand_in"}, faces=[1, 2, 2])
+    assert [event.kind for event in events] == ["radar_rolled"]
+    assert events[0].payload["bot"] and events[0].payload["attacker"] == first
+    assert not state["tokens"][first]["bot"]  # the seat stays its player's
+    assert state["turn"] == first  # the bot chose to aim; the player goes on

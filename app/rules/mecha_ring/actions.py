@@ -516,6 +516,17 @@ def _let_bots_play(state: State, action: Mapping[str, Any], actor: Actor, dice: 
         raise refuse("wrong_step")
 
 
+def _stand_in(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+              em: Emitter) -> None:
+    """The host lets the table go on without an absent player: the house bot makes the one
+    move awaited from that seat (the seat stays its player's)."""
+    require_gm(actor)
+    move = bots.stand_in(state)
+    if move is None:
+        raise refuse("wrong_step")
+    bots.play_once(em, dice, HANDLERS, move)
+
+
 def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
          em: Emitter) -> None:
     """The host stops the tournament: the most victory points wins, no title (house)."""
@@ -532,6 +543,7 @@ HANDLERS = {
     "recharge": _recharge, "ready": _ready, "buy": _buy, "pass": _pass,
     "play_sfx": _play_sfx, "use_sfx": _use_sfx, "correct": _correct, "note": _note,
     "end_match": _end, "set_bot": _set_bot, "modifier": _modifier, "let_bots_play": _let_bots_play,
+    "stand_in": _stand_in,
 }
 
 

@@ -165,6 +165,42 @@ def next_move(state: State) -> dict[str, Any] | None:
     return None
 
 
+def waiting_seat(state: State) -> str | None:
+    """The seat a human's move is awaited from (for the host's "play this move for them")."""
+    from app.rules.mecha_ring.match import whose_turn
+
+    if state.get("status") != "running":
+        return None
+    tid = whose_turn(state)
+    fight = state.get("fight")
+    if tid is None and state.get("phase") == "fight" and fight:
+        if fight["step"] == "order":
+            tid = next(iter(fighters(state)), None)
+        elif fight["step"] == "repairs":
+            tid = next((seat for seat in fighters(state) if seat not in fight["ready"]), None)
+    return None if tid is None or is_bot(state, tid) else tid
+
+
+def stand_in(state: State) -> dict[str, Any] | None:
+    """The move the house bot would make for the awaited human seat (once)."""
+    tid = waiting_seat(state)
+    if tid is None:
+        return None
+    trial = copy.deepcopy(state)
+    trial["tokens"][tid]["bot"] = True
+    return next_move(trial)
+
+
+def play_once(em: Any, dice: Dice, handlers: Mapping[str, Callable[..., None]],
+              move: dict[str, Any]) -> None:
+    first = len(em.events)
+    handlers[move["kind"]](copy.deepcopy(em.state), move, BOT, dice, em)
+    if len(em.events) > first:
+        # the bot's own move says so in the log; what follows from it (a fight's end,
+        # the bets…) is the table's
+        em.events[first].payload["bot"] = True
+
+
 def run(em: Any, dice: Dice, handlers: Mapping[str, Callable[..., None]],
         limit: int = MOVES_PER_ACTION) -> int:
     """Let the bots play while the table waits for them; how many moves they made."""
@@ -172,10 +208,5 @@ def run(em: Any, dice: Dice, handlers: Mapping[str, Callable[..., None]],
         move = next_move(em.state)
         if move is None:
             return done
-        first = len(em.events)
-        handlers[move["kind"]](copy.deepcopy(em.state), move, BOT, dice, em)
-        if len(em.events) > first:
-            # the bot's own move says so in the log; what follows from it (a fight's end,
-            # the bets…) is the table's
-            em.events[first].payload["bot"] = True
+        play_once(em, dice, handlers, move)
     return limit

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from app.rules.match import ActionForm, Actor, State
 from app.rules.mecha_ring.actions import RECHARGE_COST
-from app.rules.mecha_ring.bots import next_move
+from app.rules.mecha_ring.bots import next_move, stand_in, waiting_seat
 from app.rules.mecha_ring.content import MAX_ENERGY
 from app.rules.mecha_ring.match import current_attacker, fighters, in_tournament, sfx_card
 from app.rules.mecha_ring.robot import (
@@ -51,6 +51,10 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         forms.append(ActionForm("set_bot", "House bots", "mecha_ring/_set_bot.html",
                                 {"seats": [[tid, bool(state["tokens"][tid].get("bot"))]
                                            for tid in in_tournament(state)]}))
+        waiting = waiting_seat(state)
+        if waiting is not None and stand_in(state) is not None:
+            forms.append(ActionForm("stand_in", "Play this move for them",
+                                    "mecha_ring/_stand_in.html", {"seat": waiting}))
         if next_move(state) is not None:
             forms.append(ActionForm("let_bots_play", "Let the bots play",
                                     "mecha_ring/_let_bots_play.html"))
