@@ -253,3 +253,18 @@ def test_a_whole_tournament_of_house_bots_through_the_engine(db, ring):
     sheets = [db.get(Character, ring[name]).sheet for name in ("boulon", "hurleur")]
     assert [sheet["tournaments"] for sheet in sheets] == [1, 1]
     assert sum(sheet["wins"] for sheet in sheets) == 1
+
+
+def test_names_typed_by_players_are_never_live_html_nor_escaped_twice(db, ring):
+    db.get(Character, ring["hurleur"]).name = "<b>O'Brien & Cie</b>"
+    db.commit()
+    match = open_tournament(db, ring, "Noms")
+    url = f"/campaigns/{ring['campaign']}/matches/{match.id}"
+    page = ring["people"]["paul"].page(url)
+    assert page.select("#participant-t2 h3 b") == []
+    assert "<b>O'Brien & Cie</b>" in page.select_one("#participant-t2 h3").get_text()
+    host = ring["people"]["mia"].page(url)
+    options = [option.get_text() for option in host.select("#action-panel option")]
+    assert "<b>O'Brien & Cie</b> : crédits" in options  # the host's correction form
+    for text in (page.get_text(), host.get_text()):
+        assert "&amp;" not in text and "&#39;" not in text and "&lt;" not in text
