@@ -268,3 +268,27 @@ def test_names_typed_by_players_are_never_live_html_nor_escaped_twice(db, ring):
     assert "<b>O'Brien & Cie</b> : crédits" in options  # the host's correction form
     for text in (page.get_text(), host.get_text()):
         assert "&amp;" not in text and "&#39;" not in text and "&lt;" not in text
+
+
+def test_the_bots_stop_before_the_campaigns_dice_cap(db, ring):
+    """A campaign capping the dice of one action at 15: the bots' chain stops before the
+    move the cap would refuse, and the host's "let the bots play" goes on from there."""
+    from app.models import Campaign
+
+    match = open_tournament(db, ring, "Plafond")
+    db.get(Campaign, ring["campaign"]).dice_cap = 15
+    db.commit()
+    gm = load_campaign_access(db, db.get(User, ring["access"]["mia"].user.id), ring["campaign"])
+    for seat in ("t1", "t2"):
+        tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                            action={"kind": "set_bot", "seat": seat, "on": "on"},
+                            expected_seq=None, dice=SeededDice(seat))
+    db.refresh(match)
+    seqs = [match.seq]
+    for turn in range(5):
+        tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                            action={"kind": "let_bots_play"}, expected_seq=None,
+                            dice=SeededDice(turn))
+        db.refresh(match)
+        seqs.append(match.seq)
+    assert seqs == sorted(seqs) and seqs[-1] > seqs[0]  # progress, never a refusal

@@ -569,6 +569,7 @@ def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) ->
     handler = handler_for(HANDLERS, state, action, actor)
     action = _expand(action)
     em = Emitter(state)
-    handler(state, action, actor, dice, em)
-    bots.run(em, dice, HANDLERS)
+    counted = bots.CountingDice(dice)
+    handler(state, action, actor, counted, em)
+    bots.run(em, counted, HANDLERS)
     return em.events

@@ -34,6 +34,7 @@ from app.rules.mecha_ring.robot import (
 BOT = Actor(None, is_gm=True)
 MOVES_PER_ACTION = 80  # then a human (or the host's "let the bots play") continues
 RESERVE = 40  # crédits a bot keeps for the next torse
+DICE_BUDGET = 40  # dice an action may have thrown before a bot makes one more move
 RECHARGE_COST = 10
 
 
@@ -201,12 +202,36 @@ def play_once(em: Any, dice: Dice, handlers: Mapping[str, Callable[..., None]],
         em.events[first].payload["bot"] = True
 
 
-def run(em: Any, dice: Dice, handlers: Mapping[str, Callable[..., None]],
+class CountingDice:
+    """The action's dice, counted: the bots stop before the table's cap on the dice of one
+    action (``app.services.dice_cap``, 100 by default) could refuse the whole action."""
+
+    def __init__(self, dice: Dice) -> None:
+        self.dice, self.thrown = dice, 0
+
+    def roll(self, sides: int, *, count: int = 1) -> list[int]:
+        faces = self.dice.roll(sides, count=count)
+        self.thrown += count
+        return faces
+
+
+def run(em: Any, dice: CountingDice, handlers: Mapping[str, Callable[..., None]],
         limit: int = MOVES_PER_ACTION) -> int:
-    """Let the bots play while the table waits for them; how many moves they made."""
+    """Let the bots play while the table waits for them and the action's dice allow (at most
+    ``DICE_BUDGET`` thrown before a bot's move); how many moves they made. A move the table's
+    dice cap refuses is undone and the bots stop there (the host's "let the bots play", or the
+    next action, goes on)."""
     for done in range(limit):
         move = next_move(em.state)
-        if move is None:
+        if move is None or dice.thrown >= DICE_BUDGET:
             return done
-        play_once(em, dice, handlers, move)
+        mark = (len(em.events), copy.deepcopy(em.state))
+        try:
+            play_once(em, dice, handlers, move)
+        except Exception as error:
+            if getattr(error, "code", None) != "too_many_dice":
+                raise
+            del em.events[mark[0]:]
+            em.state = mark[1]
+            return done
     return limit
