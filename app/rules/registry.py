@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from app.rules.chasse.system import CHASSE
 from app.rules.cyborg.system import CYBORG
 from app.rules.libre import LIBRE
 from app.rules.mutatior.system import MUTATIOR
 from app.rules.system import GameSystem
 
-SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (LIBRE, MUTATIOR, CYBORG)}
+SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (LIBRE, MUTATIOR, CYBORG,
+                                                                  CHASSE)}
 
 
 def get_system(key: str) -> GameSystem | None:

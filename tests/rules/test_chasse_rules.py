@@ -1,0 +1,215 @@
+"""Chasse préhistorique: the seed's rules replayed with ScriptedDice
+(seed 003_17f6fe9f5d5d7b1b.txt; section names as in the text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rules.chasse import combat
+from app.rules.chasse.content import mass_class, prey_species, scenarios, weapons
+from app.rules.chasse.sheet import blank_sheet
+from app.rules.dice import ScriptedDice
+from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.registry import get_system
+
+CHASSE = get_system("chasse")
+GM = Actor(1, is_gm=True)
+PAUL = Actor(7, character_ids=frozenset({11}))
+
+
+def figure(token_id, x, y, masse=3, **extra):
+    return {"id": token_id, "name": token_id, "x": x, "y": y, "masse": masse, **extra}
+
+
+# — § Tirs ————————————————————————————————————————————————————————————————————
+
+def test_a_javelin_at_4_inches_is_a_long_shot_that_needs_5():
+    """§ Tirs: "un javelot lancé sur un gibier situé à 4" est un tir à longue portée, et doit
+    donc obtenir un 5 ou plus pour toucher"."""
+    javelot = weapons()["javelot"]
+    hunter, boar = figure("t1", 0, 0, masse=2), figure("t2", 4, 0, masse=3)
+    assert combat.shot_range(javelot, 4) == "long"
+    missed = combat.shoot(ScriptedDice([4]), shooter=hunter, target=boar, weapon=javelot)
+    assert missed["outcome"] == "miss" and missed["rolls"][0]["total"] == 3
+    hit = combat.shoot(ScriptedDice([5, 1]), shooter=hunter, target=boar, weapon=javelot)
+    assert hit["rolls"][0]["total"] == 4 >= hit["to_hit"] and hit["outcome"] == "wound"
+
+
+def test_no_shot_within_1_inch_nor_beyond_long_range():
+    javelot = weapons()["javelot"]
+    assert combat.shot_range(javelot, 0.9) is None
+    assert combat.shot_range(javelot, 3) == "short"
+    assert combat.shot_range(javelot, 6.5) is None
+
+
+def test_a_save_at_or_above_the_value_only_grazes():
+    """§ Tirs: "Si le résultat obtenu est supérieur ou égal à la valeur de sauvegarde … la
+    cible n'est qu'éraflée"; a boar (M3, moyen) saves a javelin on 5+."""
+    javelot = weapons()["javelot"]
+    hunter, boar = figure("t1", 0, 0), figure("t2", 2, 0, masse=3)
+    assert combat.shoot(ScriptedDice([4, 5]), shooter=hunter, target=boar,
+                        weapon=javelot)["outcome"] == "grazed"
+    assert combat.shoot(ScriptedDice([4, 4]), shooter=hunter, target=boar,
+                        weapon=javelot)["outcome"] == "wound"
+
+
+def test_no_save_where_the_table_says_so():
+    """(*) sauvegarde impossible: the spear-thrower against a light prey rolls no save."""
+    spear = weapons()["propulseur"]
+    result = combat.shoot(ScriptedDice([4]), shooter=figure("t1", 0, 0),
+                          target=figure("t2", 3, 0, masse=2), weapon=spear)
+    assert result["outcome"] == "wound" and len(result["rolls"]) == 1 and result["save"] == 0
+
+
+def test_small_prey_costs_one_except_for_bows_and_slings():
+    """§ Bonus et malus au tir: "petite bête (M1): enlever 1 point … sauf arcs et frondes"."""
+    hare = figure("t2", 2, 0, masse=1)
+    stone = combat.shoot(ScriptedDice([4]), shooter=figure("t1", 0, 0), target=hare,
+                         weapon=weapons()["pierre"])
+    assert stone["rolls"][0]["total"] == 3 and stone["outcome"] == "miss"
+    sling = combat.shoot(ScriptedDice([4, 1]), shooter=figure("t1", 0, 0), target=hare,
+                         weapon=weapons()["fronde"])
+    assert sling["rolls"][0]["total"] == 4 and sling["outcome"] == "wound"
+
+
+def test_the_boar_is_m3_as_the_text_says():
+    """§ Les blessures: "un sanglier peut encaisser 3 blessures … 3 unités de nourriture"."""
+    boar = prey_species()["sanglier"]
+    assert boar["masse"] == 3 and boar["source"] == "seed"
+    assert mass_class(3) == "moyen"
+
+
+def test_every_house_entry_says_why():
+    for entry in [*weapons().values(), *prey_species().values(), *scenarios().values()]:
+        assert entry["source"] in ("seed", "house")
+        assert entry.get("reason") or entry.get("section")
+
+
+# — a hunt, step by step ————————————————————————————————————————————————————
+
+def _hunt(sheet=None, scenario=None):
+    setup = MatchSetup("Chasse", (ParticipantSetup(
+        "Ourk", character_id=11, owner_id=7, sheet=sheet or blank_sheet()),))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    return state, log
+
+
+def _do(state, log, action, faces, actor=GM):
+    dice = ScriptedDice(faces)
+    events, state = apply(CHASSE, state, action, actor, dice)
+    dice.assert_exhausted()
+    return state, log + events
+
+
+def _lone_boar(state, log, x=24, y=20):
+    return _do(state, log, {"kind": "add_prey", "species": "sanglier", "x": x, "y": y}, [])
+
+
+def test_the_hunt_waits_for_its_prey_then_runs_the_automatic_steps():
+    state, log = _hunt()
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "begin_hunt"}, GM, ScriptedDice([]))
+    state, log = _lone_boar(state, log)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    assert state["status"] == "running" and state["step"] == 2
+    assert fold(CHASSE, log) == state
+
+
+def test_lighting_a_fire_needs_a_6_or_a_shaman_3():
+    """§ Allumer un feu: "sur un résultat de 6, ou … 3 ou plus si la figurine est un
+    chamane"."""
+    state, log = _hunt()
+    state, log = _lone_boar(state, log)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    hunter = state["tokens"]["t1"]
+    state, log = _do(state, log, {"kind": "light_fire", "token": "t1", "x": int(hunter["x"]),
+                                  "y": int(hunter["y"]) - 1}, [5], actor=PAUL)
+    assert state["fires"] == [] and log[-1].payload["target"] == 6
+    shaman, slog = _hunt({**blank_sheet(), "shaman": True})
+    shaman, slog = _lone_boar(shaman, slog)
+    shaman, slog = _do(shaman, slog, {"kind": "begin_hunt"}, [])
+    shaman, slog = _do(shaman, slog, {"kind": "light_fire", "token": "t1", "x": 24,
+                                      "y": 33}, [3], actor=PAUL)
+    assert len(shaman["fires"]) == 1 and shaman["fires"][0]["turns_left"] == 3
+
+
+def test_a_hunter_moves_at_most_dmax_and_an_obstacle_costs_2():
+    """§ Déplacements des Chasseurs: Dmax 6" (house) and "enlevez 2'' … pour franchir un
+    obstacle"."""
+    state, log = _hunt()
+    state, log = _do(state, log, {"kind": "add_terrain", "label": "Tronc", "x": 20, "y": 30,
+                                  "w": 8, "h": 1}, [])
+    state["board"]["terrain"][0]["kind"] = "obstacle"
+    log[-1].payload["terrain"]["kind"] = "obstacle"
+    state, log = _lone_boar(state, log, 24, 5)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    assert state["step"] == 4
+    start = state["tokens"]["t1"]
+    with pytest.raises(IllegalAction) as refused:
+        apply(CHASSE, state, {"kind": "move", "token": "t1", "x": int(start["x"]),
+                              "y": int(start["y"]) - 5}, PAUL, ScriptedDice([]))
+    assert refused.value.code == "too_far"  # 5" + 2" for the log > 6"
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": int(start["x"]),
+                                  "y": int(start["y"]) - 4}, [], actor=PAUL)
+    assert log[-1].payload["cost"] == 6 and log[-1].payload["crossed"] == ["Tronc"]
+
+
+def test_a_charge_adds_a_d6_and_gives_plus_one_in_the_first_round():
+    """§ Charge: declared, Dmax + 1D6; +1 to hit in the first melee round; no charge the
+    next turn."""
+    state, log = _hunt({**blank_sheet(), "weapons": ["lance"]})
+    state, log = _lone_boar(state, log, 24, 25)  # 9" north of Ourk (24, 34)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "target": "t2"}, [3],
+                     actor=PAUL)
+    charge = log[-1].payload["charge"]
+    assert charge["reach"] == 9 and charge["success"]
+    # Step 5: the boar is attacked: blue 1 (alone, no modifier) → flees? No: it is in
+    # contact; the agressive column at 1 reads "fuit".
+    state, log = _do(state, log, {"kind": "next_step"}, [1, 2], actor=PAUL)
+    reacted = [e for e in log if e.kind == "prey_reacted"][-1].payload
+    assert reacted["outcome"] == "fuit" and reacted["test"]["modified"] == 1
+
+
+def test_an_unthreatened_prey_makes_the_end_of_turn_test():
+    """§ Déplacements des Proies: "Une Proie n'ayant pas eu l'obligation de se déplacer fera
+    également un test à la fin du tour" (house table: blue 6 → erre, red 1 → nord)."""
+    state, log = _hunt({**blank_sheet(), "weapons": ["lance"]})
+    state, log = _lone_boar(state, log, 24, 26)  # 8" from Ourk
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 24, "y": 30}, [],
+                     actor=PAUL)
+    # Step 5: Ourk 4" away — not within 3": no test. Step 6/7 nothing; step 8 nothing;
+    # step 9: the end-of-turn test, blue 6 → "erre", red 1 → north.
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)   # → 6
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)   # → 7
+    state, log = _do(state, log, {"kind": "next_step"}, [6, 1], actor=PAUL)  # 8, 9 → 10
+    wander = log[-2].payload if log[-2].kind == "prey_reacted" else log[-3].payload
+    assert wander["outcome"] == "erre" and wander["test"]["direction"] == "nord"
+    assert state["tokens"]["t2"]["y"] == 18  # 26 − 8 (rapide: Dmax 8")
+    assert fold(CHASSE, log) == state
+
+
+def test_butchering_takes_3_units_without_moving_1_after_a_move():
+    """§ Pillage / dépeçage: "Trois unités … si la figurine ne s'est pas déplacée durant ce
+    tour, ou une seule si elle s'est déplacée"."""
+    state, log = _hunt()
+    state, log = _lone_boar(state, log, 24, 33)
+    state["tokens"]["t2"].update(state="dead", food=3)
+    state["tokens"]["t1"].update(step=10)
+    state.update(status="running", step=10, round=1)
+    with pytest.raises(IllegalAction) as refused:
+        apply(CHASSE, state, {"kind": "butcher", "token": "t1", "carcass": "t2",
+                              "units": 4}, PAUL, ScriptedDice([]))
+    assert refused.value.code == "bad_field"
+    _events, after = apply(CHASSE, state, {"kind": "butcher", "token": "t1", "carcass": "t2",
+                                          "units": 3}, PAUL, ScriptedDice([]))
+    assert after["tokens"]["t1"]["carried"] == 3 and after["tokens"]["t2"]["food"] == 0
+    state["tokens"]["t1"]["moved"] = True
+    _events, after = apply(CHASSE, state, {"kind": "butcher", "token": "t1", "carcass": "t2"},
+                          PAUL, ScriptedDice([]))
+    assert after["tokens"]["t1"]["carried"] == 1
