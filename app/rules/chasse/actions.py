@@ -14,7 +14,14 @@ from app.rules.chasse.fights import damage, enemies, in_contact, melee_round
 from app.rules.chasse.geometry import CONTACT, distance, o_pos, path_cost, rounded, walk
 from app.rules.chasse.resolve import Acc, d6
 from app.rules.chasse.setup import prey_token, scenario_payload
-from app.rules.chasse.state import active_side, alive, carcasses, evolve, hunters
+from app.rules.chasse.state import (
+    active_side,
+    alive,
+    carcasses,
+    controls_side,
+    evolve,
+    hunters,
+)
 from app.rules.chasse.state import prey as living_prey
 from app.rules.dice import Dice
 from app.rules.match import Actor, Event, IllegalAction, State, handler_for
@@ -68,7 +75,7 @@ def _side_actor(state: State, actor: Actor) -> dict[str, Any]:
     side = active_side(state)
     if side is None:
         raise HuntRefused("wrong_step")
-    if not actor.is_gm and not any(actor.controls(h) for h in hunters(state, side["id"])):
+    if not controls_side(state, side, actor):
         raise HuntRefused("not_your_turn")
     return side
 
@@ -292,8 +299,12 @@ def _end_turn(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     acc = Acc(state, evolve)
     steps.bank(acc, side["id"])
     sides = acc.state["sides"]
-    following = (state["active"] + 1) % len(sides)
-    round_number = state["round"] + (1 if following == 0 else 0)
+    following, round_number = state["active"], state["round"]
+    for _ in sides:  # a side whose hunters have all fallen plays no more turns
+        following = (following + 1) % len(sides)
+        round_number += 1 if following == 0 else 0
+        if hunters(acc.state, sides[following]["id"]):
+            break
     reason = _ending(acc.state, round_number)
     if reason:
         acc.emit("hunt_ended", {"reason": reason, "result": scores(acc.state)})

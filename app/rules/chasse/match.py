@@ -10,7 +10,7 @@ from app.rules.chasse.combat import shot_range
 from app.rules.chasse.content import scenarios
 from app.rules.chasse.fights import enemies, in_contact
 from app.rules.chasse.geometry import distance, o_pos
-from app.rules.chasse.state import active_side, alive, carcasses, hunters
+from app.rules.chasse.state import active_side, alive, carcasses, controls_side, hunters
 from app.rules.match import ActionForm, Actor, State
 
 
@@ -96,7 +96,7 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     else:
         side = active_side(state)
         mine = [h for h in hunters(state, side["id"]) if actor.controls(h)] if side else []
-        if side and (actor.is_gm or mine):
+        if side and controls_side(state, side, actor):
             forms += _step_forms(state, mine)
             if state["step"] < 10:
                 forms.append(ActionForm("next_step", "Next step", "chasse/_next_step.html"))

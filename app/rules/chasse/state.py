@@ -45,6 +45,13 @@ def active_side(state: State) -> dict[str, Any] | None:
     return sides[state["active"]] if sides and state.get("status") == "running" else None
 
 
+def controls_side(state: State, side: dict[str, Any], actor: Any) -> bool:
+    """The GM, or the player of any of the side's hunters (fallen ones too: their player
+    still closes the turn)."""
+    return actor.is_gm or any(actor.controls(t) for t in state["tokens"].values()
+                              if t["kind"] == "hunter" and t["side"] == side["id"])
+
+
 def group_members(state: State, token: dict[str, Any]) -> list[dict[str, Any]]:
     """The living prey of a token's group (itself alone when it has none)."""
     if not token.get("group"):
@@ -122,6 +129,8 @@ def _fire_lit(state: State, p: dict) -> None:
 
 
 def _fire_add(state: State, p: dict) -> None:
+    if not p.get("fire"):  # the element did not catch
+        return
     fire = dict(p["fire"])
     state["fires"].append(fire)
     state["next_fire"] = max(state["next_fire"], int(fire["id"][1:]) + 1)
