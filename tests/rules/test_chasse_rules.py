@@ -213,3 +213,21 @@ def test_butchering_takes_3_units_without_moving_1_after_a_move():
     _events, after = apply(CHASSE, state, {"kind": "butcher", "token": "t1", "carcass": "t2"},
                           PAUL, ScriptedDice([]))
     assert after["tokens"]["t1"]["carried"] == 1
+
+
+def test_a_hunter_may_turn_as_often_as_it_likes_within_dmax():
+    """§ Déplacements des Chasseurs: "autant de changements de directions que nécessaires";
+    a charge is declared before moving."""
+    state, log = _hunt()
+    state, log = _lone_boar(state, log, 40, 5)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 24, "y": 31}, [],
+                     actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 27, "y": 31}, [],
+                     actor=PAUL)
+    assert state["tokens"]["t1"]["spent"] == 6
+    for action in ({"kind": "move", "token": "t1", "x": 28, "y": 31},
+                   {"kind": "move", "token": "t1", "target": "t2"}):
+        with pytest.raises(IllegalAction):
+            apply(CHASSE, state, action, PAUL, ScriptedDice([]))

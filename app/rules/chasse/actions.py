@@ -197,11 +197,14 @@ def _light_fire(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """§ Déplacements des Chasseurs and § Charge (declared first, Dmax + D6, unmeasured)."""
     hunter = _my_hunter(state, action, actor, 4)
-    if hunter["moved"]:
+    spent = hunter.get("spent", 0)
+    if hunter.get("charged") or spent >= hunter["dmax"]:
         raise HuntRefused("already_done", name=hunter["name"])
     terrain, board = state["board"]["terrain"], state["board"]
     acc = Acc(state, evolve)
     if action.get("target") not in (None, ""):
+        if spent:  # "La charge doit être déclarée avant de bouger"
+            raise HuntRefused("already_done", name=hunter["name"])
         target = _target(state, action, hunter)
         if hunter.get("charged_last"):
             raise HuntRefused("charged_last_turn", name=hunter["name"])
@@ -223,13 +226,13 @@ def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
         if priced is None:
             raise HuntRefused("impassable")
         cost, crossed = priced
-        if cost > hunter["dmax"] + 1e-9:
-            raise HuntRefused("too_far", name=hunter["name"], cost=rounded(cost),
+        if spent + cost > hunter["dmax"] + 1e-9:
+            raise HuntRefused("too_far", name=hunter["name"], cost=rounded(spent + cost),
                               dmax=hunter["dmax"])
         acc.emit("hunter_moved", {"token": hunter["id"], "name": hunter["name"],
                                   "from": o_pos(hunter), "to": to, "cost": rounded(cost),
-                                  "dmax": hunter["dmax"], "crossed": crossed,
-                                  "rule": RULE_MOVE})
+                                  "spent": rounded(spent + cost), "dmax": hunter["dmax"],
+                                  "crossed": crossed, "rule": RULE_MOVE})
     steps.bank(acc, hunter["side"])
     return acc.events
 

@@ -31,9 +31,9 @@ def _step_forms(state: State, mine: list[dict[str, Any]]) -> list[ActionForm]:
             forms.append(ActionForm("light_fire", "Light a fire", "chasse/_light_fire.html",
                                     {"tokens": _names(state, ready)}))
     elif step == 4:
-        ready = [h for h in mine if not h["moved"]]
+        ready = [h for h in mine if not h.get("charged") and h.get("spent", 0) < h["dmax"]]
         if ready:
-            chargers = [h for h in ready if not h.get("charged_last")]
+            chargers = [h for h in ready if not h.get("charged_last") and not h.get("spent")]
             targets = {h["id"]: _names(state, _targets(state, h)) for h in chargers}
             forms.append(ActionForm("move", "Move or charge", "chasse/_move.html",
                                     {"tokens": [h["id"] for h in ready],

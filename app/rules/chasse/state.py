@@ -17,7 +17,7 @@ from app.rules.match import Event, State
 
 STEPS = 10
 INTERACTIVE = (2, 4, 6, 7, 10)
-HUNTER_TURN_FLAGS = {"moved": False, "fought": False, "shot": False, "lit": False,
+HUNTER_TURN_FLAGS = {"moved": False, "spent": 0, "fought": False, "shot": False, "lit": False,
                      "picked": 0, "charged": False, "charge_target": None}
 PREY_TURN_FLAGS = {"reacted": False, "attacked": False, "fled_fire": False, "fought": False}
 
@@ -159,6 +159,7 @@ def _moved(state: State, p: dict) -> None:
     token = state["tokens"][p["token"]]
     token["x"], token["y"] = p["to"]
     token["moved"] = True
+    token["spent"] = p.get("spent", p["cost"])
     charge = p.get("charge")
     if charge:
         token["charged"] = True
