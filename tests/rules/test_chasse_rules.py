@@ -231,3 +231,35 @@ def test_a_hunter_may_turn_as_often_as_it_likes_within_dmax():
                    {"kind": "move", "token": "t1", "target": "t2"}):
         with pytest.raises(IllegalAction):
             apply(CHASSE, state, action, PAUL, ScriptedDice([]))
+
+
+def test_the_gm_edits_the_prey_table_of_a_hunt_and_the_prey_obey_it():
+    """The reaction table is house content, editable per hunt: a placid lone prey that
+    would flee on a blue 1 charges when the GM makes that cell "charge"."""
+    state, log = _hunt()
+    state, log = _do(state, log, {"kind": "add_prey", "species": "mammouth", "x": 24,
+                                  "y": 30}, [])
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "set_reaction", "table": "idle", "blue": 1,
+                              "outcome": "charge"}, GM, ScriptedDice([]))
+    state, log = _do(state, log, {"kind": "set_reaction", "table": "threat_placide",
+                                  "blue": 1, "outcome": "charge"}, [])
+    assert state["reactions"]["threat"]["placide"][1] == "charge"
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 24, "y": 32}, [],
+                     actor=PAUL)
+    # Step 5: Ourk 2" away: blue 1 → charge, red 1: 5 + 1" → contact; the mammoth's tusks
+    # hit a light figure on 4 (+1 charge): 3 + 1; Ourk's save 6: 2 fails. Ourk's javelin
+    # (in melee) against the heavy mammoth: 4+, he rolls 1.
+    state, log = _do(state, log, {"kind": "next_step"}, [1, 1, 3, 2, 1], actor=PAUL)
+    melee = next(e for e in log if e.kind == "melee").payload
+    assert melee["charged"] and melee["results"][0]["outcome"] == "wound"
+    assert state["tokens"]["t1"]["wounds"] == 1
+
+
+def test_a_scenario_brings_its_own_prey_tables():
+    state, log = _hunt()
+    state, log = _do(state, log, {"kind": "choose_scenario", "scenario": "steppe"}, [])
+    assert state["reactions"]["idle"]["directions"][0] == "sud"
+    assert len([t for t in state["tokens"].values() if t["kind"] == "prey"]) == 5

@@ -3,13 +3,14 @@ player steps (seed § Séquence de jeu), and the GM's corrections."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.board import DECIDE as BOARD_DECIDE
 from app.rules.chasse import combat, fire, steps
-from app.rules.chasse.content import scenarios
+from app.rules.chasse.content import IDLE_OUTCOMES, THREAT_OUTCOMES, scenarios
 from app.rules.chasse.fights import damage, enemies, in_contact, melee_round
 from app.rules.chasse.geometry import CONTACT, distance, o_pos, path_cost, rounded, walk
 from app.rules.chasse.resolve import Acc, d6
@@ -142,6 +143,25 @@ def _add_prey(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     token = prey_token(state, species, x=x, y=y, group=group, dominant=bool(group) and not
                        members)
     return [Event("prey_added", {"token": token})]
+
+
+REACTION_TABLES = {"threat_placide": THREAT_OUTCOMES, "threat_agressive": THREAT_OUTCOMES,
+                   "idle": IDLE_OUTCOMES}
+
+
+def _set_reaction(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """The GM edits one cell of the prey tables for this hunt (house tables, issue 13:
+    "editable per scenario"): which outcome a modified blue die gives."""
+    _require_setup(state, actor)
+    table = choice_field(action, "table", list(REACTION_TABLES))
+    blue = int_field(action, "blue", 0, 7)
+    outcome = choice_field(action, "outcome", list(REACTION_TABLES[table]))
+    reactions = copy.deepcopy(state["reactions"])
+    row = reactions["idle"]["outcomes"] if table == "idle" else \
+        reactions["threat"][table.removeprefix("threat_")]
+    before, row[blue] = row[blue], outcome
+    return [Event("reactions_set", {"reactions": reactions, "table": table, "blue": blue,
+                                    "before": before, "after": outcome})]
 
 
 def _begin(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -387,6 +407,7 @@ def _end_hunt(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]] = {
     "choose_scenario": _choose_scenario,
     "add_prey": _add_prey,
+    "set_reaction": _set_reaction,
     "begin_hunt": _begin,
     "next_step": _next_step,
     "light_fire": _light_fire,

@@ -121,6 +121,8 @@ def scenarios() -> dict[str, dict[str, Any]]:
         for shape in entry["terrain"]:
             if shape["kind"] not in TERRAIN_KINDS:
                 raise ValueError(f"scenario {entry['key']}: terrain kind {shape['kind']}")
+        if "reactions" in entry:
+            check_reactions(entry["reactions"])
         for placed in entry["prey"]:
             if placed["species"] not in _seed_prey():
                 raise ValueError(f"scenario {entry['key']}: species {placed['species']}")

@@ -89,7 +89,9 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                       ActionForm("add_prey", "Add a prey", "chasse/_add_prey.html",
                                  {"species": [[k, s["name"]] for k, s in
                                               state["catalogue"]["prey"].items()]}),
-                      ActionForm("add_terrain", "Add terrain", "board/_terrain.html")]
+                      ActionForm("add_terrain", "Add terrain", "board/_terrain.html"),
+                      ActionForm("set_reaction", "Prey reaction tables",
+                                 "chasse/_set_reaction.html")]
             if any(t["kind"] == "prey" for t in state["tokens"].values()):
                 forms.append(ActionForm("begin_hunt", "Begin the hunt",
                                         "chasse/_begin.html"))

@@ -76,6 +76,10 @@ def scenario_payload(key: str) -> dict[str, Any]:
     terrain = [{"id": f"z{n + 1}", "label": shape.get("label", ""), "kind": shape["kind"],
                 "x": shape["x"], "y": shape["y"], "w": shape["w"], "h": shape["h"]}
                for n, shape in enumerate(scenario["terrain"])]
-    return {"scenario": {"key": key, "name": scenario["name"], "turns": scenario["turns"]},
-            "board": {"unit": "in", "width": scenario["width"], "height": scenario["height"],
-                      "terrain": terrain}}
+    payload = {"scenario": {"key": key, "name": scenario["name"], "turns": scenario["turns"]},
+               "board": {"unit": "in", "width": scenario["width"],
+                         "height": scenario["height"], "terrain": terrain}}
+    if "reactions" in scenario:  # a scenario's own prey tables (checked at load)
+        payload["reactions"] = {"threat": dict(scenario["reactions"]["threat"]),
+                                "idle": dict(scenario["reactions"]["idle"])}
+    return payload

@@ -243,6 +243,10 @@ def _corrected(state: State, p: dict) -> None:
     _promote(state)
 
 
+def _reactions(state: State, p: dict) -> None:
+    state["reactions"] = p["reactions"]
+
+
 def _note(state: State, p: dict) -> None:
     state["notes"] += 1
 
@@ -277,6 +281,7 @@ EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "food_banked": _banked,
     "gm_modifier": _modifier,
     "gm_corrected": _corrected,
+    "reactions_set": _reactions,
     "note_added": _note,
     "hunt_ended": _ended,
     "terrain_added": _terrain("terrain_added"),
