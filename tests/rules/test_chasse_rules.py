@@ -263,3 +263,49 @@ def test_a_scenario_brings_its_own_prey_tables():
     state, log = _do(state, log, {"kind": "choose_scenario", "scenario": "steppe"}, [])
     assert state["reactions"]["idle"]["directions"][0] == "sud"
     assert len([t for t in state["tokens"].values() if t["kind"] == "prey"]) == 5
+
+
+# — § Incendie ——————————————————————————————————————————————————————————————————
+
+def _burning_hunt(faces_for_fire):
+    """A shaman lights a fire 2" north of himself, 1.4" from a bush, 4" south of a hare."""
+    state, log = _hunt({**blank_sheet(), "shaman": True})
+    state, log = _do(state, log, {"kind": "add_terrain", "label": "Buisson", "x": 25, "y": 29,
+                                  "w": 2, "h": 2}, [])
+    state["board"]["terrain"][0]["kind"] = "buisson"
+    log[-1].payload["terrain"]["kind"] = "buisson"
+    state, log = _do(state, log, {"kind": "add_prey", "species": "lievre", "x": 24,
+                                  "y": 28}, [])
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "light_fire", "token": "t1", "x": 24, "y": 32},
+                     faces_for_fire, actor=PAUL)
+    return state, log
+
+
+def test_prey_within_5_inches_of_a_fire_flee_it_and_skip_the_test():
+    """Step 3 and § Déplacements des Proies: "si elles se trouvent à moins de 5'' d'un feu";
+    "une Proie ayant dû fuir à cause d'un incendie ne fait pas ce test"."""
+    state, log = _burning_hunt([4])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)  # step 3: no dice
+    fled = next(e for e in log if e.kind == "prey_reacted").payload
+    assert fled["outcome"] == "fuit_feu" and fled["moves"][0]["to"] == [24, 18]
+    assert state["tokens"]["t2"]["fled_fire"]
+
+
+def test_fire_spreads_on_5_or_6_and_goes_out_after_3_turns():
+    """§ Incendie: an element within 2" of a flame catches on 5–6; "Au bout de 3 tours, un
+    élément enflammé s'éteint de lui-même"; a figure within 1" catches fire on 5–6."""
+    state, log = _burning_hunt([3])
+    fire = state["fires"][0]
+    assert fire["turns_left"] == 3
+    # Close the turn: steps 3 (the hare flees the fire), 4, 6, 7, 8, 9 (the hare, having
+    # fled, does not test), 10.
+    for _ in range(4):
+        state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    # Next turn, step 1: the fire ages (2 left), the bush 1" away rolls 5 and catches;
+    # Ourk, 2" from the fire and 3.2" from the bush, is out of the 1" of the flames.
+    state, log = _do(state, log, {"kind": "end_turn"}, [5], actor=PAUL)
+    assert [f["turns_left"] for f in state["fires"]] == [2, 3]
+    spread = next(e for e in log if e.kind == "fire_spread").payload
+    assert spread["element"] == "z1" and spread["fire"]["label"] == "Buisson"
+    assert state["board"]["areas"][1]["label"].startswith("🔥 Buisson")
