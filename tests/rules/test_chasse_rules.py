@@ -309,3 +309,53 @@ def test_fire_spreads_on_5_or_6_and_goes_out_after_3_turns():
     spread = next(e for e in log if e.kind == "fire_spread").payload
     assert spread["element"] == "z1" and spread["fire"]["label"] == "Buisson"
     assert state["board"]["areas"][1]["label"].startswith("🔥 Buisson")
+
+
+def test_a_player_does_not_write_food_hunts_or_wounds():
+    before = blank_sheet()
+    assert CHASSE.validate_change(before, {**before, "weapons": ["arc"]}) == []
+    fields = {p.field for p in CHASSE.validate_change(before, {**before, "food": 9,
+                                                                "hunts": 2})}
+    assert fields == {"food", "hunts"}
+
+
+def test_the_sheet_lists_every_broken_rule():
+    problems = CHASSE.validate_sheet({"profile": "geant", "shaman": False,
+                                      "weapons": ["arc", "arc", "lance", "dents"],
+                                      "wounds": 2, "food": -1, "hunts": 0, "dead": False})
+    fields = sorted(p.field for p in problems)
+    assert fields == ["food", "profile", "weapons", "weapons", "weapons"]
+    assert CHASSE.validate_sheet({**blank_sheet(), "wounds": 2})[0].field == "wounds"
+    assert CHASSE.derived({**blank_sheet(), "profile": "pataud", "weapons": ["javelot"]}) \
+        ["throws"] == [{"name": "Javelot", "short": 3, "long": 6}]
+
+
+def test_a_figure_within_1_inch_catches_fire_and_is_removed_unfit_to_butcher():
+    """§ Incendie / Dégâts dus au feu: 5–6, "retirée du jeu le tour suivant. Une figurine
+    brûlée est impropre au dépeçage"."""
+    tribe = Actor(7, character_ids=frozenset({11, 12}))
+    setup = MatchSetup("Chasse", (
+        ParticipantSetup("Ourk", character_id=11, owner_id=7,
+                         sheet={**blank_sheet(), "shaman": True}),
+        ParticipantSetup("Ghâ", character_id=12, owner_id=7, sheet=blank_sheet())))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    state, log = _do(state, log, {"kind": "add_prey", "species": "mammouth", "x": 24,
+                                  "y": 2}, [])
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    assert state["tokens"]["t1"]["x"] == 16
+    state, log = _do(state, log, {"kind": "light_fire", "token": "t1", "x": 16, "y": 33},
+                     [3], actor=tribe)
+    # The mammoth, far away, makes its end-of-turn test at step 9: blue 1 → reste.
+    for faces in ([], [], [], [1, 1]):
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=tribe)
+    state, log = _do(state, log, {"kind": "end_turn"}, [6], actor=tribe)  # Ourk burns
+    assert state["tokens"]["t1"]["state"] == "burning"
+    lighting = next(f for f in CHASSE.legal_actions(state, tribe) if f.kind == "light_fire")
+    assert lighting.choices["tokens"] == [["t2", "Ghâ"]]  # a burning figure acts no more
+    for faces in ([], [], [], [1, 1]):
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=tribe)
+    state, log = _do(state, log, {"kind": "end_turn"}, [], actor=tribe)  # fire: 1 left
+    assert state["tokens"]["t1"]["state"] == "burnt" and state["tokens"]["t1"]["food"] == 0
+    assert "t1" not in state["order"]
+    assert fold(CHASSE, log) == state

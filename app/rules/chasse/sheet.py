@@ -120,3 +120,15 @@ def from_form(form: Mapping[str, str]) -> Sheet:
             "food": _int(form.get("food", "0") or "0"),
             "hunts": _int(form.get("hunts", "0") or "0"),
             "dead": form.get("dead") in checked}
+
+
+TABLE_FIELDS = ("wounds", "food", "hunts", "dead")
+RULE_CHANGE = "Chasse § Pillage / dépeçage (house: the hunt writes these, the GM corrects)"
+
+
+def validate_change(before: Sheet, after: Sheet, content: Content = NO_CONTENT) -> list[
+        Problem]:
+    """A player does not write the food, hunts, wounds or death of a hunter: the hunts do
+    (``between_matches``); a player's new hunter starts with none."""
+    return [Problem(key, N_("Only the hunts change this (or the GM)."), RULE_CHANGE)
+            for key in TABLE_FIELDS if after.get(key) != before.get(key)]

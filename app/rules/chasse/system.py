@@ -13,7 +13,7 @@ from typing import Any
 
 from app.rules.chasse import actions, match, setup, state
 from app.rules.chasse.content import CLASSES, SPEEDS, hunter_weapons, weapons
-from app.rules.chasse.sheet import blank_sheet, derived, from_form, validate
+from app.rules.chasse.sheet import blank_sheet, derived, from_form, validate, validate_change
 from app.rules.system import (
     N_,
     NO_CONTENT,
@@ -87,6 +87,10 @@ class ChasseSystem:
 
     def sheet_from_form(self, form: Mapping[str, str]) -> Sheet:
         return from_form(form)
+
+    def validate_change(self, before: Sheet, after: Sheet,
+                        content: Content = NO_CONTENT) -> list[Problem]:
+        return validate_change(before, after, content)
 
     def weapon_choices(self, content: Content = NO_CONTENT) -> list[tuple[str, str]]:
         return [(key, w["name"]) for key, w in hunter_weapons(content).items()]
