@@ -359,3 +359,20 @@ def test_a_figure_within_1_inch_catches_fire_and_is_removed_unfit_to_butcher():
     assert state["tokens"]["t1"]["state"] == "burnt" and state["tokens"]["t1"]["food"] == 0
     assert "t1" not in state["order"]
     assert fold(CHASSE, log) == state
+
+
+def test_a_dead_hunter_never_acts_and_a_tribe_back_home_ends_the_hunt():
+    state, log = _hunt({**blank_sheet(), "dead": True})
+    assert state["tokens"]["t1"]["state"] == "dead"
+    alive_setup = MatchSetup("Chasse", (ParticipantSetup("Ourk", character_id=11, owner_id=7,
+                                                         sheet=blank_sheet()),))
+    log = list(CHASSE.start(alive_setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    state, log = _do(state, log, {"kind": "choose_scenario", "scenario": "mammouth"}, [])
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    for _turn in range(2):  # Ourk stays in camp two turns; the mammoth browses (blue 1)
+        for faces in ([], [], [], [1, 1]):
+            state, log = _do(state, log, {"kind": "next_step"}, faces, actor=PAUL)
+        state, log = _do(state, log, {"kind": "end_turn"}, [], actor=PAUL)
+    assert state["status"] == "finished" and log[-1].payload["reason"] == "back_at_camp"
+    assert state["result"]["sides"][0]["food"] == 0

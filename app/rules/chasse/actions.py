@@ -12,7 +12,15 @@ from app.rules.board import DECIDE as BOARD_DECIDE
 from app.rules.chasse import combat, fire, steps
 from app.rules.chasse.content import IDLE_OUTCOMES, THREAT_OUTCOMES, scenarios
 from app.rules.chasse.fights import damage, enemies, in_contact, melee_round
-from app.rules.chasse.geometry import CONTACT, distance, o_pos, path_cost, rounded, walk
+from app.rules.chasse.geometry import (
+    CONTACT,
+    distance,
+    inside,
+    o_pos,
+    path_cost,
+    rounded,
+    walk,
+)
 from app.rules.chasse.resolve import Acc, d6
 from app.rules.chasse.setup import prey_token, scenario_payload
 from app.rules.chasse.state import (
@@ -348,6 +356,11 @@ def _ending(state: State, round_number: int) -> str | None:
     if not living_prey(state) and not carcasses(state) and not any(
             h.get("carried") for h in hunters(state)):
         return "no_prey"
+    camps = [s for s in state["board"]["terrain"] if s.get("kind") == "camp"]
+    if camps and round_number > 2 and all(
+            not h.get("carried") and any(inside(o_pos(h), c) for c in camps)
+            for h in hunters(state)):
+        return "back_at_camp"  # every hunter went home
     return None
 
 

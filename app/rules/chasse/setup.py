@@ -54,7 +54,10 @@ def _hunter(index: int, name: str, character_id: int | None, owner: int | None, 
             "masse": masse({"profile": profile}), "dmax": data["dmax"],
             "melee_bonus": data["melee_bonus"], "wounds": int(sheet.get("wounds") or 0),
             "x": round((index + 1) * board["width"] / (count + 1), 2),
-            "y": max(board["height"] - 2, 0), "state": "ok", "carried": 0, "brought": 0,
+            "y": max(board["height"] - 2, 0),
+            # A hunter who died in an earlier hunt comes as a memory: it never acts.
+            "state": "dead" if sheet.get("dead") else "ok", "food": 0, "carried": 0,
+            "brought": 0,
             "moved": False, "fought": False, "shot": False, "lit": False, "picked": 0,
             "charged": False, "charged_last": False, "charge_target": None}
 
