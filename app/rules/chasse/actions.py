@@ -133,7 +133,7 @@ def _choose_scenario(state: State, action, actor: Actor, dice: Dice) -> list[Eve
     board = payload["board"]
     mine = [t for t in state["tokens"].values() if t["kind"] == "hunter"]
     payload["placements"] = {t["id"]: [round((n + 1) * board["width"] / (len(mine) + 1), 2),
-                                       board["height"] - 2] for n, t in enumerate(mine)}
+                                       board["height"] - 3] for n, t in enumerate(mine)}
     acc.emit("scenario_set", payload)
     for placed in scenarios()[key]["prey"]:
         acc.emit("prey_added", {"token": prey_token(
