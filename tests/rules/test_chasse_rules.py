@@ -191,6 +191,7 @@ def test_an_unthreatened_prey_makes_the_end_of_turn_test():
     wander = log[-2].payload if log[-2].kind == "prey_reacted" else log[-3].payload
     assert wander["outcome"] == "erre" and wander["test"]["direction"] == "nord"
     assert state["tokens"]["t2"]["y"] == 18  # 26 − 8 (rapide: Dmax 8")
+    assert state["board"]["trails"] == [{"x1": 24, "y1": 26, "x2": 24, "y2": 18}]
     assert fold(CHASSE, log) == state
 
 

@@ -106,6 +106,7 @@ def _hunt_begun(state: State, p: dict) -> None:
 
 def _turn_begun(state: State, p: dict) -> None:
     state.update(active=p["active"], round=p["round"], step=1)
+    state["board"]["trails"] = []
     side = state["sides"][p["active"]]["id"]
     for token in state["tokens"].values():
         if token["kind"] == "prey":
@@ -174,6 +175,10 @@ def _prey_reacted(state: State, p: dict) -> None:
             state["tokens"][member]["fled_fire"] = True
     for move in p.get("moves", []):
         token = state["tokens"][move["token"]]
+        if move["from"] != move["to"]:  # drawn on the board until the next turn
+            state["board"].setdefault("trails", []).append(
+                {"x1": move["from"][0], "y1": move["from"][1], "x2": move["to"][0],
+                 "y2": move["to"][1]})
         token["x"], token["y"] = move["to"]
         if move.get("gone"):
             token["state"] = "gone"
