@@ -140,8 +140,7 @@ def test_a_hunter_moves_at_most_dmax_and_an_obstacle_costs_2():
     state, log = _hunt()
     state, log = _do(state, log, {"kind": "add_terrain", "label": "Tronc", "x": 20, "y": 30,
                                   "w": 8, "h": 1}, [])
-    state["board"]["terrain"][0]["kind"] = "obstacle"
-    log[-1].payload["terrain"]["kind"] = "obstacle"
+    assert state["board"]["terrain"][0]["kind"] == "obstacle"  # the default kind
     state, log = _lone_boar(state, log, 24, 5)
     state, log = _do(state, log, {"kind": "begin_hunt"}, [])
     state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
@@ -272,9 +271,10 @@ def _burning_hunt(faces_for_fire):
     """A shaman lights a fire 2" north of himself, 1.4" from a bush, 4" south of a hare."""
     state, log = _hunt({**blank_sheet(), "shaman": True})
     state, log = _do(state, log, {"kind": "add_terrain", "label": "Buisson", "x": 25, "y": 29,
-                                  "w": 2, "h": 2}, [])
-    state["board"]["terrain"][0]["kind"] = "buisson"
-    log[-1].payload["terrain"]["kind"] = "buisson"
+                                  "w": 2, "h": 2, "ground": "buisson"}, [])
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "add_terrain", "x": 1, "y": 1, "w": 1, "h": 1,
+                              "ground": "lave"}, GM, ScriptedDice([]))
     state, log = _do(state, log, {"kind": "add_prey", "species": "lievre", "x": 24,
                                   "y": 28}, [])
     state, log = _do(state, log, {"kind": "begin_hunt"}, [])

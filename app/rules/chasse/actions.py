@@ -9,8 +9,9 @@ from typing import Any, ClassVar
 
 from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.board import DECIDE as BOARD_DECIDE
+from app.rules.board import decide_add_terrain
 from app.rules.chasse import combat, fire, steps
-from app.rules.chasse.content import IDLE_OUTCOMES, THREAT_OUTCOMES, scenarios
+from app.rules.chasse.content import IDLE_OUTCOMES, TERRAIN_KINDS, THREAT_OUTCOMES, scenarios
 from app.rules.chasse.fights import damage, enemies, in_contact, melee_round
 from app.rules.chasse.geometry import (
     CONTACT,
@@ -170,6 +171,15 @@ def _set_reaction(state: State, action, actor: Actor, dice: Dice) -> list[Event]
     before, row[blue] = row[blue], outcome
     return [Event("reactions_set", {"reactions": reactions, "table": table, "blue": blue,
                                     "before": before, "after": outcome})]
+
+
+def _add_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """The GM draws the hunting ground (§ Le terrain de chasse): the shared board's shape
+    with its kind (obstacle, impassable, difficult, tree, bush, river, camp)."""
+    events = decide_add_terrain(state, action, actor)
+    events[0].payload["terrain"]["kind"] = choice_field(action, "ground", TERRAIN_KINDS,
+                                                        default="obstacle")
+    return events
 
 
 def _begin(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -434,6 +444,7 @@ DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]
     "note": _note,
     "end_hunt": _end_hunt,
     **BOARD_DECIDE,
+    "add_terrain": _add_terrain,
 }
 
 

@@ -89,7 +89,7 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                       ActionForm("add_prey", "Add a prey", "chasse/_add_prey.html",
                                  {"species": [[k, s["name"]] for k, s in
                                               state["catalogue"]["prey"].items()]}),
-                      ActionForm("add_terrain", "Add terrain", "board/_terrain.html"),
+                      ActionForm("add_terrain", "Add terrain", "chasse/_terrain.html"),
                       ActionForm("set_reaction", "Prey reaction tables",
                                  "chasse/_set_reaction.html")]
             if any(t["kind"] == "prey" for t in state["tokens"].values()):
@@ -107,6 +107,11 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     forms.append(ActionForm("note", "Add a note", "chasse/_note.html"))
     if actor.is_gm and state["status"] == "running":
         every = [t for t in state["tokens"].values() if t["state"] in ("ok", "dead")]
+        terrain = [shape["id"] for shape in state["board"]["terrain"]]
+        forms.append(ActionForm("add_terrain", "Add terrain", "chasse/_terrain.html"))
+        if terrain:
+            forms.append(ActionForm("remove_terrain", "Remove terrain",
+                                    "board/_remove_terrain.html", {"terrain": terrain}))
         forms += [ActionForm("gm_modifier", "Situational modifier", "chasse/_modifier.html"),
                   ActionForm("correct", "Correct a value", "chasse/_correct.html",
                              {"tokens": _names(state, every)}),
