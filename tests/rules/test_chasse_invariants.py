@@ -87,7 +87,8 @@ def _hunt(seed: int):
         side = state["sides"][state["active"]]
         actor = PLAYERS[side["owner_id"]] if rng.random() < 0.8 else GM
         forms = [f for f in CHASSE.legal_actions(state, actor)
-                 if f.kind not in ("note", "correct", "gm_modifier", "end_hunt")]
+                 if f.kind not in ("note", "correct", "gm_modifier", "end_hunt", "add_terrain",
+                                   "remove_terrain")]
         action = _action(rng.choice(forms), state, rng)
         before = state
         try:
