@@ -377,3 +377,21 @@ def test_a_dead_hunter_never_acts_and_a_tribe_back_home_ends_the_hunt():
         state, log = _do(state, log, {"kind": "end_turn"}, [], actor=PAUL)
     assert state["status"] == "finished" and log[-1].payload["reason"] == "back_at_camp"
     assert state["result"]["sides"][0]["food"] == 0
+
+
+def test_the_gm_corrects_a_value_and_it_is_in_the_log():
+    state, log = _hunt()
+    state, log = _lone_boar(state, log)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "correct", "token": "t2", "field": "wounds",
+                                  "value": 3, "reason": "tombé du ravin"}, [])
+    assert state["tokens"]["t2"]["state"] == "dead" and state["tokens"]["t2"]["food"] == 3
+    state, log = _do(state, log, {"kind": "correct", "token": "t2", "field": "x",
+                                  "value": 30}, [])
+    assert state["tokens"]["t2"]["x"] == 30 and log[-1].payload["before"] == 24
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "correct", "token": "t2", "field": "wounds",
+                              "value": 4}, GM, ScriptedDice([]))
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "correct", "token": "t2", "field": "x", "value": 3},
+              PAUL, ScriptedDice([]))

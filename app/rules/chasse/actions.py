@@ -405,10 +405,13 @@ def _correct(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
                                                                    str) else None
     if token is None:
         raise HuntRefused("unknown_participant", participant=str(action.get("token"))[:40])
-    field = choice_field(action, "field", list(CORRECTABLE))
-    low, high = CORRECTABLE[field]
-    after = int_field(action, "value", low, min(high, token["masse"]) if field == "wounds"
-                      else high)
+    field = choice_field(action, "field", [*CORRECTABLE, "x", "y"])
+    if field in ("x", "y"):  # a figure put back where it should stand
+        low, high = 0, state["board"]["width" if field == "x" else "height"]
+    else:
+        low, high = CORRECTABLE[field]
+        high = min(high, token["masse"]) if field == "wounds" else high
+    after = int_field(action, "value", low, high)
     return [Event("gm_corrected", {"token": token["id"], "name": token["name"],
                                    "field": field, "before": token.get(field, 0),
                                    "after": after,
