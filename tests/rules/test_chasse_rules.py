@@ -395,3 +395,32 @@ def test_the_gm_corrects_a_value_and_it_is_in_the_log():
     with pytest.raises(IllegalAction):
         apply(CHASSE, state, {"kind": "correct", "token": "t2", "field": "x", "value": 3},
               PAUL, ScriptedDice([]))
+
+
+def test_the_gms_weapons_and_prey_join_the_hunt():
+    content = {"weapon": [{"key": "gm-boomerang", "name": "Boomerang", "source": "gm",
+                           "melee": False, "short": 4, "long": 8, "no_small_malus": True,
+                           "to_hit_leger": 4, "to_hit_moyen": 4, "to_hit_lourd": 5,
+                           "save_leger": 5, "save_moyen": 4, "save_lourd": 3}],
+               "prey": [{"key": "gm-megaloceros", "name": "Mégacéros", "source": "gm",
+                         "masse": 4, "temperament": "placide", "speed": "rapide",
+                         "weapon": "cornes"}]}
+    sheet = {**blank_sheet(), "weapons": ["gm-boomerang"]}
+    assert CHASSE.validate_sheet(sheet, content) == []
+    assert CHASSE.validate_sheet(sheet)[0].field == "weapons"
+    setup = MatchSetup("Chasse", (ParticipantSetup("Ourk", character_id=11, owner_id=7,
+                                                   sheet=sheet),), {"content": content})
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    state, log = _do(state, log, {"kind": "add_prey", "species": "gm-megaloceros", "x": 24,
+                                  "y": 27}, [])
+    assert state["tokens"]["t2"]["masse"] == 4 and state["tokens"]["t2"]["dmax"] == 8
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    for faces in ([], [], []):  # 2 → 4 → (5: 7" away, no test) 6
+        if state["step"] == 6:
+            break
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=PAUL)
+    state, log = _do(state, log, {"kind": "shoot", "token": "t1", "target": "t2",
+                                  "weapon": "gm-boomerang"}, [6, 1], actor=PAUL)
+    assert log[-1].payload["result"]["to_hit"] == 5  # lourd (M4)
+    assert state["tokens"]["t2"]["wounds"] == 1
