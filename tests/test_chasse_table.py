@@ -144,4 +144,7 @@ def test_the_sheet_pages_render(db, hunt_page):
         f"/campaigns/{campaign_id}/characters/{ourk}/edit").text, "html.parser")
     assert edit.select_one("select[name=profile]") is not None
     printed = paul.client.get(f"/campaigns/{campaign_id}/characters/{ourk}/print")
-    assert printed.status_code == 200 and "Javelot" in printed.text
+    assert printed.status_code == 200
+    card = BeautifulSoup(printed.text, "html.parser").select_one(".print-chasse .weapon-table")
+    assert [td.text for td in card.select("tbody tr")[0].select("td")] == [
+        '3" / 6"', "4+ / 4+ / 4+", "6+ / 5+ / 4+"]

@@ -95,6 +95,11 @@ class ChasseSystem:
     def weapon_choices(self, content: Content = NO_CONTENT) -> list[tuple[str, str]]:
         return [(key, w["name"]) for key, w in hunter_weapons(content).items()]
 
+    def weapon_table(self, keys: list[str], content: Content = NO_CONTENT) -> list[dict]:
+        """The printable sheet's weapon lines: ranges, to hit and save by class."""
+        known = hunter_weapons(content)
+        return [known[key] for key in keys if key in known]
+
     def demo_characters(self) -> list[DemoCharacter]:
         return [
             DemoCharacter("Ourk le Pisteur", {**blank_sheet(), "weapons": ["javelot", "couteau"]},
