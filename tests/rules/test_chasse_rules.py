@@ -424,3 +424,21 @@ def test_the_gms_weapons_and_prey_join_the_hunt():
                                   "weapon": "gm-boomerang"}, [6, 1], actor=PAUL)
     assert log[-1].payload["result"]["to_hit"] == 5  # lourd (M4)
     assert state["tokens"]["t2"]["wounds"] == 1
+
+
+def test_a_charged_boar_that_strikes_first_still_meets_the_charge_bonus():
+    """§ Charge: +1 "lors du premier tour du combat au corps à corps" — even when the boar,
+    attacked, strikes at step 5 before the hunter's melee step."""
+    state, log = _hunt({**blank_sheet(), "weapons": ["lance"]})
+    state, log = _lone_boar(state, log, 24, 25)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "target": "t2"}, [3],
+                     actor=PAUL)
+    # Step 5: blue 3 (alone) → attaque; the tusks miss on 2; Ourk's spear 3 + 1 = 4 hits
+    # the boar (moyen: 4+), whose save 4 fails (5+ needed).
+    state, log = _do(state, log, {"kind": "next_step"}, [3, 1, 2, 3, 4], actor=PAUL)
+    melee = next(e for e in log if e.kind == "melee").payload
+    assert melee["leader"] == "t2" and melee["results"][0]["outcome"] == "miss"
+    assert melee["results"][1]["rolls"][0]["total"] == 4
+    assert melee["results"][1]["outcome"] == "wound" and state["tokens"]["t2"]["wounds"] == 1

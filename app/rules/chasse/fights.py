@@ -84,8 +84,12 @@ def melee_round(acc: Acc, dice: Dice, *, leader: str, defender: str, charged: bo
                       modifiers=melee_modifiers(first, supporters=len(supporters),
                                                 charged=charged, extra=extra),
                       purpose="corps à corps"),
+               # A hunter charged at by… its own target: its charge's +1 holds in this
+               # first round even when the prey struck first (§ Charge).
                strike(dice, attacker=second, defender=first, weapon=theirs,
-                      modifiers=melee_modifiers(second, supporters=0, charged=False),
+                      modifiers=melee_modifiers(
+                          second, supporters=0,
+                          charged=second.get("charge_target") == first["id"]),
                       purpose="riposte")]
     acc.emit("melee", {"leader": leader, "defender": defender, "leader_name": first["name"],
                        "defender_name": second["name"], "supporters": supporters,
