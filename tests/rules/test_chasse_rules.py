@@ -442,3 +442,27 @@ def test_a_charged_boar_that_strikes_first_still_meets_the_charge_bonus():
     assert melee["leader"] == "t2" and melee["results"][0]["outcome"] == "miss"
     assert melee["results"][1]["rolls"][0]["total"] == 4
     assert melee["results"][1]["outcome"] == "wound" and state["tokens"]["t2"]["wounds"] == 1
+
+
+def test_a_group_of_hunters_follows_its_dominant():
+    """§ Déplacements des Chasseurs: "ne considérer que le chef … Les autres figurines
+    restant à moins de 2'' de ce dernier"."""
+    tribe = Actor(7, character_ids=frozenset({11, 12, 13}))
+    setup = MatchSetup("Chasse", tuple(
+        ParticipantSetup(name, character_id=cid, owner_id=7, sheet=sheet)
+        for name, cid, sheet in (("Ourk", 11, blank_sheet()), ("Ghâ", 12, blank_sheet()),
+                                 ("Bronk", 13, {**blank_sheet(), "profile": "pataud"}))))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    state, log = _lone_boar(state, log, 40, 2)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    for token_id, x in (("t1", 20), ("t2", 21), ("t3", 22)):  # the GM gathers them
+        state, log = _do(state, log, {"kind": "correct", "token": token_id, "field": "x",
+                                      "value": x}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=tribe)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 20, "y": 30,
+                                  "group": "on"}, [], actor=tribe)
+    assert [m["token"] for m in log[-1].payload["group"]] == ["t2"]  # Bronk is a Pataud
+    assert (state["tokens"]["t2"]["x"], state["tokens"]["t2"]["y"]) == (21, 30)
+    assert state["tokens"]["t3"]["y"] == 34 and not state["tokens"]["t3"]["moved"]
+    assert fold(CHASSE, log) == state

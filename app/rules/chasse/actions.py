@@ -40,6 +40,7 @@ RULE_MOVE = "Chasse § Déplacements des Chasseurs"
 RULE_CHARGE = "Chasse § Charge"
 RULE_BUTCHER = "Chasse § Pillage / dépeçage"
 NOTE_MAX = 500
+GROUP_RANGE = 2.0
 
 
 class HuntRefused(IllegalAction):
@@ -267,12 +268,32 @@ def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
         if spent + cost > hunter["dmax"] + 1e-9:
             raise HuntRefused("too_far", name=hunter["name"], cost=rounded(spent + cost),
                               dmax=hunter["dmax"])
+        group = _followers(state, hunter, to) if flag(action, "group") else []
         acc.emit("hunter_moved", {"token": hunter["id"], "name": hunter["name"],
                                   "from": o_pos(hunter), "to": to, "cost": rounded(cost),
                                   "spent": rounded(spent + cost), "dmax": hunter["dmax"],
-                                  "crossed": crossed, "rule": RULE_MOVE})
+                                  "crossed": crossed, "rule": RULE_MOVE, "group": group})
     steps.bank(acc, hunter["side"])
     return acc.events
+
+
+def _followers(state: State, leader: dict[str, Any], to: list[float]) -> list[dict]:
+    """§ Déplacements des Chasseurs: a group of the same profile follows its "dominant",
+    "les autres figurines restant à moins de 2''": the hunters of the side and profile within
+    2" who have not moved make the same move when their own Dmax and the ground allow."""
+    dx, dy = to[0] - leader["x"], to[1] - leader["y"]
+    moves = []
+    for other in sorted(hunters(state, leader["side"]), key=lambda h: int(h["id"][1:])):
+        if other["id"] == leader["id"] or other["profile"] != leader["profile"] or \
+                other.get("spent") or distance(o_pos(other), o_pos(leader)) > GROUP_RANGE:
+            continue
+        end = [rounded(min(max(other["x"] + dx, 0), state["board"]["width"])),
+               rounded(min(max(other["y"] + dy, 0), state["board"]["height"]))]
+        priced = path_cost(o_pos(other), end, state["board"]["terrain"])
+        if priced is not None and priced[0] <= other["dmax"] + 1e-9:
+            moves.append({"token": other["id"], "name": other["name"], "from": o_pos(other),
+                          "to": end, "cost": rounded(priced[0])})
+    return moves
 
 
 def _shoot(state: State, action, actor: Actor, dice: Dice) -> list[Event]:

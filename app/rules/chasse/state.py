@@ -161,6 +161,10 @@ def _moved(state: State, p: dict) -> None:
     token["x"], token["y"] = p["to"]
     token["moved"] = True
     token["spent"] = p.get("spent", p["cost"])
+    for follower in p.get("group", []):
+        other = state["tokens"][follower["token"]]
+        other["x"], other["y"] = follower["to"]
+        other.update(moved=True, spent=follower["cost"])
     charge = p.get("charge")
     if charge:
         token["charged"] = True
