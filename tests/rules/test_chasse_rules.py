@@ -466,3 +466,45 @@ def test_a_group_of_hunters_follows_its_dominant():
     assert (state["tokens"]["t2"]["x"], state["tokens"]["t2"]["y"]) == (21, 30)
     assert state["tokens"]["t3"]["y"] == 34 and not state["tokens"]["t3"]["moved"]
     assert fold(CHASSE, log) == state
+
+
+def test_tribes_take_turns_and_may_throw_at_each_other():
+    """§ Séquence de jeu: "Chacun à son tour"; the issue: hunters of different players may
+    fight each other."""
+    bruno = Actor(8, character_ids=frozenset({13}))
+    setup = MatchSetup("Chasse", (
+        ParticipantSetup("Ourk", character_id=11, owner_id=7,
+                         sheet={**blank_sheet(), "weapons": ["javelot"]}),
+        ParticipantSetup("Bronk", character_id=13, owner_id=8,
+                         sheet={**blank_sheet(), "profile": "pataud"})))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    assert [s["name"] for s in state["sides"]] == ["Ourk", "Bronk"]
+    state, log = _lone_boar(state, log, 24, 2)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    with pytest.raises(IllegalAction) as refused:
+        apply(CHASSE, state, {"kind": "next_step"}, bruno, ScriptedDice([]))
+    assert refused.value.code == "not_your_turn"
+    assert {f.kind for f in CHASSE.legal_actions(state, bruno)} == {"note"}
+    for faces in ([], [], [], [1, 1]):
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=PAUL)
+    state, log = _do(state, log, {"kind": "end_turn"}, [], actor=PAUL)
+    assert state["active"] == 1 and state["round"] == 1 and state["step"] == 2
+    # Ourk (16, 34) and Bronk (32, 34) are 16" apart: Bronk walks 5" towards him.
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=bruno)
+    state, log = _do(state, log, {"kind": "move", "token": "t2", "x": 27, "y": 34}, [],
+                     actor=bruno)
+    for faces in ([], [], [1, 1]):
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=bruno)
+    state, log = _do(state, log, {"kind": "end_turn"}, [], actor=bruno)
+    assert state["active"] == 0 and state["round"] == 2
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 22, "y": 34}, [],
+                     actor=PAUL)
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)  # → 6
+    shoot = next(f for f in CHASSE.legal_actions(state, PAUL) if f.kind == "shoot")
+    assert ["t2", "Bronk", "javelot"] in shoot.choices["shots"]["t1"]
+    state, log = _do(state, log, {"kind": "shoot", "token": "t1", "target": "t2",
+                                  "weapon": "javelot"}, [6, 1], actor=PAUL)
+    assert log[-1].payload["result"]["range"] == "long"  # 5": 6 − 1 = 5 ≥ 4
+    assert state["tokens"]["t2"]["wounds"] == 1  # Bronk is M3: moyen, save 5+ failed
