@@ -16,7 +16,7 @@ from app.rules.system import N_, NO_CONTENT, Content, Problem, Sheet
 
 RULE_FIGURES = "Chasse § Les figurines"
 RULE_WOUNDS = "Chasse § Les blessures"
-RULE_WEAPONS = "Chasse § Tirs (house: three weapons at most)"
+RULE_WEAPONS = "Chasse § Tirs (règle maison : trois armes au plus)"
 RULE_FOOD = "Chasse § Pillage / dépeçage"
 MAX_WEAPONS = 3
 FOOD_LIMIT = 100_000
@@ -123,7 +123,7 @@ def from_form(form: Mapping[str, str]) -> Sheet:
 
 
 TABLE_FIELDS = ("wounds", "food", "hunts", "dead")
-RULE_CHANGE = "Chasse § Pillage / dépeçage (house: the hunt writes these, the GM corrects)"
+RULE_CHANGE = "Chasse § Pillage / dépeçage (règle maison : la chasse les écrit, le MJ corrige)"
 
 
 def validate_change(before: Sheet, after: Sheet, content: Content = NO_CONTENT) -> list[

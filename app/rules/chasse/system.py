@@ -27,8 +27,8 @@ from app.rules.system import (
     Sheet,
 )
 
-RULE_WEAPONS = "Chasse § Tirs (table missing: house)"
-RULE_PREY = "Chasse § Les figurines (table missing: house)"
+RULE_WEAPONS = "Chasse § Tirs (table absente du texte : règles maison)"
+RULE_PREY = "Chasse § Les figurines (table absente du texte : règles maison)"
 CLASS_NAMES = {"leger": "léger (M1–M2)", "moyen": "moyen (M3)", "lourd": "lourd (M4–M5)"}
 SPEED_NAMES = {"tres_rapide": "très rapide", "rapide": "rapide", "lourdaud": "lourdaud"}
 TEMPERAMENT_NAMES = {"agressive": "agressive", "placide": "placide"}
