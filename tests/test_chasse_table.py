@@ -128,9 +128,18 @@ def test_the_table_page_runs_a_hunt(db, hunt_page):
     assert page.select_one(".steps [aria-current=step]").text.strip() == "Lighting fires"
     assert page.select_one("#action-light_fire") is not None
     assert "Mammouth" in page.select_one(".participants").text
+    moved = paul.client.post(url + "/actions", data={"csrf_token": paul.csrf(),
+                                                     "kind": "next_step"},
+                             follow_redirects=False)
+    assert moved.status_code == 303, moved.text
+    page = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    move = page.select_one("#action-move")
+    assert move is not None and move.select_one("input[name=group]") is not None
+    assert 'Ourk at (24, 33): 6" left' in move.select_one(".help").text
     paul.post("/account", {"display_name": "Paul", "locale": "fr"})
     french = BeautifulSoup(paul.client.get(url).text, "html.parser")
-    assert french.select_one(".steps [aria-current=step]").text.strip() == "Allumer des feux"
+    assert french.select_one(".steps [aria-current=step]").text.strip() == \
+        "Mouvements des chasseurs et charges"
     assert "La chasse commence." in french.text
 
 
