@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.rules.chasse.system import CHASSE
 from app.rules.cyborg.system import CYBORG
 from app.rules.libre import LIBRE
 from app.rules.mecha_ring.system import MECHA_RING
@@ -10,7 +11,7 @@ from app.rules.system import GameSystem
 from app.rules.tiamat.system import TIAMAT
 
 SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (
-    LIBRE, MUTATIOR, CYBORG, TIAMAT, MECHA_RING)}
+    LIBRE, MUTATIOR, CYBORG, TIAMAT, MECHA_RING, CHASSE)}
 
 
 def get_system(key: str) -> GameSystem | None:
