@@ -195,3 +195,37 @@ def test_zoom_pan_and_a_drag_at_any_zoom(new_context, campaign):
     expect(player.locator("#ruler")).to_have_class(re.compile("active"))
     expect(player.locator("#ruler text")).to_have_text(re.compile(r"^\d+\.\d "))
     player.mouse.up()
+
+
+def test_a_token_moves_by_keyboard_alone_and_escape_puts_it_back(new_context, campaign):
+    """Issue 15: Tab to one's token, Enter picks it up, arrows carry it a square at a time
+    while the ruler and a status line say where, Enter puts it down (the same move a drag
+    sends), Escape puts it back; the board lists every figure with its place."""
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo", "Gobelin des cavernes profondes"])
+    player = log_in(new_context, campaign.player)
+    player.set_viewport_size(DESKTOP)
+    player.goto(url)
+    expect(player.locator("#table[data-live]")).to_have_count(1)
+    expect(player.locator("#board-list li")).to_have_count(2)
+    expect(player.locator("#board-list")).to_contain_text("Gobelin des cavernes profondes at")
+    aldo = player.locator('#board .token[data-token="t1"]')
+    start_x, start_y = int(aldo.get_attribute("data-x")), int(aldo.get_attribute("data-y"))
+    step = float(player.locator("#board").get_attribute("data-step"))
+
+    aldo.focus()
+    player.keyboard.press("Enter")
+    player.keyboard.press("ArrowRight")
+    player.keyboard.press("ArrowRight")
+    expect(player.locator("#board-status")).to_contain_text(f"{start_x + 2 * step:g}, {start_y}")
+    expect(player.locator("#ruler")).to_have_class(re.compile("active"))
+    player.keyboard.press("Escape")  # put back: nothing sent
+    expect(aldo).to_have_attribute("transform", f"translate({start_x} {start_y})")
+
+    aldo.focus()
+    player.keyboard.press("Enter")
+    player.keyboard.press("ArrowDown")
+    player.keyboard.press("Enter")
+    expect(aldo).to_have_attribute("data-y", f"{start_y + step:g}", timeout=LIVE)
+    expect(gm.locator("#log > li.kind-token_moved").last).to_contain_text("Aldo", timeout=LIVE)
+    expect(player.locator('#board .token[data-token="t1"]')).to_be_focused()
