@@ -194,6 +194,7 @@ class ActionError:
     kind: str
     message: str
     values: dict[str, str] = field(default_factory=dict)
+    field: str | None = None  # the form field it is about, when the rules named one
 
 
 @dataclass(frozen=True)
@@ -225,6 +226,7 @@ def panel_context(match: Match, access: CampaignAccess, state: State, panel: Pan
     items = [{"form": form, "template": action_template(form),
               "key": secrets.token_urlsafe(16),
               "error": error.message if error and error.kind == form.kind else None,
+              "error_field": error.field if error and error.kind == form.kind else None,
               "values": error.values if error and error.kind == form.kind else {}}
              for form in panel.forms]
     unplaced = error if error and error.kind not in {form.kind for form in panel.forms} \

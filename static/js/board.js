@@ -68,6 +68,7 @@
     seen.log = lastLogSeq();
     seen.state = stateSeq();
     setUpTabs(root);
+    linkActionErrors(document);
     setUpBoardView();
     scrollLogToEnd(true);
     const log = document.getElementById("log");
@@ -348,7 +349,23 @@
       first: first && first.id, form: form.id };
   });
 
+  // A refused action names the field it is about: mark it for assistive technology and
+  // describe it by the error (WCAG 3.3.1); without a field, the form's first field is.
+  function linkActionErrors(root) {
+    root.querySelectorAll("form.action .form-error[id]").forEach((error) => {
+      const form = error.closest("form");
+      const named = error.dataset.field && form.querySelector(`[name="${CSS.escape(error.dataset.field)}"]`);
+      const field = named || form.querySelector("input:not([type=hidden]), select, textarea");
+      if (!field) return;
+      field.setAttribute("aria-invalid", "true");
+      const described = (field.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+      if (!described.includes(error.id)) described.push(error.id);
+      field.setAttribute("aria-describedby", described.join(" "));
+    });
+  }
+
   document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.target && event.target.querySelectorAll) linkActionErrors(event.target.parentNode || document);
     if (document.getElementById("action-panel")) syncSeqInputs();
     if (!submitted) return;
     const done = submitted;

@@ -229,3 +229,20 @@ def test_a_token_moves_by_keyboard_alone_and_escape_puts_it_back(new_context, ca
     expect(aldo).to_have_attribute("data-y", f"{start_y + step:g}", timeout=LIVE)
     expect(gm.locator("#log > li.kind-token_moved").last).to_contain_text("Aldo", timeout=LIVE)
     expect(player.locator('#board .token[data-token="t1"]')).to_be_focused()
+
+
+def test_a_refused_action_marks_the_field_it_names(new_context, campaign):
+    """Issue 15: the error of a refused action is linked to its field (aria-invalid,
+    aria-describedby), whatever the game's form looks like."""
+    gm = log_in(new_context, campaign.gm)
+    open_match(gm, campaign, "Escarmouche", ["Aldo"])
+    # Past the browser's own check (max=), as an old browser or a script would send it.
+    gm.locator("#action-add_token").evaluate("form => { form.noValidate = true; }")
+    act(gm, "add_token", {"name": "Géant", "hp_max": "10", "x": "100000", "y": "10"})
+    error = gm.locator("#action-add_token-error")
+    expect(error).to_be_visible(timeout=LIVE)
+    field = gm.locator('#action-add_token [name="x"]')
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_have_attribute("aria-describedby", re.compile("action-add_token-error"))
+    expect(gm.locator('#action-add_token [name="name"]')).not_to_have_attribute(
+        "aria-invalid", "true")
