@@ -22,6 +22,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.errors import AppError, NotAuthenticated, Unavailable
+from app.http.ops import Metrics, OpsMiddleware
 from app.i18n import gettext as _
 from app.live import make_broker
 from app.services.match_feed import MatchFeeds
@@ -57,7 +58,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                    busy_timeout_ms=settings.sqlite_busy_timeout_ms)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.state.match_feeds = MatchFeeds(broker, app.state.sessionmaker)
+    app.state.metrics = Metrics()
     app.add_middleware(WebMiddleware, settings=settings)
+    # Outside the web middleware: its 500 page and its headers get the request id too.
+    app.add_middleware(OpsMiddleware, metrics=app.state.metrics)
     if settings.trusted_proxies:
         # Outermost: the client address is the one the trusted proxy saw (uvicorn's own
         # middleware; `app serve` runs uvicorn without it, so no proxy is trusted by default).
@@ -129,7 +133,9 @@ def _install_error_handlers(app: FastAPI) -> None:
         reached (PostgreSQL restarting): the transaction rolled back, so nothing was done;
         the client is told to come back shortly (503 + Retry-After), never a 500."""
         if not _transient(error):
+            request.app.state.metrics.database_errors.labels("error").inc()
             raise error  # a real bug (a missing table…): the 500 path logs it
+        request.app.state.metrics.database_errors.labels("unavailable").inc()
         logger.warning("database unavailable on %s %s: %s", request.method, request.url.path,
                        str(error.orig).splitlines()[0] if error.orig else error)
         return _error_response(request, Unavailable())

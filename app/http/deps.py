@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app import auth
+from app import auth, telemetry
 from app.config import Settings
 from app.errors import CsrfFailed, NotAuthenticated
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
@@ -94,6 +94,8 @@ async def current_viewer(request: Request, db: DbSession, settings: SettingsDep)
                              request.cookies.get(LOCALE_COOKIE),
                              request.headers.get("accept-language")))
     request.state.viewer = viewer
+    if viewer.user is not None:
+        telemetry.note(user=viewer.user.id)  # for the request's log line
     return viewer
 
 

@@ -124,21 +124,26 @@ def resume_point(request: Request, newest: int) -> int:
 async def _events(request: Request, source: Source, after: int
                   ) -> AsyncIterator[ServerSentEvent]:
     sent, fresh = after, True
-    yield ServerSentEvent(comment="connected", retry=RETRY_MS)
-    # Listen before reading the backlog, so nothing published meanwhile is missed.
-    async with source.watching(request.app.state.broker):
-        while True:
-            items = await source.items_after(sent, fresh=fresh)
-            if items is None:
-                return
-            fresh = False
-            for item in items:
-                yield ServerSentEvent(item.data, event=item.event, id=str(item.id))
-                sent = item.id
-            if items:
-                continue  # maybe a full page: read on before waiting
-            if not await source.wait(sent):
-                return
+    open_streams = request.app.state.metrics.open_streams
+    open_streams.inc()
+    try:
+        yield ServerSentEvent(comment="connected", retry=RETRY_MS)
+        # Listen before reading the backlog, so nothing published meanwhile is missed.
+        async with source.watching(request.app.state.broker):
+            while True:
+                items = await source.items_after(sent, fresh=fresh)
+                if items is None:
+                    return
+                fresh = False
+                for item in items:
+                    yield ServerSentEvent(item.data, event=item.event, id=str(item.id))
+                    sent = item.id
+                if items:
+                    continue  # maybe a full page: read on before waiting
+                if not await source.wait(sent):
+                    return
+    finally:
+        open_streams.dec()
 
 
 def event_stream(request: Request, source: Source, *, newest: int,

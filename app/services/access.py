@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import telemetry
 from app.errors import CampaignArchived, Forbidden, NotFound
 from app.models import Campaign, Membership, Role, User
 
@@ -51,4 +52,5 @@ def load_campaign_access(db: Session, user: User, campaign_id: int) -> CampaignA
     ).first()
     if row is None:
         raise NotFound()
+    telemetry.note(campaign=campaign_id)  # for the request's log line
     return CampaignAccess(campaign=row[0], membership=row[1], user=user)
