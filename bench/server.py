@@ -129,8 +129,16 @@ def tablee(instance: Instance) -> Iterator[Server]:
     port = free_port()
     command = [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1",
                "--port", str(port)]
-    with _serving(command, instance.env(), port, instance.data_dir / "server.log") as server:
+    with _serving(command, instance.env(), port, instance.data_dir / "server.log",
+                  cwd=tablee_root()) as server:
         yield server
+
+
+def tablee_root() -> Path:
+    """Whose code the Tablée server runs: this checkout, or ``TABLEE_BENCH_ROOT`` (another
+    checkout of the project, say ``git archive main``, to measure before/after on one
+    machine in one sitting: ``python -m app`` finds the ``app`` package of its cwd first)."""
+    return Path(os.environ.get("TABLEE_BENCH_ROOT") or ROOT)
 
 
 @contextmanager
@@ -144,10 +152,10 @@ def bare(data_dir: Path) -> Iterator[Server]:
 
 
 @contextmanager
-def _serving(command: list[str], env: dict[str, str], port: int, log: Path
-             ) -> Iterator[Server]:
+def _serving(command: list[str], env: dict[str, str], port: int, log: Path, *,
+             cwd: Path = ROOT) -> Iterator[Server]:
     with log.open("wb") as output:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output,
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=output,
                                    stderr=subprocess.STDOUT)
         server = Server(f"http://127.0.0.1:{port}", port, process, log)
         try:

@@ -17,12 +17,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Body, Header, Path, Query, Request
 from pydantic import Field, field_validator
-from sse_starlette import EventSourceResponse
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
 from app.http.deps import DbSession, MemberAccess, SettingsDep, TableDice, protected_router
-from app.http.streams import FeedSource, Item, event_stream
+from app.http.streams import EventStreamResponse, FeedSource, Item, event_stream
 from app.i18n import gettext
 from app.models import Match
 from app.rules.match import Actor
@@ -251,7 +250,7 @@ _STREAM_DOC = (
     "lowered. Comments keep the connection alive.")
 
 
-@router.get(ONE + "/stream", response_class=EventSourceResponse,
+@router.get(ONE + "/stream", response_class=EventStreamResponse,
             responses={200: {"description": _STREAM_DOC,
                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                        **error_responses(404)})
@@ -262,7 +261,7 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
                  last_event_id: Annotated[int | None, Header(
                      alias="Last-Event-ID", ge=0, le=MAX_ID,
                      description="Sent by EventSource on reconnection: resume after it.")
-                 ] = None) -> EventSourceResponse:
+                 ] = None) -> EventStreamResponse:
     """The match's events, live, as you may see them (``after`` and ``Last-Event-ID`` are
     read by the stream itself; declared here for the documentation and validation)."""
     match = tables.get_match(db, access, match_id)
