@@ -17,12 +17,14 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import compile_path
+from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.errors import AppError, NotAuthenticated, Unavailable
 from app.http.ops import Metrics, OpsMiddleware
+from app.http.streams import RAW_SEND
 from app.i18n import gettext as _
 from app.live import make_broker
 from app.services.match_feed import MatchFeeds
@@ -31,6 +33,16 @@ from app.web.templating import STATIC_DIR, render
 
 API_PREFIX = "/api/v1"
 logger = logging.getLogger(__name__)
+
+
+class Tablee(FastAPI):
+    """FastAPI, plus the server's own ``send`` kept in the scope (``RAW_SEND``): a stream's
+    body chunks go straight to the server, past the middleware that only needed to see
+    the response start (1,000 streams × 5 layers per event was a fifth of a fan-out)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[RAW_SEND] = send
+        await super().__call__(scope, receive, send)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -43,7 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         await broker.close()
 
-    app = FastAPI(
+    app = Tablee(
         lifespan=lifespan,
         title="Tablée",
         version="0.1.0",

@@ -131,7 +131,24 @@ def tablee(instance: Instance) -> Iterator[Server]:
                "--port", str(port)]
     with _serving(command, instance.env(), port, instance.data_dir / "server.log",
                   cwd=tablee_root()) as server:
-        yield server
+        samples = os.environ.get("TABLEE_BENCH_PYSPY")
+        if not samples:
+            yield server
+            return
+        # Every thread of the server sampled by py-spy for its whole life, written (raw,
+        # "collapsed stacks") when it stops: ``python -m bench.profile --report FILE``.
+        spy = subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid),
+                                "--format", "raw", "--rate", "200", "--nonblocking",
+                                "--output", samples], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        try:
+            yield server
+        finally:
+            server.process.terminate()
+            try:
+                spy.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                spy.kill()
 
 
 def tablee_root() -> Path:

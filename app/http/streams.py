@@ -29,6 +29,8 @@ from app.live.subscription import Subscription
 from app.services.match_feed import Viewer
 
 HEARTBEAT_SECONDS = 15
+# The scope key under which ``app.main.Tablee`` keeps the server's own ``send``.
+RAW_SEND = "tablee.raw_send"
 # Ask browsers to come back quickly after a drop (EventSource's ``retry``), in ms.
 RETRY_MS = 1_000
 
@@ -191,6 +193,9 @@ class EventStreamResponse(Response):
             return
         loop = asyncio.get_running_loop()
         self._last_sent = loop.time()
+        # The start went through every middleware (headers, request id, status for the
+        # log); the body chunks need none of them.
+        send = scope.get(RAW_SEND, send)
         writer = asyncio.ensure_future(self._write(send))
         pinger = asyncio.ensure_future(self._heartbeat(send, loop))
         listener = asyncio.ensure_future(_disconnected(receive))
