@@ -9,6 +9,7 @@ same object (Starlette copies the context into it), so what it notes reaches the
 
 from __future__ import annotations
 
+import itertools
 import re
 import secrets
 from contextvars import ContextVar
@@ -30,11 +31,17 @@ class RequestContext:
 _current: ContextVar[RequestContext | None] = ContextVar("tablee_request", default=None)
 
 
+# Our own ids: a random prefix per process and a counter (unique per instance, and no
+# system call per request as a random id would cost).
+_PREFIX = secrets.token_hex(4)
+_counter = itertools.count(1)
+
+
 def request_id(presented: str | None) -> str:
     """The id of a new request: the client's (or proxy's) X-Request-ID when well formed."""
     if presented and _CLIENT_ID.match(presented):
         return presented
-    return secrets.token_hex(8)
+    return f"{_PREFIX}-{next(_counter):x}"
 
 
 def begin(context: RequestContext) -> object:

@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             raw = Path(temp) / "samples.txt"
             recorder = subprocess.Popen(
                 [spy, "record", "--pid", str(server.process.pid), "--format", "raw",
-                 "--rate", "250", "--threads", "--nonblocking", "--output", str(raw),
+                 "--rate", "250", "--gil", "--nonblocking", "--output", str(raw),
                  "--duration", str(int(args.seconds))],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             cpu, started = server.cpu_seconds(), time.perf_counter()

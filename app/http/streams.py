@@ -176,8 +176,9 @@ class EventStreamResponse(Response):
     media_type = "text/event-stream"
 
     def __init__(self, chunks: AsyncIterator[bytes], *, ping: float,
-                 headers: Mapping[str, str] | None = None) -> None:
-        super().__init__(status_code=200, headers=headers, media_type=self.media_type)
+                 headers: Mapping[str, str] | None = None, status_code: int = 200) -> None:
+        # ``status_code`` is declared for FastAPI's OpenAPI, which reads its default.
+        super().__init__(status_code=status_code, headers=headers, media_type=self.media_type)
         # Response adds "content-length: 0" for its empty body; a stream has no length.
         self.raw_headers = [(name, value) for name, value in self.raw_headers
                             if name != b"content-length"]

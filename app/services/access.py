@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -17,6 +17,12 @@ class CampaignAccess:
     campaign: Campaign
     membership: Membership
     user: User
+    # Kept as a plain int: a write transaction starts with a rollback that expires the
+    # ORM objects, and reading ``campaign.id`` then would cost a SELECT.
+    campaign_id: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.campaign_id = self.campaign.id
 
     @property
     def role(self) -> Role:

@@ -63,7 +63,7 @@ def system_of(match: Match) -> GameSystem:
 
 def get_match(db: Session, access: CampaignAccess, match_id: int, *,
               for_update: bool = False) -> Match:
-    query = select(Match).where(Match.id == match_id, Match.campaign_id == access.campaign.id)
+    query = select(Match).where(Match.id == match_id, Match.campaign_id == access.campaign_id)
     if for_update:
         query = query.with_for_update()
     match = db.scalar(query)
