@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run run-scaled test install install-test migrate demo backup bench lint e2e extract clean
+.PHONY: run run-scaled test install install-test migrate demo backup bench bench-load bench-faults lint e2e extract clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,17 @@ e2e: install-test
 
 bench: install-test
 	$(PY) -m bench
+
+## The load harness (docs/benchmarks.md § Load): 50/200/500 tables on SQLite, then on
+## PostgreSQL + Redis with 2 and 4 workers (about 15 minutes; TABLEE_BENCH_PG names the
+## database it empties). Faults: make bench-faults.
+bench-load: install-test
+	$(PY) -m bench.load
+
+## Faults during load (a worker killed, Redis and PostgreSQL restarted — private ones for
+## those two): each scenario prints what it checked; exit 1 if a check fails (~3 minutes).
+bench-faults: install-test
+	$(PY) -m bench.faults
 
 backup: install
 	$(PY) -m app backup

@@ -30,7 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,7 @@ import httpx
 
 from bench.client import StreamError, Viewer, api_client, open_viewer
 from bench.report import percentile, table
-from bench.seating import Table, seat_tables
+from bench.seating import Member, Table, seat_tables
 from bench.server import (
     ROOT,
     Instance,
@@ -54,6 +55,7 @@ from bench.server import (
 
 DELIVERY_TIMEOUT = 15.0
 RETRY_SECONDS = 1.0  # EventSource's retry, as the server asks (app.http.streams.RETRY_MS)
+RETRIES = 8  # an action is tried again this many times (lost connection, 503)
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/tablee_bench_load"
 REDIS_URL = "redis://127.0.0.1:6379/6"
 ACTIONS = ({"kind": "roll", "expression": "1d20+5", "purpose": "load"},
@@ -281,6 +283,8 @@ class Result:
     latencies: list[float] = field(default_factory=list)  # every viewer connected
     during_reconnect: list[float] = field(default_factory=list)  # one was coming back
     errors: dict[str, int] = field(default_factory=dict)
+    retried: dict[str, int] = field(default_factory=dict)  # retried (same key), by kind
+    acked: dict[int, list[int]] = field(default_factory=dict)  # match → seqs answered 200
     missing: int = 0
     doubled: int = 0
     reconnects: int = 0
@@ -311,8 +315,10 @@ HEADERS = ("stack", "tables", "viewers", "actions", "actions/s", "p50 ms", "p95 
 
 
 async def play(server: Server, tables: list[Table], stack: Stack, *, duration: float,
-               think: float, reconnect: float, seed: int = 0) -> Result:
-    result = Result(stack.name, len(tables), 6 * len(tables), duration)
+               think: float, reconnect: float, seed: int = 0,
+               fault: Callable[[], Awaitable[None]] | None = None,
+               label: str | None = None) -> Result:
+    result = Result(label or stack.name, len(tables), 6 * len(tables), duration)
     browsers = {t.match_id: [Browser(server.url, t.path + "/stream", m.token, t.seq)
                              for m in t.members] for t in tables}
     every = [b for group in browsers.values() for b in group]
@@ -337,14 +343,15 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
             await asyncio.gather(
                 *(_table(client, t, browsers[t.match_id], random.Random(rng.random()), until,
                          think, result) for t in tables),
-                *(_drops(b, random.Random(rng.random()), until, reconnect) for b in every))
+                *(_drops(b, random.Random(rng.random()), until, reconnect) for b in every),
+                *([fault()] if fault is not None else []))
         finally:
             progress.cancel()
         result.duration = time.perf_counter() - started
         result.server_cpu = tree_cpu_seconds(server.process.pid) - cpu_server
         result.client_cpu = time.process_time() - cpu_client
         result.server_rss = tree_rss_mib(server.process.pid)
-        await asyncio.sleep(RETRY_SECONDS + 1.5)  # the last reconnections catch up
+        await _settle(every)  # the last reconnections catch up
         finals = {t.match_id: t.seq for t in tables}
         for match_id, group in browsers.items():
             for browser in group:
@@ -354,6 +361,15 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
                 browser.close()
     print("\r" + " " * 100 + "\r", end="", flush=True)
     return result
+
+
+async def _settle(browsers: list[Browser], seconds: float = 20) -> None:
+    """Wait until no browser is reconnecting (after a fault they may need a few tries)."""
+    await asyncio.sleep(RETRY_SECONDS + 1.5)
+    deadline = time.monotonic() + seconds
+    while any(b.reopening for b in browsers) and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(0.5)
 
 
 async def _progress(result: Result, started: float, duration: float) -> None:
@@ -378,17 +394,12 @@ async def _table(client: httpx.AsyncClient, table_: Table, browsers: list[Browse
         member = rng.choice(table_.actors)
         action = rng.choice(ACTIONS)
         sent = time.perf_counter()
-        try:
-            response = await client.post(f"{table_.path}/actions", headers=member.headers,
-                                         json={"action": action, "seq": None})
-        except httpx.HTTPError as error:
-            result.error(type(error).__name__)
-            continue
-        if response.status_code != 200:
-            result.error(f"HTTP {response.status_code}")
+        response = await _post(client, table_, member, action, result)
+        if response is None:
             continue
         seq = response.json()["seq"]
         table_.seq = max(table_.seq, seq)
+        result.acked.setdefault(table_.match_id, []).append(seq)
         reconnects = sum(browser.reconnects for browser in browsers)
         reconnecting = any(browser.reopening for browser in browsers)
         try:
@@ -404,6 +415,35 @@ async def _table(client: httpx.AsyncClient, table_: Table, browsers: list[Browse
             result.during_reconnect.append(latency)
         else:
             result.latencies.append(latency)
+
+
+async def _post(client: httpx.AsyncClient, table_: Table, member: Member,
+                action: dict, result: Result) -> httpx.Response | None:
+    """Post an action; a lost connection or a 503 is retried with the same
+    ``Idempotency-Key`` (as a careful client does), so an action that did commit before its
+    answer was lost is answered again, never applied twice. None: given up (an error)."""
+    key = uuid.uuid4().hex
+    headers = {**member.headers, "Idempotency-Key": key}
+    for attempt in range(RETRIES + 1):
+        try:
+            response = await client.post(f"{table_.path}/actions", headers=headers,
+                                         json={"action": action, "seq": None})
+        except httpx.HTTPError as error:
+            kind = type(error).__name__
+        else:
+            if response.status_code == 200:
+                return response
+            kind = f"HTTP {response.status_code}"
+            if response.status_code != 503:
+                result.error(kind)
+                return None
+            if "retry-after" not in response.headers:
+                kind += " without Retry-After"
+        if attempt < RETRIES:
+            result.retried[kind] = result.retried.get(kind, 0) + 1
+            await asyncio.sleep(RETRY_SECONDS)
+    result.error(kind)
+    return None
 
 
 async def _drops(browser: Browser, rng: random.Random, until: float, every: float) -> None:
