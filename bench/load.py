@@ -288,6 +288,7 @@ class Result:
     missing: int = 0
     doubled: int = 0
     reconnects: int = 0
+    failed_opens: int = 0
     server_cpu: float = 0.0
     client_cpu: float = 0.0
     server_rss: float = 0.0
@@ -304,13 +305,14 @@ class Result:
                 str(len(ms) + len(away)), f"{(len(ms) + len(away)) / self.duration:.1f}",
                 *(f"{percentile(ms, q):.0f}" for q in (0.5, 0.95, 0.99)),
                 f"{len(away)}: {percentile(away, 0.99):.0f}" if away else "0",
-                str(errors), f"{self.missing}/{self.doubled}", str(self.reconnects),
+                str(errors), f"{self.missing}/{self.doubled}",
+                f"{self.reconnects}/{self.failed_opens}",
                 f"{100 * self.server_cpu / self.duration:.0f}%",
                 f"{100 * self.client_cpu / self.duration:.0f}%", f"{self.server_rss:.0f}")
 
 
 HEADERS = ("stack", "tables", "viewers", "actions", "actions/s", "p50 ms", "p95 ms", "p99 ms",
-           "while reconnecting: n, p99 ms", "errors", "missing/doubled", "reconnects",
+           "while reconnecting: n, p99 ms", "errors", "missing/doubled", "reconnects/failed opens",
            "server CPU", "load gen CPU", "server RSS MiB")
 
 
@@ -323,11 +325,19 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
                              for m in t.members] for t in tables}
     every = [b for group in browsers.values() for b in group]
     opened = time.perf_counter()
-    gate = asyncio.Semaphore(64)
+    gate = asyncio.Semaphore(32)
 
     async def open_one(browser: Browser) -> None:
+        """Like a browser: a stream that fails to open is tried again a second later."""
         async with gate:
-            await browser.open()
+            for _ in range(10):
+                try:
+                    await browser.open()
+                    return
+                except (StreamError, OSError):
+                    browser.failed_opens += 1
+                    await asyncio.sleep(RETRY_SECONDS)
+            raise StreamError(f"{browser.path}: no stream after 10 tries")
 
     await asyncio.gather(*(open_one(b) for b in every))
     result.open_seconds = time.perf_counter() - opened
@@ -358,6 +368,7 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
                 result.missing += browser.missing(finals[match_id])
                 result.doubled += browser.doubled
                 result.reconnects += browser.reconnects
+                result.failed_opens += browser.failed_opens
                 browser.close()
     print("\r" + " " * 100 + "\r", end="", flush=True)
     return result
