@@ -1,13 +1,15 @@
 """``python -m bench.load``: tables of six playing at once, on one stack or several.
 
-Each simulated table is a ``libre`` match with six members — a GM, four players, a
-spectator — each with the match's API stream open, like six browsers. Every table acts on
-its own: after a think time (exponential, ``--think`` seconds on average) one of its five
-actors posts a public roll or a note. A sample is the time from sending the POST to the
-moment the last of the table's six viewers has the event. Browsers also drop their stream
-now and then (``--reconnect`` seconds on average) and come back one second later with
-``Last-Event-ID``, as EventSource does; every viewer must end with every event of its
-table exactly once (missing and doubled events are counted).
+Each simulated table is a match with six members — a GM, four players, a spectator — each
+with the match's API stream open, like six browsers. Four tables in five play ``libre``
+(free play): after a think time (exponential, ``--think`` seconds on average) one of the
+five actors posts a public roll or a note. One in five plays Cyborg Anti-Alien, whose
+rules judge every action: its GM has the cyborg Kenji make Force tests. A sample is the
+time from sending the POST to the moment the last of the table's six viewers has the
+event. Browsers also drop their stream now and then (``--reconnect`` seconds on average)
+and come back one second later with ``Last-Event-ID``, as EventSource does; every viewer
+must end with every event of its table exactly once (missing and doubled events are
+counted).
 
 Stacks: ``sqlite`` (one worker, in-process broker), ``pg2`` and ``pg4`` (PostgreSQL +
 Redis, 2 or 4 uvicorn workers: ``python -m app serve --workers N``). Tables are seated once
@@ -40,7 +42,7 @@ import httpx
 
 from bench.client import StreamError, Viewer, api_client, open_viewer
 from bench.report import percentile, table
-from bench.seating import Member, Table, seat_tables
+from bench.seating import CYBORG_TEST, Member, Table, seat_tables
 from bench.server import (
     ROOT,
     Instance,
@@ -402,8 +404,10 @@ async def _pause(seconds: float, until: float) -> bool:
 async def _table(client: httpx.AsyncClient, table_: Table, browsers: list[Browser],
                  rng: random.Random, until: float, think: float, result: Result) -> None:
     while await _pause(rng.expovariate(1 / think), until):
-        member = rng.choice(table_.actors)
-        action = rng.choice(ACTIONS)
+        if table_.system == "cyborg":  # the GM runs the automated game's tests
+            member, action = table_.members[0], CYBORG_TEST
+        else:
+            member, action = rng.choice(table_.actors), rng.choice(ACTIONS)
         sent = time.perf_counter()
         response = await _post(client, table_, member, action, result)
         if response is None:
@@ -466,9 +470,12 @@ async def _drops(browser: Browser, rng: random.Random, until: float, every: floa
 
 # -- main -----------------------------------------------------------------------------------
 
+AUTOMATED_EVERY = 5  # one table in five plays Cyborg Anti-Alien (automated rules)
+
+
 async def _seat(url: str, count: int) -> list[Table]:
     async with api_client(url) as client:
-        return await seat_tables(client, count, "l")
+        return await seat_tables(client, count, "l", automated_every=AUTOMATED_EVERY)
 
 
 def main(argv: list[str] | None = None) -> int:
