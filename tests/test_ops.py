@@ -190,3 +190,14 @@ def test_probes_are_not_logged_one_line_each(client, caplog):
     client.get("/healthz")
     client.get("/readyz")
     assert [r for r in caplog.records if r.name == "tablee.request"] == []
+
+
+def test_several_workers_are_refused_on_sqlite(monkeypatch, tmp_path, capsys):
+    from app.__main__ import main
+
+    monkeypatch.setenv("TABLEE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("TABLEE_DATABASE_URL", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--workers", "2", "--port", "1"])
+    assert exited.value.code == 2
+    assert "PostgreSQL" in capsys.readouterr().err
