@@ -174,3 +174,6 @@ def test_the_wire_format_puts_each_line_of_the_data_on_its_own_data_line():
         b'id: 7\r\nevent: match-event\r\ndata: {"a":1}\r\n\r\n')
     assert encode(Item(8, "roll", "<li>\n  é\r\n</li>")) == (
         "id: 8\r\nevent: roll\r\ndata: <li>\r\ndata:   é\r\ndata: </li>\r\n\r\n".encode())
+    # Only CR, LF and CRLF end a line in SSE: other Unicode line breaks stay in the data.
+    assert encode(Item(9, "e", "a\u2028b\nc\n")) == (
+        "id: 9\r\nevent: e\r\ndata: a\u2028b\r\ndata: c\r\ndata: \r\n\r\n".encode())

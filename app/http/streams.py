@@ -10,6 +10,7 @@ each line is filtered and rendered for that viewer before it is sent.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -153,11 +154,12 @@ def encode(item: Item) -> bytes:
     """One SSE event: ``id``, ``event``, then each line of the data on a ``data:`` line
     (lines end with CRLF, as they did with sse-starlette)."""
     data = item.data
-    if "\n" in data or "\r" in data:
-        data = "\r\ndata: ".join(data.splitlines())
+    if "\n" in data or "\r" in data:  # only SSE's own line ends (not str.splitlines's)
+        data = "\r\ndata: ".join(_LINE_END.split(data))
     return f"id: {item.id}\r\nevent: {item.event}\r\ndata: {data}\r\n\r\n".encode()
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
 CONNECTED = f": connected\r\nretry: {RETRY_MS}\r\n\r\n".encode()
 PING = b": ping\r\n\r\n"
 
