@@ -330,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=18)
     parser.add_argument("--think", type=float, default=1.5)
     args = parser.parse_args(argv)
+    # A SIGTERM (a timeout, a kill) unwinds like Ctrl-C: the servers it started stop too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     chosen = args.scenarios or list(SCENARIOS)
     pg_url = os.environ.get("TABLEE_BENCH_PG",
                             "postgresql+psycopg://postgres@127.0.0.1:5432/tablee_bench_faults")

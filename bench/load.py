@@ -28,6 +28,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -492,6 +493,8 @@ def main(argv: list[str] | None = None) -> int:
                         "browser's drops (0: never)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
+    # A SIGTERM (a timeout, a kill) unwinds like Ctrl-C: the servers it started stop too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sizes = sorted(int(size) for size in args.sizes.split(","))
     stacks = [STACKS[name] for name in args.stacks.split(",")]
     pg_url = os.environ.get("TABLEE_BENCH_PG", PG_URL)
