@@ -201,3 +201,26 @@ def test_several_workers_are_refused_on_sqlite(monkeypatch, tmp_path, capsys):
         main(["serve", "--workers", "2", "--port", "1"])
     assert exited.value.code == 2
     assert "PostgreSQL" in capsys.readouterr().err
+
+
+def test_authenticating_gives_the_connection_back_to_the_pool(app, api, settings):
+    """A request that waits for a thread after authenticating holds no pooled connection
+    (with more such requests than connections, the threads starved)."""
+    import asyncio
+
+    from starlette.requests import Request
+
+    from app.http.deps import current_viewer
+
+    alice = api("alice")
+    scope = {"type": "http", "method": "GET", "path": "/", "headers": [
+        (b"authorization", alice.headers["Authorization"].encode())],
+        "query_string": b"", "app": app, "state": {}}
+    db = app.state.sessionmaker()
+    try:
+        viewer = asyncio.run(current_viewer(Request(scope), db, settings))
+        assert viewer.user is not None and viewer.user.username == "alice"
+        assert not db.in_transaction()
+        assert viewer.user.username == "alice"  # still readable: detached, not expired
+    finally:
+        db.close()
