@@ -124,6 +124,8 @@ class Campaign(Base):
     # The members its file named (username, display name, role, characters played), for the
     # GM to invite — an import makes nobody a member. Cleared once the GM has dealt with it.
     imported_members: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, default=None)
+    # The most dice one roll may throw here (app/services/dice_cap.py); None: the default.
+    dice_cap: Mapped[int | None] = mapped_column(Integer, default=None)
     version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

@@ -25,7 +25,8 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(settings)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
-                                log_level="warning", lifespan="on")
+                                log_level="warning", lifespan="on",
+                                timeout_graceful_shutdown=5)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -38,6 +39,10 @@ class LiveServer:
             time.sleep(0.05)
 
     def stop(self) -> None:
+        # The lifespan's shutdown closes the broker (its Redis sockets): wait for it, even on
+        # a loaded machine, rather than leave a socket for the garbage collector to report.
         self.server.should_exit = True
-        self.thread.join(timeout=10)
+        self.thread.join(timeout=60)
+        if self.thread.is_alive():
+            raise RuntimeError("the test server did not stop")
         self.app.state.engine.dispose()

@@ -365,7 +365,7 @@ def test_a_grenades_blast_is_drawn_on_the_board():
     from app.rules.dice import ScriptedDice
     from app.rules.match import Actor, MatchSetup, ParticipantSetup, apply, fold
     from app.rules.registry import get_system
-    from app.web.table_view import fragment
+    from app.web.table_view import fragment, state_context
 
     system = get_system("cyborg")
     gm = Actor(1, is_gm=True)
@@ -376,8 +376,7 @@ def test_a_grenades_blast_is_drawn_on_the_board():
     target = state["tokens"]["t2"]
     _, state = apply(system, state, {"kind": "attack", "token": "t1", "weapon": "lance_grenades",
                                      "target": "t2"}, gm, ScriptedDice([15, 70]))
-    html = fragment("matches/_board.html", {"state": state, "movable": set(),
-                                            "scale": {"radius": 1.5, "grid": 10}})
+    html = fragment("matches/_board_svg.html", state_context(state, system_key="cyborg", seq=0))
     circle = Soup(html, "html.parser").select_one("#board g.area circle")
     assert (float(circle["cx"]), float(circle["cy"]), float(circle["r"])) == (
         target["x"], target["y"], 3)

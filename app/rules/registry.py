@@ -6,8 +6,10 @@ from app.rules.cyborg.system import CYBORG
 from app.rules.libre import LIBRE
 from app.rules.mutatior.system import MUTATIOR
 from app.rules.system import GameSystem
+from app.rules.tiamat.system import TIAMAT
 
-SYSTEMS: dict[str, GameSystem] = {system.key: system for system in (LIBRE, MUTATIOR, CYBORG)}
+SYSTEMS: dict[str, GameSystem] = {system.key: system
+                                  for system in (LIBRE, MUTATIOR, CYBORG, TIAMAT)}
 
 
 def get_system(key: str) -> GameSystem | None:

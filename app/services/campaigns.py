@@ -20,6 +20,7 @@ from app.i18n import lazy_gettext as _l
 from app.models import Campaign, Membership, Role, User, utcnow
 from app.rules.registry import get_system
 from app.services import validation
+from app.services.dice_cap import check_cap
 
 NAME_MAX = 120
 DESCRIPTION_MAX = 5000
@@ -94,7 +95,8 @@ def editable_values(campaign: Campaign) -> dict[str, Any]:
 
 def update_campaign(*, db: Session, campaign: Campaign, version: object,
                     name: object | None = None,
-                    description: object | None = None) -> Campaign:
+                    description: object | None = None,
+                    dice_cap: object | None = None) -> Campaign:
     """Save an edit based on ``version``; a stale one is refused with the current values.
 
     ``None`` leaves a field as it is. ``version_id_col`` makes the UPDATE itself check the
@@ -102,7 +104,9 @@ def update_campaign(*, db: Session, campaign: Campaign, version: object,
     """
     campaign_id = campaign.id
     expected = check_version(version)
-    changes: dict[str, str] = {}
+    changes: dict[str, Any] = {}
+    if dice_cap is not None:  # blank: back to the default (app/services/dice_cap.py)
+        changes["dice_cap"] = check_cap(dice_cap)
     if name is not None:
         changes["name"] = validation.text(name, field="name", max_length=NAME_MAX)
     if description is not None:

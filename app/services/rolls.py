@@ -33,7 +33,7 @@ from app.rules import notation
 from app.rules.dice import Dice, RollRecord
 from app.rules.errors import NotationError
 from app.rules.match import VISIBILITIES
-from app.services import validation
+from app.services import dice_cap, validation
 from app.services.access import CampaignAccess
 from app.services.validation import rules_message
 
@@ -157,7 +157,7 @@ def free_roll(*, db: Session, secret: str, access: CampaignAccess, expression: o
                                   n=MAX_EXPRESSION), field="expression")
     validation.policed(expression, field="expression")
     try:
-        record = notation.roll(expression, dice)
+        record = notation.roll(expression, dice_cap.capped(dice, access.campaign))
     except NotationError as error:
         raise notation_failure(error) from error
     with write_transaction(db):

@@ -38,7 +38,7 @@ from app.rules.match import (
 )
 from app.rules.registry import get_system
 from app.rules.system import GameSystem
-from app.services import rolls, validation
+from app.services import dice_cap, rolls, validation
 from app.services.access import CampaignAccess
 from app.services.content import campaign_content
 from app.services.validation import rules_message
@@ -166,7 +166,8 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
                 raise StaleSeq(match.seq, system.view(match.state, actor))
             system = system_of(match)
             state = copy.deepcopy(match.state)
-            events = _judge(lambda: system.decide(state, action, actor, dice))
+            capped_dice = dice_cap.capped(dice, access.campaign)  # "1000d6" refused here
+            events = _judge(lambda: system.decide(state, action, actor, capped_dice))
             rows = _append(db, secret, match, system, events, actor=access.user.id)
             outcome = ActionOutcome(match.id, match.seq, [event_dict(row) for row in rows],
                                     campaign_id=match.campaign_id)

@@ -13,6 +13,7 @@ from app.models import User
 from app.rules.registry import all_systems
 from app.services import campaigns, content, members
 from app.services.access import CampaignAccess
+from app.services.dice_cap import DEFAULT_DICE_CAP
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
@@ -79,6 +80,7 @@ def _edit_page(request: Request, access: CampaignAccess, form: dict[str, Any], *
         form = {**form, "version": conflict["version"]}
     return render(request, "campaigns/edit.html", {
         "campaign": access.campaign, "form": form, "conflict": conflict, "limits": LIMITS,
+        "default_dice_cap": DEFAULT_DICE_CAP,
         "errors": field_errors(error) if error else None,
     }, status_code=error.status if error else 200)
 
@@ -86,18 +88,22 @@ def _edit_page(request: Request, access: CampaignAccess, form: dict[str, Any], *
 @router.get("/campaigns/{campaign_id:int}/edit")
 def edit_page(request: Request, access: MemberAccess) -> Response:
     access.require_gm().require_writable()
-    return _edit_page(request, access, campaigns.editable_values(access.campaign))
+    cap = access.campaign.dice_cap
+    return _edit_page(request, access, {**campaigns.editable_values(access.campaign),
+                                        "dice_cap": "" if cap is None else str(cap)})
 
 
 @router.post("/campaigns/{campaign_id:int}/edit")
 def edit_campaign(request: Request, db: DbSession, access: MemberAccess, name: FormText = "",
-                  description: FormText = "", version: FormText = "") -> Response:
+                  description: FormText = "", version: FormText = "",
+                  dice_cap: FormText = "") -> Response:
     access.require_gm().require_writable()
     try:
         campaigns.update_campaign(db=db, campaign=access.campaign, version=version, name=name,
-                                  description=description)
+                                  description=description, dice_cap=dice_cap)
     except FORM_ERRORS as error:
-        typed = {"name": name, "description": description, "version": version}
+        typed = {"name": name, "description": description, "version": version,
+                 "dice_cap": dice_cap}
         return _edit_page(request, access, typed, error=error)
     except AppError as error:
         return error_page(request, error)

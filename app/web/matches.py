@@ -40,6 +40,7 @@ from app.web.table_view import (
     TableView,
     log_context,
     match_url,
+    portrait_ids,
     state_context,
 )
 from app.web.templating import render
@@ -273,4 +274,6 @@ def replay(request: Request, db: DbSession, access: MemberAccess, match_id: Matc
     return render(request, "matches/replay.html", {
         "match": match, "campaign": access.campaign, "access": access, "step": current,
         "last": last, **log, "can_undo": False, "open_dice": True,
-        **state_context(state, system_key=match.system, seq=current)})
+        **state_context(state, system_key=match.system, seq=current,
+                        portraits=portrait_ids(db, match.campaign_id),
+                        campaign_id=match.campaign_id)})

@@ -28,13 +28,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import NotFound
 from app.http.streams import FeedSource, Item
 from app.i18n import set_locale
-from app.models import Match, Role
+from app.models import Character, Match, Role
 from app.rules.dice import RollRecord
 from app.rules.match import CONTROL_KINDS, ActionForm, Actor, State
 from app.services import matches, tables
@@ -98,12 +99,67 @@ def log_context(db: Session, match: Match, access: CampaignAccess,
 
 # — the state panel and the board ————————————————————————————————————————————
 
+# Token colours: one per side (a team, else a player), the GM's creatures apart.
+SIDE_COLOURS = 6
+LABEL_CHARS = 12  # a token's label on the board; the full name is in its tooltip
+
+
+def side_key(token: dict[str, Any]) -> str:
+    """The side a token plays for: its team (Mutatior), else its player; ``gm`` for the
+    GM's creatures (no owner)."""
+    team = token.get("team")
+    if isinstance(team, str) and team and team != "gm":
+        return f"team-{team}"
+    owner = token.get("owner_id")
+    return f"owner-{owner}" if owner is not None else "gm"
+
+
+def short_label(name: str) -> str:
+    """A name that fits under a token, cut between words: a screen reader's user hears the
+    full name, and the visible words must be part of it (WCAG 2.5.3, label in name)."""
+    if len(name) <= LABEL_CHARS:
+        return name
+    words, kept = name.split(), []
+    for word in words:
+        if len(" ".join([*kept, word])) > LABEL_CHARS - 1:
+            break
+        kept.append(word)
+    return " ".join(kept or words[:1]) + "…"
+
+
+def token_looks(state: State, portraits: Iterable[int] = ()) -> dict[str, dict[str, Any]]:
+    """How each token is drawn: its side's colour class, its short label, its portrait's
+    character id (when that character has one)."""
+    tokens = state.get("tokens") or {}
+    sides = sorted({side_key(token) for token in tokens.values()} - {"gm"})
+    colour = {side: f"side-{index % SIDE_COLOURS}" for index, side in enumerate(sides)}
+    colour["gm"] = "side-gm"
+    with_portrait = set(portraits)
+    looks = {}
+    for token_id, token in tokens.items():
+        name = str(token.get("name") or token_id)
+        short = short_label(name)
+        character = token.get("character_id")
+        looks[token_id] = {"side": colour[side_key(token)], "label": short,
+                           "portrait": character if character in with_portrait else None}
+    return looks
+
+
 def state_context(state: State, *, system_key: str, seq: int,
-                  movable: Iterable[str] = ()) -> dict[str, Any]:
+                  movable: Iterable[str] = (), portraits: Iterable[int] = (),
+                  campaign_id: int | None = None) -> dict[str, Any]:
     board = state.get("board") or {}
     return {"state": state, "seq": seq, "movable": set(movable), "system_key": system_key,
             "scale": BOARD_SCALE.get(board.get("unit", "cm"), BOARD_SCALE["cm"]),
-            "current": (state.get("tokens") or {}).get(state.get("turn") or "")}
+            "current": (state.get("tokens") or {}).get(state.get("turn") or ""),
+            "looks": token_looks(state, portraits), "campaign_id": campaign_id}
+
+
+def portrait_ids(db: Session, campaign_id: int) -> set[int]:
+    """The campaign's characters that have a portrait (drawn on their tokens)."""
+    rows = db.scalars(select(Character.id).where(Character.campaign_id == campaign_id,
+                                                 Character.portrait_id.is_not(None)))
+    return set(rows)
 
 
 def movable_tokens(forms: list[ActionForm]) -> list[str]:
@@ -184,16 +240,19 @@ class TableView:
     actor: Actor
     state: State
     panel: Panel
+    portraits: set[int] = field(default_factory=set)
 
     @classmethod
     def load(cls, db: Session, access: CampaignAccess, match: Match) -> TableView:
         actor = tables.actor_for(db, access)
         state = tables.viewer_state(match, actor)
-        return cls(match, access, actor, state, build_panel(db, match, access, actor, state))
+        return cls(match, access, actor, state, build_panel(db, match, access, actor, state),
+                   portrait_ids(db, match.campaign_id))
 
     def state_context(self) -> dict[str, Any]:
         return state_context(self.state, system_key=self.match.system, seq=self.match.seq,
-                             movable=self.panel.movable)
+                             movable=self.panel.movable, portraits=self.portraits,
+                             campaign_id=self.match.campaign_id)
 
     def panel_context(self, *, csrf_token: str,
                       error: ActionError | None = None) -> dict[str, Any]:
@@ -209,6 +268,7 @@ class TableView:
                      error: ActionError | None = None) -> dict[str, Any]:
         return {"match": self.match, "campaign": self.access.campaign, "access": self.access,
                 "url": match_url(self.match.campaign_id, self.match.id),
+                "uses_board": tables.system_of(self.match).uses_board,
                 **self.log_context(db, csrf_token=csrf_token), **self.state_context(),
                 **self.panel_context(csrf_token=csrf_token, error=error)}
 
@@ -275,7 +335,9 @@ class MatchStream(FeedSource):
         return Item(event["seq"], "log", fragment("matches/_log_lines.html", context))
 
     def _state_html(self, view: TableView, after: int) -> str:
-        html = fragment("matches/_state.html", view.state_context())
+        context = view.state_context()
+        html = fragment("matches/_state.html", context)
+        html += fragment("matches/_board_slot.html", {**context, "oob": True})
         # On connecting, the page's own panel is current unless the tab missed events.
         changed = view.panel.signature != self._signature
         if changed and (self._signature is not None or after < view.match.seq):

@@ -67,7 +67,76 @@
     started.add(root); // a table page (or one restored from history) is on screen
     seen.log = lastLogSeq();
     seen.state = stateSeq();
+    setUpTabs(root);
+    setUpBoardView();
     scrollLogToEnd(true);
+    const log = document.getElementById("log");
+    if (log) {
+      // Only the reader's own scrolling stops the following (not a reflow, a font, a swap).
+      let touched = 0;
+      ["wheel", "touchstart", "pointerdown", "keydown"].forEach((type) => {
+        log.addEventListener(type, () => { touched = Date.now(); }, { passive: true });
+      });
+      log.addEventListener("scroll", () => {
+        if (logNearEnd()) {
+          following = true;
+          showNews(false);
+        } else if (Date.now() - touched < 1500) {
+          following = false;
+        } else if (following) {
+          log.scrollTop = log.scrollHeight;
+        }
+      }, { passive: true });
+      if (window.ResizeObserver) {
+        new ResizeObserver(() => { if (following) log.scrollTop = log.scrollHeight; }).observe(log);
+      }
+    }
+  }
+
+  // — panels: tabs on a phone, the journal or the discussion on a wide screen —————————————
+
+  function setUpTabs(root) {
+    const tabs = root.querySelector(".table-tabs");
+    if (!tabs) return;
+    tabs.hidden = false;
+    root.classList.add("tabbed");
+    tabs.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-tab]");
+      if (button) showTab(button.dataset.tab);
+    });
+    tabs.addEventListener("keydown", (event) => {
+      if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
+      const buttons = Array.from(tabs.querySelectorAll("[data-tab]"))
+        .filter((button) => button.offsetParent !== null);
+      const index = buttons.indexOf(document.activeElement);
+      if (index < 0) return;
+      const next = buttons[(index + (event.key === "ArrowRight" ? 1 : buttons.length - 1)) % buttons.length];
+      next.focus();
+      showTab(next.dataset.tab);
+    });
+  }
+
+  function showTab(name) {
+    const root = tableRoot();
+    if (!root) return;
+    root.dataset.tab = name;
+    if (name === "log" || name === "chat") root.dataset.talk = name;
+    root.querySelectorAll(".table-tabs [data-tab]").forEach((button) => {
+      const wide = window.matchMedia("(min-width: 64rem)").matches;
+      const on = wide && (name === "actions" || name === "state")
+        ? button.dataset.tab === root.dataset.talk : button.dataset.tab === name;
+      button.setAttribute("aria-selected", on ? "true" : "false");
+    });
+    // A phone: the tabs go to the top of the screen, the chosen panel fills the rest.
+    const tabs = root.querySelector(".table-tabs");
+    if (tabs && !window.matchMedia("(min-width: 64rem)").matches &&
+        tabs.getBoundingClientRect().top > 0) {
+      tabs.scrollIntoView({ block: "start" });
+    }
+    if (name === "log") {
+      scrollLogToEnd(true);
+      root.querySelector(".tab-news")?.setAttribute("hidden", "");
+    }
   }
 
   // — the stream ————————————————————————————————————————————————————————————————
@@ -89,6 +158,7 @@
   document.addEventListener("htmx:sseBeforeMessage", (event) => {
     const message = event.detail;
     const id = Number(message.lastEventId || 0);
+    pending = snapshot();
     if (message.type === "log" && id <= seen.log) {
       event.preventDefault(); // already on screen
     } else if (message.type === "logreset" && id < seen.log) {
@@ -112,16 +182,24 @@
       scrollLogToEnd(false);
     } else if (message.type === "state") {
       seen.state = Math.max(seen.state, id);
+      const root = tableRoot();
+      if (root) root.dataset.live = "true"; // the stream's first state is on screen
+      setUpBoardView();
       reselect();
       syncSeqInputs();
     }
+    restore(pending);
+    pending = null;
   });
 
   function applyDeferredState() {
     const target = document.getElementById("table-state");
     if (deferredState !== null && target && window.htmx) {
+      const snap = snapshot();
       htmx.swap(target, deferredState, { swapStyle: "innerHTML" });
+      setUpBoardView();
       syncSeqInputs();
+      restore(snap);
     }
     deferredState = null;
     reselect();
@@ -134,12 +212,119 @@
     select(token || null);
   }
 
+  // The journal follows the newest entry, unless the reader scrolled up: then a "new
+  // entries" button brings them back.
+  let following = true; // false once the reader scrolls up; true again at the end
+  function logNearEnd() {
+    const log = document.getElementById("log");
+    return !log || log.scrollHeight - log.scrollTop - log.clientHeight < 60;
+  }
+
+  function showNews(on) {
+    const button = document.getElementById("log-news");
+    if (button) button.hidden = !on;
+  }
+
   function scrollLogToEnd(force) {
     const log = document.getElementById("log");
     if (!log) return;
-    const nearEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
-    if (force || nearEnd) log.scrollTop = log.scrollHeight;
+    const hidden = log.offsetParent === null; // a phone showing another tab
+    if (force || following || hidden) {
+      log.scrollTop = log.scrollHeight;
+      following = true;
+      showNews(false);
+    } else {
+      showNews(true);
+    }
+    if (hidden && !force) {
+      document.querySelector(".table-tabs .tab-news")?.removeAttribute("hidden");
+    }
   }
+
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("#log-news")) scrollLogToEnd(true);
+  });
+
+  // "Undo to here" says how many events it takes back before it does.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("#log .undo-button");
+    if (!button) return;
+    const after = Number(button.closest("li[data-seq]").dataset.seq);
+    const count = Array.from(document.querySelectorAll("#log > li.log-line[data-seq]"))
+      .filter((line) => Number(line.dataset.seq) > after && !line.classList.contains("reverted") &&
+        !line.classList.contains("kind-rewind") && !line.classList.contains("kind-redo")).length;
+    const template = count === 0 ? button.dataset.confirmNone
+      : count === 1 ? button.dataset.confirmOne : button.dataset.confirmMany;
+    if (!template) return;
+    if (count === 0) {
+      window.alert(template);
+      event.preventDefault();
+    } else if (!window.confirm(template.replace("{n}", String(count)))) {
+      event.preventDefault();
+    }
+    if (event.defaultPrevented) event.stopImmediatePropagation();
+  }, true);
+
+  // — live updates keep what a user is typing, and where their focus is ————————————————
+  // The stream may redraw the state, the board or the action panel while someone types: keep
+  // every field they changed (by id), the cards they opened, and their focus and selection.
+
+  function snapshot() {
+    const root = tableRoot();
+    if (!root) return null;
+    const active = document.activeElement;
+    const fields = [];
+    root.querySelectorAll("input[id], select[id], textarea[id]").forEach((field) => {
+      if (field.type === "hidden") return;
+      let dirty;
+      if (field.type === "checkbox" || field.type === "radio") dirty = field.checked !== field.defaultChecked;
+      else if (field.tagName === "SELECT") {
+        dirty = Array.from(field.options).some((option) => option.selected !== option.defaultSelected);
+      } else dirty = field.value !== field.defaultValue;
+      if (dirty) fields.push({ id: field.id, value: field.value, checked: field.checked });
+    });
+    const open = Array.from(root.querySelectorAll("#action-panel details[open]"))
+      .map((details) => details.className);
+    const snap = { fields, open, focus: null };
+    if (active && active !== document.body && root.contains(active) && active.id) {
+      snap.focus = { id: active.id, start: null, end: null };
+      try {
+        snap.focus.start = active.selectionStart;
+        snap.focus.end = active.selectionEnd;
+      } catch (_error) { /* not a text field */ }
+    }
+    return snap;
+  }
+
+  function restore(snap) {
+    if (!snap) return;
+    snap.fields.forEach((saved) => {
+      const field = document.getElementById(saved.id);
+      if (!field) return;
+      if (field.type === "checkbox" || field.type === "radio") field.checked = saved.checked;
+      else if (field.value !== saved.value) field.value = saved.value;
+    });
+    const panel = document.getElementById("action-panel");
+    snap.open.forEach((className) => {
+      panel?.querySelectorAll("details").forEach((details) => {
+        if (details.className === className) details.open = true;
+      });
+    });
+    if (snap.focus) {
+      const again = document.getElementById(snap.focus.id);
+      if (again) {
+        // htmx may have given the focus back already; the caret is ours to put back.
+        if (document.activeElement !== again) again.focus({ preventScroll: true });
+        if (snap.focus.start !== null && typeof again.setSelectionRange === "function") {
+          try {
+            again.setSelectionRange(snap.focus.start, snap.focus.end);
+          } catch (_error) { /* not a text field */ }
+        }
+      }
+    }
+  }
+
+  let pending = null; // the snapshot taken before a live message is swapped in
 
   // A refused action comes back as the panel with the reason (422/409): show it, even where
   // the page's htmx configuration would not swap an error response.
@@ -151,8 +336,82 @@
     }
   });
 
+  // A form of the panel was sent: the answer redraws the panel; focus goes back to the same
+  // field (a refused roll: fix the expression) or, when it is gone, to the panel's title.
+  let submitted = null;
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const form = event.target.closest && event.target.closest("#action-panel form");
+    if (!form) return;
+    const active = document.activeElement;
+    const first = form.querySelector("input:not([type=hidden]), select, textarea");
+    submitted = { focus: active && form.contains(active) && active.id ? active.id : null,
+      first: first && first.id, form: form.id };
+  });
+
   document.addEventListener("htmx:afterSwap", (event) => {
-    if (event.target.id === "action-panel" || event.target.closest?.("#action-panel")) syncSeqInputs();
+    if (document.getElementById("action-panel")) syncSeqInputs();
+    if (!submitted) return;
+    const done = submitted;
+    submitted = null;
+    const panel = document.getElementById("action-panel");
+    if (!panel) return;
+    const error = panel.querySelector(`#${CSS.escape(done.form)} .form-error`);
+    const target = (done.focus && document.getElementById(done.focus)) ||
+      (done.first && document.getElementById(done.first));
+    if (target && target.offsetParent !== null) {
+      target.focus({ preventScroll: !error });
+    } else {
+      const title = document.getElementById("actions-title");
+      if (title) {
+        title.setAttribute("tabindex", "-1");
+        title.focus({ preventScroll: true });
+      }
+    }
+  });
+
+  // — the board's view: zoom and pan (the vendored @panzoom/panzoom), fit, the ruler's switch —
+  // The zoom applies to the board's slot (#board-slot), which stays while the live state
+  // replaces the board inside it: the reader's view carries over, with no flicker.
+  let zoom = null; // {stage, panzoom}
+  let rulerOn = false;
+
+  function setUpBoardView() {
+    const stage = document.getElementById("board-slot");
+    const svg = boardSvg();
+    const frame = stage && stage.parentElement;
+    if (!stage || !frame || typeof window.Panzoom !== "function") return;
+    if (svg) {
+      // A phone sizes the frame to the board (no empty bands); see table.css.
+      frame.style.setProperty("--board-ratio",
+        `${Number(svg.dataset.width) || 1} / ${Number(svg.dataset.height) || 1}`);
+    }
+    if (zoom && zoom.stage === stage) return;
+    const panzoom = window.Panzoom(stage, {
+      canvas: true, maxScale: 8, minScale: 1, step: 0.25, cursor: "grab",
+      excludeClass: "movable", disablePan: rulerOn,
+      // Not stopPropagation: board.js needs the pointer events (a tap chooses a destination).
+      handleStartEvent: (event) => event.preventDefault(),
+    });
+    zoom = { stage, panzoom };
+    const toolbar = document.querySelector(".board-toolbar");
+    if (toolbar) toolbar.hidden = false;
+    frame.addEventListener("wheel", (event) => {
+      if (zoom && zoom.stage === stage) zoom.panzoom.zoomWithWheel(event);
+    }, { passive: false });
+  }
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest(".board-toolbar button");
+    if (!button || !zoom) return;
+    if (button.id === "board-zoom-in") zoom.panzoom.zoomIn();
+    else if (button.id === "board-zoom-out") zoom.panzoom.zoomOut();
+    else if (button.id === "board-fit") zoom.panzoom.reset();
+    else if (button.id === "board-ruler") {
+      rulerOn = !rulerOn;
+      button.setAttribute("aria-pressed", rulerOn ? "true" : "false");
+      zoom.panzoom.setOptions({ disablePan: rulerOn });
+      if (!rulerOn) boardSvg()?.querySelector("#ruler")?.classList.remove("active");
+    }
   });
 
   // — the board —————————————————————————————————————————————————————————————————
@@ -248,8 +507,10 @@
       if (chosen) placeToken(chosen, Math.round(point.x), Math.round(point.y));
       postMove(tokenId, point.x, point.y);
       return;
-    } else {
+    } else if (rulerOn) {
       gesture = { kind: "ruler", from: point };
+    } else {
+      return; // the view's pan (panzoom) takes it
     }
     svg.setPointerCapture(event.pointerId);
     event.preventDefault();

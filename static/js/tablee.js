@@ -37,3 +37,35 @@ document.addEventListener("submit", (event) => {
   const status = form.querySelector("[data-busy-status]");
   if (status) status.textContent = form.dataset.busy;
 });
+
+// A table wider than its box scrolls inside its .table-wrap: a keyboard user must be able to
+// reach and scroll it (WCAG 2.1.1), so a wrap that overflows becomes a focusable region named
+// after its table's caption or the heading before it. One that fits stays out of the tab order.
+function markScrollableTables(root) {
+  root.querySelectorAll(".table-wrap").forEach((wrap) => {
+    if (wrap.scrollWidth <= wrap.clientWidth + 1) {
+      if (wrap.dataset.scrollable) {
+        ["tabindex", "role", "aria-label", "data-scrollable"].forEach((a) => wrap.removeAttribute(a));
+      }
+      return;
+    }
+    if (wrap.dataset.scrollable) return;
+    wrap.dataset.scrollable = "true";
+    wrap.tabIndex = 0;
+    const caption = wrap.querySelector("caption");
+    let heading = wrap.previousElementSibling;
+    while (heading && !/^H[1-6]$/.test(heading.tagName)) heading = heading.previousElementSibling;
+    const name = (caption || heading || {}).textContent;
+    if (name && name.trim()) {
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-label", name.trim());
+    }
+  });
+}
+markScrollableTables(document);
+document.addEventListener("htmx:afterSettle", (event) => markScrollableTables(event.target));
+let resizing;
+window.addEventListener("resize", () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => markScrollableTables(document), 200);
+});

@@ -142,8 +142,11 @@ def test_hide_ram_and_crush_in_two_browsers(new_context, live_server):
     expect(player.locator("form#action-ram")).to_have_count(0)
 
     # The octopus crushes Kenji whole (the GM's box): at santé 1, E × 7 = 2, dead.
+    # Each action re-renders the GM's panel live: wait for it before opening the next form.
     act(gm, "end_chase")
+    expect(gm.locator("#log > li.kind-chase_ended")).to_have_count(1, timeout=LIVE)
     act(gm, "correct", {"token": kenji, "field": "sante", "value": "1", "reason": "chute"})
+    expect(gm.locator("#log > li.kind-corrected")).to_have_count(1, timeout=LIVE)
     act(gm, "roll_initiative", {"surprise": "aliens"})
     expect(player.locator("#action-attack input[name=whole_body]")).to_have_count(0)
     with scripted(live_server, 5, 99):

@@ -97,6 +97,15 @@ def test_two_browsers_play_a_libre_match_live(new_context, campaign):
     # Mia undoes back to before the moves, then redoes them.
     first_move = gm.locator("#log > li.kind-token_moved").first
     before_moves = int(first_move.get_attribute("data-seq")) - 1
+    later = gm.locator("#log > li.log-line").evaluate_all(
+        f"lines => lines.filter(line => Number(line.dataset.seq) > {before_moves}).length")
+    asked = []
+    gm.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    gm.locator(f"#event-{before_moves} form.undo button").click()  # asked, then called off
+    assert asked == [f"Take back {later} events (everything after #{before_moves})?"]
+    expect(player.locator("#log > li.kind-token_moved")).to_have_count(2)
+    expect(gm.locator("#log > li.reverted")).to_have_count(0)
+    gm.once("dialog", lambda dialog: dialog.accept())
     gm.locator(f"#event-{before_moves} form.undo button").click()
     expect(player.locator("#log > li.kind-token_moved.reverted")).to_have_count(2,
                                                                               timeout=LIVE)

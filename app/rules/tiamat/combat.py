@@ -1,0 +1,298 @@
+"""Versus combat, the pure parts (« Combat "versus" »): which technique a fighter may use,
+location tables, précision against défense, damage, grave wounds, furie, KO and death.
+
+Functions here take plain dicts (a participant as the match keeps it) and dice, and return
+what happened; ``match_actions`` turns that into events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.rules import notation
+from app.rules.dice import Dice, Modifier, RollRecord
+from app.rules.tiamat.content import Technique, techniques
+from app.rules.tiamat.pools import formula_pool, pool
+
+RULE_ATTACK = "Combat « versus » § Résolution d'une attaque"
+RULE_DAMAGE = "Combat « versus » § Dommages"
+RULE_LOCATION = "Combat « versus » § Localisation"
+RULE_LETHAL = "Combat « versus » § Dommages létaux"
+RULE_RANGED = "Combat « versus » § Attaque à distance"
+RULE_SURPRISE = "Combat « versus » § Attaque surprise"
+RULE_STATES = "États"
+RULE_ATTRIBUTES = "Techniques § Attributs"
+RULE_HENCHMEN = "Combat « Beat them all » § Points de santé"
+
+GRAVE = 10  # « Si le personnage perd au moins 10 points de santé sur un même coup »
+LOCATION_NAMES = {"tete": "tête", "torse": "torse ou dos", "bras_droit": "bras droit",
+                  "bras_gauche": "bras gauche", "jambe_droite": "jambe droite",
+                  "jambe_gauche": "jambe gauche"}
+RANGE_MODIFIERS = {"bout_portant": 1, "courte": 0, "longue": -2}
+SITUATION_MODIFIERS = {"vent": -1, "tempete": -2, "obscurite": -3, "cible_court": -3,
+                       "couvert": -1, "cible_a_terre": -2, "planquee": -3}
+SITUATION_NAMES = {"vent": "vent", "tempete": "tempête", "obscurite": "obscurité",
+                   "cible_court": "la cible court", "couvert": "cible à couvert",
+                   "cible_a_terre": "cible à terre", "planquee": "cible planquée"}
+# Parades that hold a weapon or an object stop a lethal blow outright (« Dommages létaux »).
+ARMED_PARADES = ("parade_armee", "parade_avec_arme_improvisee", "kiri_kaeshi",
+                 "secret_d_ishikawa_goemon")
+
+
+def location_from(table: str, face: int) -> str:
+    """The three tables of « Localisation » (a 10 on the die reads as 0)."""
+    value = face % 10
+    if table == "haut":
+        return ("tete" if value <= 1 else "torse" if value <= 5 else
+                "bras_droit" if value <= 7 else "bras_gauche")
+    if table == "jambes":
+        return "jambe_droite" if value <= 4 else "jambe_gauche"
+    return ("tete" if value == 0 else "torse" if value <= 3 else "bras_droit" if value == 4
+            else "bras_gauche" if value == 5 else "jambe_droite" if value <= 7
+            else "jambe_gauche")
+
+
+def location_table(technique: Technique, target_down: bool, chosen: str | None) -> tuple[
+        str | None, str | None]:
+    """(table to roll on, or None) and (the location when none is rolled)."""
+    loc = technique.location
+    if loc == "haut":
+        return "haut", None
+    if loc == "bas":
+        return ("aleatoire" if target_down else "jambes"), None
+    if loc == "tete":
+        return None, "tete"
+    if loc == "torse":
+        return None, "torse"
+    if loc in ("bras", "jambes"):
+        return ("haut_bras" if loc == "bras" else "jambes"), None
+    if loc == "choix":
+        return None, chosen if chosen in LOCATION_NAMES else "torse"
+    return "aleatoire", None
+
+
+def roll_location(dice: Dice, technique: Technique, target_down: bool,
+                  chosen: str | None) -> tuple[str, RollRecord | None]:
+    table, fixed = location_table(technique, target_down, chosen)
+    if table is None:
+        return fixed or "torse", None
+    record = notation.roll("1d10", dice, purpose="localisation")
+    if table == "haut_bras":  # « Bras »: which arm, as the legs' table splits the legs
+        side = location_from("jambes", record.total)
+        return ("bras_droit" if side == "jambe_droite" else "bras_gauche"), record
+    return location_from(table, record.total), record
+
+
+def _needs(special: str) -> str | None:
+    text = special.lower()
+    if "doit être à terre" in text:
+        return "down"
+    if "doit être debout" in text or "doit être de bout" in text or "ne doit pas être" in text:
+        return "up"
+    return None
+
+
+def held_weapon(fighter: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The weapon in hand, as the match copied it (``arsenal``: key → spec)."""
+    return (fighter.get("arsenal") or {}).get(fighter.get("weapon") or "")
+
+
+def weapon_ok(technique: Technique, held: Mapping[str, Any] | None) -> bool:
+    need = technique.weapon.lower()
+    if not need or need.startswith("un objet"):
+        return True
+    if held is None:
+        return False
+    if "kendo" in need or "katana" in need:
+        return bool(held["kendo"])
+    if "arme de contact" in need or "couteau" in need:
+        return held["kind"] == "contact"
+    if "distance" in need or "arme à feu" in need or "rafale" in need:
+        return held["kind"] == "distance" and held["key"] != "senban"
+    if "senban" in need:
+        return held["key"] == "senban"
+    return False
+
+
+def wound_blocks(technique: Technique, wounds: list[str]) -> bool:
+    """« Blessures graves »: an arm stops Poings, Arme de contact and Prise; a leg stops
+    Pieds and Prise — unless the technique says it works anyway."""
+    special = technique.special.lower()
+    arms = any(w.startswith("bras") for w in wounds)
+    legs = any(w.startswith("jambe") for w in wounds)
+    if arms and technique.type in ("poings", "arme_contact", "prise") and (
+            "blessure grave aux bras" not in special):
+        return True
+    return legs and technique.type in ("pieds", "prise") and (
+        "blessure grave aux jambes" not in special)
+
+
+def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None,
+                   technique: Technique, *, free: bool = False) -> str | None:
+    """Why this attack may not be made now (a code), or None. « S'il ne remplit pas certaines
+    conditions, l'attaque est un échec et l'action est perdue »: Tablée refuses it instead,
+    so a click never wastes an action (docs/rules-notes.md § Tiamat)."""
+    if not technique.is_attack:
+        return "not_an_attack"
+    if "contre-attaque" in technique.special.lower() or (
+            "contre_attaque" in technique.attributes and technique.key not in (
+                "nukitsuke",)):
+        return "defence_only"
+    if not free and attacker.get("actions_left", 0) < 1:
+        return "no_action_left"
+    down = attacker.get("posture") == "a_terre"
+    special = technique.special.lower()
+    if down and "à terre" not in special and technique.key not in ("visee",):
+        return "attacker_down"
+    if not down and technique.key == "panthere_bondissante":
+        return "attacker_must_be_down"
+    if not weapon_ok(technique, held_weapon(attacker)):
+        return "weapon_needed"
+    if "aveugle" in (attacker.get("states") or {}) and (
+            technique.type == "distance" or technique.location not in ("aleatoire", None)):
+        return "blinded"  # « États § Aveuglé »: Aléatoire only, no ranged attack
+    if wound_blocks(technique, attacker.get("wounds") or []):
+        return "wounded"
+    if not free:
+        energie = technique.energie * (2 if "torse" in (attacker.get("wounds") or []) else 1)
+        if energie and (attacker.get("energie", 0) < energie or "terrorise" in (
+                attacker.get("states") or {})):
+            return "no_energie"
+        if technique.furie and attacker.get("furie", 0) < technique.furie:
+            return "no_furie"
+    if technique.key in ("gotonpo", "maki_otoshi", "suriage_waza") and attacker.get("furie"):
+        return "no_furie_allowed"
+    if target is not None:
+        target_down = target.get("posture") == "a_terre"
+        need = _needs(technique.special)
+        if need == "down" and not target_down:
+            return "target_must_be_down"
+        if need == "up" and target_down:
+            return "target_must_be_up"
+        if target_down and technique.location in ("haut", "tete", "torse", "bras") and (
+                technique.key != "piqure_du_scorpion"):
+            return "target_down"
+        if target.get("quadruped") and (technique.location == "haut" or technique.type == "prise"):
+            return "quadruped"  # « Combat contre un animal »
+    return None
+
+
+def defence_problem(defender: Mapping[str, Any], technique: Technique,
+                    attack: Technique, attack_attributes: tuple[str, ...],
+                    combo: bool = False) -> str | None:
+    """Why this defence may not answer this attack (a code), or None."""
+    if not technique.is_defence:
+        return "not_a_defence"
+    if defender.get("actions_left", 0) < 1:
+        return "no_action_left"
+    if defender.get("posture") == "a_terre" and technique.type == "esquive":
+        return "defender_down"
+    if not weapon_ok(technique, held_weapon(defender)):
+        return "weapon_needed"
+    energie = technique.energie * (2 if "torse" in (defender.get("wounds") or []) else 1)
+    if energie and defender.get("energie", 0) < energie:
+        return "no_energie"
+    if technique.furie and defender.get("furie", 0) < technique.furie:
+        return "no_furie"
+    special = technique.special.lower()
+    ranged = attack.type == "distance"
+    if ranged and ("attaques à distance" in special and "peut être utilisée pour parer" not in
+                   special and "uniquement contre" not in special):
+        return "not_against_ranged"
+    if technique.key == "esquive_instinctive" and not ranged:
+        return "only_against_ranged"
+    if attack.type == "prise" and "prises" in special:
+        return "not_against_holds"
+    if technique.key == "parade_instinctive" and "letale" in attack_attributes:
+        return "not_against_lethal"
+    if technique.key == "age_uke" and attack.location not in ("haut", "tete", "torse", "bras"):
+        return "only_high"
+    if technique.key == "gedan_barai" and attack.location not in ("bas", "jambes"):
+        return "only_legs"
+    if technique.key == "makibishi" and "mouvement" not in attack_attributes:
+        return "only_against_movement"
+    if technique.key == "frappe_du_renard" and not combo:
+        return "only_against_combo"  # « qu'en réponse à un Combo »
+    return None
+
+
+@dataclass
+class Damage:
+    roll: RollRecord | None
+    endurance: int
+    armour: int
+    loss: int
+    location: str | None
+    grave: bool = False
+    ko: bool = False
+    dead: bool = False
+    furie_gained: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def damage_pool(attacker: Mapping[str, Any], technique: Technique, *, extra_d6: int = 0,
+                purpose: str = "puissance", dice: Dice) -> RollRecord | None:
+    """The puissance roll: the technique's formula, the weapon's dice for « Puissance de
+    l'arme ». A firearm rolls its d6 only, without critical (« Dommage des armes »)."""
+    formula = technique.puissance
+    if formula.none:
+        return None
+    weapon = held_weapon(attacker)
+    spec = (weapon["d10"], weapon["d6"], weapon["flat"], weapon["uses_force"]) if weapon else None
+    d10, d6, flat = formula_pool(formula, attacker.get("characteristics") or {},
+                                 extra_d6=extra_d6, weapon=spec)
+    if formula.weapon and weapon is not None and not weapon["uses_force"] and d10 <= 0:
+        record = notation.roll(f"{max(1, d6)}d6" + (f"{flat:+d}" if flat else ""), dice,
+                               purpose=purpose)
+        return record
+    return pool(dice, d10, d6=d6, flat=flat, purpose=purpose)
+
+
+def apply_damage(target: Mapping[str, Any], record: RollRecord | None, location: str | None,
+                 attributes: tuple[str, ...]) -> Damage:
+    """« Points de santé perdus = Jet de Puissance – (Valeur d'Endurance + Armure) », a furie
+    point for any loss, a grave wound from 10 (or from 1 with « Blessure »), KO at 0 santé,
+    death when the blow is lethal (« KO », « Dommages létaux »)."""
+    endurance = int((target.get("characteristics") or {}).get("endurance", 1))
+    armour = 0 if "fracassante" in attributes else int(target.get("armour", 0))
+    rolled = record.total if record else 0
+    loss = max(0, rolled - endurance - armour)
+    damage = Damage(record, endurance, armour, loss, location)
+    lethal = "letale" in attributes
+    if target.get("ko"):
+        if lethal:
+            damage.dead = True
+            damage.notes.append("lethal_on_ko")
+        damage.loss = 0
+        return damage
+    if loss <= 0:
+        return damage
+    damage.loss = min(loss, int(target.get("sante", 0)))
+    if not target.get("states", {}).get("terrorise"):
+        damage.furie_gained = 1
+    if loss >= GRAVE or "blessure" in attributes:
+        damage.grave = True
+    if int(target.get("sante", 0)) - damage.loss <= 0:
+        damage.ko = True
+        damage.dead = lethal
+    return damage
+
+
+def precision_roll(dice: Dice, fighter: Mapping[str, Any], technique: Technique, *,
+                   extra_d10: int = 0, extra_d6: int = 0, modifiers: tuple[Modifier, ...] = (),
+                   single_die: bool = False, purpose: str = "précision") -> RollRecord:
+    """A technique's précision for this fighter, with « Se préparer » (+1D10), a head wound
+    or aveuglé (−1D10), a surprise's single die, and named modifiers (range, situation)."""
+    d10, d6, flat = formula_pool(technique.precision, fighter.get("characteristics") or {},
+                                 skills=fighter.get("skills") or {}, extra_d10=extra_d10,
+                                 extra_d6=extra_d6)
+    if single_die:
+        d10 = 1
+    if "ivre" in (fighter.get("states") or {}):
+        modifiers = (*modifiers, Modifier(-1, "ivre"))  # « un malus d'un point »
+    return pool(dice, d10, d6=d6, flat=flat, purpose=purpose, labels=modifiers)
+
+
+def technique(key: str) -> Technique:
+    return techniques()[key]

@@ -1,0 +1,1006 @@
+"""Deciding Tiamat actions: initiative, attacks and their defence, combos and chains,
+movement, tests, holds, finishing off, the GM's corrections. The only place dice roll.
+
+An attack is declared (``attack``: the action and its cost are spent, nothing rolled yet),
+then its target answers (``defend``: a defence technique or the défense instinctive), and
+both précision rolls, the location, the puissance and every effect are rolled then, into one
+``attack_resolved`` event. A target who cannot defend actively (no action left, KO, held)
+answers with its défense instinctive at once.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.rules import notation
+from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
+from app.rules.dice import Dice, Modifier, RollRecord
+from app.rules.match import Actor, Event, State, handler_for
+from app.rules.tiamat.combat import (
+    ARMED_PARADES,
+    RANGE_MODIFIERS,
+    RULE_ATTACK,
+    RULE_LETHAL,
+    SITUATION_MODIFIERS,
+    SITUATION_NAMES,
+    apply_damage,
+    attack_problem,
+    damage_pool,
+    defence_problem,
+    held_weapon,
+    precision_roll,
+    roll_location,
+    weapon_ok,
+)
+from app.rules.tiamat.content import (
+    CHAR_NAMES,
+    CHARACTERISTICS,
+    SKILL_NAMES,
+    Technique,
+    techniques,
+)
+from app.rules.tiamat.errors import TiamatRefusal
+from app.rules.tiamat.match import active, defence_options
+from app.rules.tiamat.pools import DIFFICULTIES, pool, simple_test
+
+RULE_INITIATIVE = "Combat « versus » § Initiative"
+RULE_MOVES = "Combat « versus » § Mouvements"
+RULE_PREPARE = "Combat « versus » § Se préparer"
+RULE_POSTURE = "Combat « versus » § Posture"
+RULE_COMBO = "Techniques § Combo / Les enchaînements"
+RULE_KILL = "Combat « versus » § Mise à mort"
+RULE_SUBMISSION = "Techniques § Attributs / Soumission"
+RULE_BTA = "Combat « Beat them all »"
+DRAW_AND_SHOOT = ("tir_rapide", "shuriken")
+FOREVER = 10_000
+NAME_MAX = 80
+
+
+def _refuse(code: str, **fields: Any) -> TiamatRefusal:
+    return TiamatRefusal(code, **fields)
+
+
+def _participant(state: State, action: Mapping[str, Any], field: str) -> dict[str, Any]:
+    pid = action.get(field)
+    if not isinstance(pid, str) or pid not in state["participants"]:
+        raise _refuse("unknown_participant", participant=str(pid)[:20])
+    return state["participants"][pid]
+
+
+def _control(actor: Actor, participant: Mapping[str, Any]) -> None:
+    if not actor.controls(participant):
+        raise _refuse("not_allowed")
+
+
+def _technique(action: Mapping[str, Any], field: str = "technique") -> Technique:
+    key = action.get(field)
+    technique = techniques().get(key) if isinstance(key, str) else None
+    if technique is None:
+        raise _refuse("unknown_technique")
+    return technique
+
+
+def _rolls(*records: RollRecord | None) -> list[dict[str, Any]]:
+    return [record.to_dict() for record in records if record is not None]
+
+
+def _expire(participant: Mapping[str, Any], round_number: int) -> dict[str, Any]:
+    return {name: until for name, until in (participant.get("states") or {}).items()
+            if until >= round_number}
+
+
+# — initiative ————————————————————————————————————————————————————————————————
+
+def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                ) -> list[Event]:
+    """« Chaque personnage lance autant de dés que sa valeur d'initiative … En cas d'égalité,
+    c'est le personnage ayant la caractéristique Rapidité la plus élevée »; a group of
+    henchmen rolls once and loses a tie to a single character; épuisé −1D10, a surprised
+    fighter one die (first round), an Impulsion +1, a sonné fighter acts last."""
+    require_gm(actor)
+    if state.get("pending"):
+        raise _refuse("attack_pending")
+    round_number = state["round"] + 1
+    surprised = [pid for pid in state["participants"] if flag(action, f"surprised_{pid}")]
+    if round_number > 1:
+        surprised = []
+    rolls: list[RollRecord] = []
+    changes: dict[str, dict[str, Any]] = {}
+    scores: dict[str, tuple] = {}
+    for pid, p in state["participants"].items():
+        if not active(p):
+            changes[pid] = {"actions_left": 0, "initiative": None}
+            continue
+        states = _expire(p, round_number)
+        d10 = p["characteristics"]["rapidite"] - ("epuise" in states) - ("aveugle" in states)
+        if pid in surprised:
+            d10 = 1
+        labels = (Modifier(p["impulsion"], "Impulsion"),) if p["impulsion"] else ()
+        record = pool(dice, d10, purpose=f"initiative — {p['name']}", labels=labels)
+        rolls.append(record)
+        stunned = "sonne" in states
+        left = max(0, p["actions"] - (1 if stunned else 0))
+        if p.get("held_by"):
+            left = min(left, 1)
+        changes[pid] = {"initiative": record.total, "actions_left": left, "states": states,
+                        "impulsion": 0, "chain": []}
+        scores[pid] = (0 if stunned else 1, record.total, p["characteristics"]["rapidite"],
+                       0 if p["kind"] == "hommes_de_main" else 1)
+    order = sorted(scores, key=lambda pid: scores[pid], reverse=True)
+    ties = [[pid for pid in order if scores[pid] == key] for key in dict.fromkeys(
+        scores[pid] for pid in order)]
+    simultaneous = [group for group in ties if len(group) > 1]
+    return [Event("initiative_rolled", {
+        "round": round_number, "order": order, "scores": {pid: changes[pid]["initiative"]
+                                                          for pid in order},
+        "simultaneous": simultaneous, "surprised": surprised, "rolls": _rolls(*rolls),
+        "names": {pid: p["name"] for pid, p in state["participants"].items()},
+        "changes": changes, "rule": RULE_INITIATIVE,
+        "set": {"round": round_number, "order": order, "turn": order[0] if order else None,
+                "combo": None, "surprised": surprised, "simultaneous": simultaneous,
+                "orders": {}, "orders_revealed": {}}})]
+
+
+def _require_turn(state: State, actor: Actor) -> dict[str, Any]:
+    if not state.get("round"):
+        raise _refuse("no_round")
+    if state.get("pending"):
+        raise _refuse("attack_pending")
+    turn = state.get("turn")
+    if turn is None:
+        raise _refuse("not_your_turn")
+    me = state["participants"][turn]
+    _control(actor, me)
+    return me
+
+
+def _next_turn(state: State, after: str) -> str | None:
+    order = state["order"]
+    start = order.index(after) + 1 if after in order else 0
+    for pid in order[start:]:
+        if active(state["participants"][pid]):
+            return pid
+    return None
+
+
+def _end_turn(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+              ) -> list[Event]:
+    """« Retarder une action »: actions not spent are kept to defend until the round ends."""
+    me = _require_turn(state, actor)
+    following = _next_turn(state, me["id"])
+    return [Event("turn_ended", {"name": me["name"], "kept": me["actions_left"],
+                                 "next": following and state["participants"][following]["name"],
+                                 "set": {"turn": following, "combo": None}})]
+
+
+# — attacks —————————————————————————————————————————————————————————————————
+
+def _check_attack(attacker: dict, target: dict, technique: Technique, *, free: bool) -> None:
+    if attacker["id"] == target["id"]:
+        raise _refuse("target_self")
+    if technique.key not in attacker["techniques"] and not technique.standard and not free:
+        raise _refuse("not_known", name=attacker["name"], technique=technique.name)
+    if attacker["kind"] == "hommes_de_main" and (technique.energie or technique.furie):
+        raise _refuse("henchmen_no_points")
+    problem = attack_problem(attacker, target, technique, free=free)
+    if problem:
+        raise _refuse(problem, name=attacker["name"], technique=technique.name,
+                      weapon=technique.weapon)
+    if not active(target):
+        raise _refuse("unknown_participant", participant=target["name"])
+
+
+def _modifiers(action: Mapping[str, Any], technique: Technique) -> list[list]:
+    """Ranged modifiers (« Attaque à distance ») and the GM's situational bonus."""
+    found: list[list] = []
+    if technique.type == "distance" or (technique.also_ranged and flag(action, "ranged")):
+        distance = choice_field(action, "range", list(RANGE_MODIFIERS), "courte")
+        if RANGE_MODIFIERS[distance]:
+            found.append([RANGE_MODIFIERS[distance], {"bout_portant": "bout portant",
+                                                      "longue": "longue portée"}[distance]])
+        for key, value in SITUATION_MODIFIERS.items():
+            if flag(action, f"situation_{key}"):
+                found.append([value, SITUATION_NAMES[key]])
+    bonus = int_field(action, "gm_modifier", -10, 10, 0)
+    if bonus:
+        found.append([bonus, "MJ"])
+    return found
+
+
+def _declare(state: State, attacker: dict, target: dict, technique: Technique,
+             action: Mapping[str, Any], *, free: bool, chain: str | None = None
+             ) -> list[Event]:
+    modifiers = _modifiers(action, technique)
+    chosen = action.get("location") if technique.location == "choix" else None
+    attributes = list(technique.attributes)
+    if technique.key == "nukitsuke":
+        attributes = [a for a in attributes if a != "contre_attaque"]
+    weapon = held_weapon(attacker)
+    if technique.puissance.weapon and weapon is not None and weapon["letale"]:
+        attributes.append("letale")  # « un pistolet ajoute l'attribut Létale »
+    chain_info = techniques()[chain].chain if chain else None
+    if chain_info:
+        attributes += list(chain_info.attributes)
+    if state.get("round") == 1 and attacker["id"] not in state.get("surprised", []) and (
+            target["id"] in state.get("surprised", [])):
+        attributes.append("attaque_surprise")
+    cost: dict[str, int] = {}
+    changes: dict[str, Any] = {}
+    if not free:
+        changes["actions_left"] = attacker["actions_left"] - 1
+        cost = dict(technique.cost)
+    elif chain:
+        cost = dict(techniques()[chain].cost)
+    if "torse" in attacker["wounds"] and cost.get("energie"):
+        cost["energie"] *= 2  # « Le coût de ses techniques … s'en trouve donc doublé »
+    if cost.get("energie"):
+        changes["energie"] = max(0, attacker["energie"] - cost["energie"])
+    if cost.get("furie"):
+        changes["furie"] = max(0, attacker["furie"] - cost["furie"])
+    pending = {"attacker": attacker["id"], "target": target["id"], "technique": technique.key,
+               "attributes": sorted(set(attributes)), "modifiers": modifiers,
+               "location": chosen, "free": free, "chain": chain,
+               "prepared": attacker["prepared"], "ranged": technique.type == "distance" or (
+                   technique.also_ranged and flag(action, "ranged"))}
+    if attacker["prepared"]:
+        changes["prepared"] = 0
+    if pending["ranged"] and target.get("states", {}).get("court") == state["round"] and not (
+            flag(action, "situation_cible_court")):
+        pending["modifiers"].append([-3, SITUATION_NAMES["cible_court"]])  # « Course »
+    _exhausted({attacker["id"]: changes}, state)
+    event = Event("attack_declared", {
+        "attacker": attacker["name"], "target": target["name"], "technique": technique.name,
+        "cost": cost, "free": free, "chain": chain and techniques()[chain].name,
+        "attributes": pending["attributes"], "rule": RULE_ATTACK,
+        "changes": {attacker["id"]: changes}, "set": {"pending": pending, "combo": None}})
+    return [event]
+
+
+def _gm_modifier_only(action: Mapping[str, Any], actor: Actor) -> None:
+    """Only the GM adds a situational modifier (« Si le MJ estime que l'un des deux
+    personnages a un avantage, il peut donner des points de bonus »)."""
+    if action.get("gm_modifier") not in (None, "", 0, "0") and not actor.is_gm:
+        raise _refuse("gm_only")
+
+
+def _attack(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+            ) -> list[Event]:
+    _gm_modifier_only(action, actor)
+    attacker = _require_turn(state, actor)
+    target = _participant(state, action, "target")
+    technique = _technique(action)
+    drawn = None
+    if technique.key in DRAW_AND_SHOOT and not weapon_ok(technique, held_weapon(attacker)):
+        # « Le personnage peut dégainer son arme et tirer en même temps » (Tir rapide,
+        # Shuriken): the first suitable weapon carried comes to hand with the attack.
+        drawn = next((key for key, spec in attacker["arsenal"].items()
+                      if weapon_ok(technique, spec)), None)
+        if drawn:
+            attacker = {**attacker, "weapon": drawn}
+    if technique.key == "morsure_du_cobra" and (attacker.get("initiative") or 0) <= (
+            target.get("initiative") or 0):
+        raise _refuse("cobra_initiative", technique=technique.name)
+    _check_attack(attacker, target, technique, free=False)
+    events = _declare(state, attacker, target, technique, action, free=False)
+    if drawn:
+        events[0].payload["changes"][attacker["id"]]["weapon"] = drawn
+        events[0].payload["drawn"] = attacker["arsenal"][drawn]["name"]
+    return events + _auto_defence(state, events, dice)
+
+
+def _combo(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    """« Combo »: the next technique is free (no action, no cost); a chain's finisher costs
+    the chain's price instead and carries its bonus (« Les enchaînements »)."""
+    _gm_modifier_only(action, actor)
+    combo = state.get("combo")
+    if not combo or state.get("pending"):
+        raise _refuse("no_combo")
+    attacker = state["participants"][combo["pid"]]
+    _control(actor, attacker)
+    index = int_field(action, "option", 0, len(combo["options"]) - 1, 0)
+    option = combo["options"][index]
+    technique = techniques()[option["technique"]]
+    target = state["participants"][combo["target"]]
+    chain = option.get("chain")
+    if chain:
+        price = techniques()[chain].cost
+        if price.get("furie", 0) > attacker["furie"]:
+            raise _refuse("no_furie", technique=techniques()[chain].name)
+    problem = attack_problem(attacker, target, technique, free=True)
+    if problem:
+        raise _refuse(problem, name=attacker["name"], technique=technique.name,
+                      weapon=technique.weapon)
+    events = _declare(state, attacker, target, technique, action, free=True, chain=chain)
+    return events + _auto_defence(state, events, dice)
+
+
+def _auto_defence(state: State, declared: list[Event], dice: Dice) -> list[Event]:
+    """A target with no action left, KO or held defends by instinct at once."""
+    from app.rules.match import fold
+    from app.rules.tiamat import system
+
+    after = fold(system.TIAMAT, declared, state)
+    pending = after["pending"]
+    defender = after["participants"][pending["target"]]
+    if defender["actions_left"] > 0 and not defender.get("ko") and not defender.get(
+            "held_by") and defence_options(after):
+        return []
+    return _resolve(after, None, dice)
+
+
+def _defend(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+            ) -> list[Event]:
+    pending = state.get("pending")
+    if not pending:
+        raise _refuse("nothing_to_defend")
+    defender = state["participants"][pending["target"]]
+    _control(actor, defender)
+    choice = action.get("technique") or "instinctive"
+    if choice == "instinctive":
+        return _resolve(state, None, dice)
+    technique = _technique(action)
+    if technique.key not in defender["techniques"] and not technique.standard:
+        raise _refuse("not_known", name=defender["name"], technique=technique.name)
+    problem = defence_problem(defender, technique, techniques()[pending["technique"]],
+                              tuple(pending["attributes"]), bool(pending.get("free")))
+    if problem:
+        raise _refuse(problem, name=defender["name"], technique=technique.name,
+                      weapon=technique.weapon)
+    return _resolve(state, technique, dice)
+
+
+def _effects(state: State, attacker: dict, target: dict, technique: Technique,
+             attributes: list[str], damage_loss: int, location: str | None, dice: Dice,
+             chain: str | None, rolls: list[RollRecord]) -> tuple[dict, dict, list[str]]:
+    """« Attributs »: what a hit does to the target (and the attacker) besides damage."""
+    round_number = state["round"]
+    t: dict[str, Any] = {}
+    a: dict[str, Any] = {}
+    notes: list[str] = []
+    states = dict(target.get("states") or {})
+    special = technique.special.lower()
+    chain_info = techniques()[chain].chain if chain else None
+    if "a_terre" in attributes:
+        t["posture"] = "a_terre"
+        notes.append("a_terre")
+    if "assommante" in attributes:
+        until = round_number + 1
+        if "1d6 tours" in special or (chain_info and chain_info.stun_d6):
+            record = notation.roll("1d6", dice, purpose="sonné (tours)")
+            rolls.append(record)
+            until = round_number + record.total
+        if chain_info and chain_info.stun_fight:
+            until = FOREVER
+        states["sonne"] = max(states.get("sonne", 0), until)
+        notes.append("sonne")
+    for attribute, name in (("terrorisante", "terrorise"), ("epuisante", "epuise"),
+                            ("aveuglante", "aveugle")):
+        if attribute in attributes:
+            states[name] = max(states.get(name, 0), round_number + 1)
+            notes.append(name)
+    if "desarmante" in attributes and target.get("weapon"):
+        t["weapon"] = None
+        notes.append("desarme")
+    if "choc" in attributes:
+        notes.append("choc")
+    if "soumission" in attributes:
+        t["held_by"] = attacker["id"]
+        t["escape_tries"] = target["characteristics"]["force"]
+        notes.append("soumission")
+    if "impulsion" in attributes:
+        a["impulsion"] = attacker.get("impulsion", 0) + 1
+        notes.append("impulsion")
+    if "mouvement" in attributes:
+        notes.append("mouvement")
+    extra_furie = 0
+    if "point de furie supplémentaire" in special:
+        extra_furie += 1
+    if chain_info and chain_info.furie_d6:
+        record = notation.roll("1d6", dice, purpose="furie supplémentaire")
+        rolls.append(record)
+        extra_furie += record.total
+    if extra_furie and "terrorise" not in states and target["kind"] != "hommes_de_main":
+        t["furie"] = min(target["furie_max"], target["furie"] + extra_furie)
+    if technique.key == "braquage" and target.get("weapon"):
+        # « L'arme se retrouve dans les mains du personnage. »
+        key = target["weapon"]
+        spec = (target.get("arsenal") or {}).get(key)
+        if spec:
+            a["arsenal"] = {**attacker.get("arsenal", {}), key: spec}
+            a["weapons"] = list(dict.fromkeys([*attacker.get("weapons", []), key]))
+            a["weapon"] = key
+            t["weapons"] = [w for w in target.get("weapons", []) if w != key]
+            notes.append("weapon_taken")
+    if technique.key == "ma_sutemi_waza":
+        a["posture"] = "a_terre"
+    if technique.key == "elbow_drop":
+        a["posture"] = "a_terre"
+    if chain_info and chain_info.stand_up:
+        a["posture"] = "debout"
+    if states != (target.get("states") or {}):
+        t["states"] = states
+    return t, a, notes
+
+
+def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]:
+    """Précision against the defence (« strictement supérieur » hits), then location,
+    puissance − (endurance + armure), furie, grave wounds, KO, death and the attributes."""
+    pending = state["pending"]
+    attacker = state["participants"][pending["attacker"]]
+    defender = state["participants"][pending["target"]]
+    technique = techniques()[pending["technique"]]
+    attributes = list(pending["attributes"])
+    chain = pending.get("chain")
+    chain_info = techniques()[chain].chain if chain else None
+    rolls: list[RollRecord] = []
+    henchmen_attack = attacker["kind"] == "hommes_de_main"
+    helpers = max(0, attacker["members"] - attacker["down"] - 1) if henchmen_attack else 0
+    attack_d10 = pending["prepared"] + helpers + (chain_info.precision_d10 if chain_info else 0)
+    attack_d10 -= ("tete" in attacker["wounds"]) + ("aveugle" in attacker["states"])
+    labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
+    attack_roll = precision_roll(
+        dice, attacker, technique, extra_d10=attack_d10,
+        extra_d6=(chain_info.precision_d6 if chain_info else 0) + attacker.get("next_d6", 0),
+        modifiers=labels, purpose=f"précision — {technique.name}")
+    rolls.append(attack_roll)
+    surprise = "attaque_surprise" in attributes and "sixieme_sens" not in defender["talents"]
+    d_changes: dict[str, Any] = {}
+    a_changes: dict[str, Any] = {"next_d6": 0} if attacker.get("next_d6") else {}
+    if technique.key == "panthere_bondissante":
+        a_changes["posture"] = "debout"  # « Que l'attaque soit un succès ou non … debout »
+    auto_fail = None
+    if defence is None:
+        d10 = 1 if surprise else defender["defense_instinctive"]
+        defence_roll = pool(dice, d10 - (1 if "tete" in defender["wounds"] else 0),
+                            purpose="défense instinctive")
+    else:
+        d_changes["actions_left"] = defender["actions_left"] - 1
+        cost = dict(defence.cost)
+        if "torse" in defender["wounds"] and cost.get("energie"):
+            cost["energie"] *= 2
+        if cost.get("energie"):
+            d_changes["energie"] = max(0, defender["energie"] - cost["energie"])
+        if cost.get("furie"):
+            d_changes["furie"] = max(0, defender["furie"] - cost["furie"])
+        counter = "contre_attaque" in defence.attributes or defence.key == "nukitsuke"
+        if defence.type == "parade" and "imparable" in attributes and not counter:
+            auto_fail = "imparable"
+        if defence.type == "esquive" and "inevitable" in attributes and not counter:
+            auto_fail = "inevitable"
+        extra = defender["prepared"] + (helpers_of(defender))
+        if defender["prepared"]:
+            d_changes["prepared"] = 0
+        if technique.key == "do_giri" and defence.type == "esquive":
+            extra -= 1  # « un malus d'1D10 s'il tente une esquive contre un Do giri »
+        extra -= ("tete" in defender["wounds"]) + ("aveugle" in defender["states"])
+        defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
+                                      extra_d6=defender.get("next_d6", 0), single_die=surprise,
+                                      purpose=f"défense — {defence.name}")
+        if defender.get("next_d6"):
+            d_changes["next_d6"] = 0
+    rolls.append(defence_roll)
+    hit = auto_fail is not None or attack_roll.total > defence_roll.total
+    countered = (defence is not None and auto_fail is None and (
+        "contre_attaque" in defence.attributes or defence.key == "nukitsuke")
+        and defence_roll.total > attack_roll.total)
+    payload: dict[str, Any] = {
+        "attacker": attacker["name"], "target": defender["name"], "technique": technique.name,
+        "defence": defence.name if defence else None, "attack_total": attack_roll.total,
+        "defence_total": defence_roll.total, "auto_fail": auto_fail, "hit": hit,
+        "surprise": surprise, "helpers": helpers, "chain": chain and techniques()[chain].name,
+        "rule": RULE_ATTACK}
+    changes: dict[str, dict[str, Any]] = {attacker["id"]: a_changes, defender["id"]: d_changes}
+    combo: dict[str, Any] | None = None
+    attacker_chain = list(attacker.get("chain") or [])
+    defender_chain = list(defender.get("chain") or [])
+    if countered:
+        payload["countered"] = True
+        _strike(state, defender, attacker, defence, list(defence.attributes), dice, rolls,
+                payload, changes, pending_location=None, prefix="counter_")
+        attacker_chain = []
+        defender_chain.append(defence.key)
+        combo = _combo_offer(defender, attacker, defender_chain, defence)
+    elif hit:
+        _strike(state, attacker, defender, technique, attributes, dice, rolls, payload,
+                changes, pending_location=pending.get("location"), prefix="",
+                chain=chain)
+        attacker_chain = [] if chain else [*attacker_chain, technique.key]
+        if not chain:
+            combo = _combo_offer(attacker, defender, attacker_chain, technique)
+    else:
+        attacker_chain = []
+        if (defence is not None and defence.type == "parade" and "letale" in attributes
+                and defence.key not in ARMED_PARADES):
+            _lethal_parry(state, attacker, defender, technique, defence, dice, rolls,
+                          payload, changes)
+        if defence is not None:
+            defender_chain.append(defence.key)
+            combo = _combo_offer(defender, attacker, defender_chain, defence)
+            if defence.key == "metsubushi":
+                states = dict(attacker.get("states") or {})
+                states["aveugle"] = state["round"] + 1
+                changes[attacker["id"]]["states"] = states
+            if defence.key == "makibishi":
+                changes[attacker["id"]]["actions_left"] = max(
+                    0, changes[attacker["id"]].get("actions_left", attacker["actions_left"])
+                    - 1)
+            if defence.key == "tai_sabaki":  # « 1D6 de bonus à son prochain jet »
+                changes[defender["id"]]["next_d6"] = defender.get("next_d6", 0) + 1
+            if "impulsion" in defence.attributes:
+                changes[defender["id"]]["impulsion"] = defender.get("impulsion", 0) + 1
+    if defence is not None and defence.key == "plongeon":
+        changes[defender["id"]]["posture"] = "a_terre"
+    if defence is not None and defence.key == "roulade" and changes[defender["id"]].get(
+            "posture") == "a_terre":
+        changes[defender["id"]]["posture"] = defender["posture"]  # « ne peut être mis à terre »
+    changes[attacker["id"]]["chain"] = attacker_chain
+    changes[defender["id"]]["chain"] = defender_chain
+    turn = state.get("turn")
+    following: dict[str, Any] = {"pending": None, "combo": combo}
+    turn_p = state["participants"].get(turn) if turn else None
+    if countered and defence.key == "ma_sutemi_waza" and turn == attacker["id"]:
+        # « Le tour de jeu de l'adversaire prend fin immédiatement » (its actions left stay
+        # for defending).
+        following["turn"] = _next_turn(state, turn)
+    elif turn_p is not None:
+        merged = {**turn_p, **changes.get(turn, {})}
+        if (merged.get("ko") or merged.get("dead") or (
+                merged["kind"] == "hommes_de_main" and merged["down"] >= merged["members"])):
+            following["turn"] = _next_turn(state, turn)
+    _exhausted(changes, state)
+    payload.update(rolls=_rolls(*rolls), changes={k: v for k, v in changes.items() if v},
+                   set=following, combo=[o["technique"] for o in (combo or {}).get(
+                       "options", [])])
+    return [Event("attack_resolved", payload)]
+
+
+def _lethal_parry(state: State, attacker: dict, defender: dict, technique: Technique,
+                  defence: Technique, dice: Dice, rolls: list[RollRecord], payload: dict,
+                  changes: dict) -> None:
+    """« Dommages létaux »: a lethal blow parried bare-handed still rolls its damage; the
+    defender opposes (Puissance de la parade + armure) and loses the margin of failure."""
+    attack = damage_pool(attacker, technique, dice=dice, purpose=f"puissance — {technique.name}")
+    parry = damage_pool(defender, defence, dice=dice, purpose=f"puissance — {defence.name}")
+    if attack is None:
+        return
+    rolls += [record for record in (attack, parry) if record is not None]
+    resisted = (parry.total if parry else 0) + int(defender.get("armour", 0))
+    loss = max(0, attack.total - resisted)
+    merged = {**defender, **changes.get(defender["id"], {})}
+    loss = min(loss, merged["sante"])
+    payload["lethal_parry"] = {"attack": attack.total, "parry": resisted, "loss": loss,
+                               "rule": RULE_LETHAL}
+    if loss <= 0 or defender["kind"] == "hommes_de_main":
+        return
+    t = changes.setdefault(defender["id"], {})
+    t["sante"] = merged["sante"] - loss
+    if "terrorise" not in merged.get("states", {}):
+        t["furie"] = min(defender["furie_max"], merged["furie"] + 1)
+    if t["sante"] <= 0:
+        t.update(ko=True, dead=True, posture="a_terre", actions_left=0)
+        payload["lethal_parry"]["dead"] = True
+
+
+def _exhausted(changes: dict[str, dict[str, Any]], state: State) -> None:
+    """« Lorsqu'elle tombe à zéro, le personnage est épuisé » (until the end of the fight)."""
+    for pid, fields in changes.items():
+        before = state["participants"][pid]
+        if fields.get("energie") == 0 and before["energie"] > 0 and before["energie_max"]:
+            states = dict(fields.get("states") or before.get("states") or {})
+            states["epuise"] = FOREVER
+            fields["states"] = states
+
+
+def helpers_of(participant: Mapping[str, Any]) -> int:
+    """« Chaque homme de mains en plus du premier ajoute un 1D10 de bonus »."""
+    if participant["kind"] != "hommes_de_main":
+        return 0
+    return max(0, participant["members"] - participant["down"] - 1)
+
+
+def _strike(state: State, attacker: dict, target: dict, technique: Technique,
+            attributes: list[str], dice: Dice, rolls: list[RollRecord], payload: dict,
+            changes: dict, *, pending_location: str | None, prefix: str,
+            chain: str | None = None) -> None:
+    """A blow that went through: location, puissance, damage and the attributes."""
+    chain_info = techniques()[chain].chain if chain else None
+    tech = technique
+    down = target["posture"] == "a_terre"
+    if chain_info and chain_info.location:
+        location, loc_roll = chain_info.location, None
+        location = "torse" if location == "haut" else location
+    else:
+        location, loc_roll = roll_location(dice, tech, down, pending_location)
+    if loc_roll:
+        rolls.append(loc_roll)
+    extra_d6 = chain_info.puissance_d6 if chain_info else 0
+    if tech.key == "tsuki" and location == "tete":
+        extra_d6 += 1  # « Ajoute 1D6 à la puissance de l'arme si l'attaque touche la tête »
+    record = damage_pool(attacker, tech, extra_d6=extra_d6, dice=dice,
+                         purpose=f"puissance — {tech.name}")
+    if record:
+        rolls.append(record)
+    t = dict(changes.get(target["id"]) or {})
+    merged_target = {**target, **t}
+    henchmen = target["kind"] == "hommes_de_main"
+    lethal_parry = None
+    if henchmen:
+        endurance = target["characteristics"]["endurance"]
+        armour = 0 if "fracassante" in attributes else target["armour"]
+        loss = max(0, (record.total if record else 0) - endurance - armour)
+        out = loss >= 1 or "attaque_surprise" in attributes
+        payload[prefix + "damage"] = {"roll": record and record.total, "endurance": endurance,
+                                      "armour": armour, "loss": loss, "location": location,
+                                      "henchman_out": out,
+                                      "dead": out and "letale" in attributes}
+        if out:
+            t["down"] = target["down"] + 1
+    else:
+        damage = apply_damage(merged_target, record, location, tuple(attributes))
+        if "blessure" in attributes and "équivalent d'une blessure grave" in tech.special:
+            damage.grave = True
+        payload[prefix + "damage"] = {
+            "roll": record and record.total, "endurance": damage.endurance,
+            "armour": damage.armour, "loss": damage.loss, "location": location,
+            "grave": damage.grave, "ko": damage.ko, "dead": damage.dead,
+            "sante_before": target["sante"], "sante": target["sante"] - damage.loss}
+        lethal_parry = None
+        t["sante"] = target["sante"] - damage.loss
+        if damage.furie_gained:
+            t["furie"] = min(target["furie_max"], target["furie"] + 1)
+        if damage.grave and location:
+            t["wounds"] = sorted(set(target["wounds"]) | {location})
+            if location == "torse":
+                lost = notation.roll("1d6", dice, purpose="énergie perdue (blessure au torse)")
+                rolls.append(lost)
+                t["energie"] = max(0, target["energie"] - lost.total)
+                payload[prefix + "damage"]["energie_lost"] = lost.total
+            if location.startswith("jambe"):
+                t["posture"] = "a_terre"
+        if damage.ko:
+            t.update(ko=True, posture="a_terre", held_by=None, actions_left=0)
+        if damage.dead:
+            t.update(dead=True, ko=True, actions_left=0)
+        if target.get("held_by") is None and target["id"] in [
+                p.get("held_by") for p in state["participants"].values()] and damage.loss:
+            for other in state["participants"].values():  # a hurt holder lets go
+                if other.get("held_by") == target["id"] and other["id"] != attacker["id"]:
+                    changes.setdefault(other["id"], {})["held_by"] = None
+    del lethal_parry
+    eff_t, eff_a, notes = _effects(state, attacker, {**target, **t}, tech, attributes,
+                                   0, location, dice, chain, rolls)
+    t.update(eff_t)
+    changes[target["id"]] = t
+    changes[attacker["id"]] = {**changes.get(attacker["id"], {}), **eff_a}
+    payload[prefix + "effects"] = notes
+
+
+def _combo_offer(fighter: Mapping[str, Any], target: Mapping[str, Any], progress: list[str],
+                 technique: Technique) -> dict[str, Any] | None:
+    """After a success: the technique's own combo, and any chain whose steps were just
+    completed in order (« Pour réussir un enchaînement … toutes toucher … dans le bon
+    ordre »)."""
+    options: list[dict[str, Any]] = []
+    if technique.combo and technique.type != "enchainement":
+        options += [{"technique": key, "chain": None} for key in technique.combo]
+    for key in fighter.get("techniques") or []:
+        chain = techniques()[key].chain
+        if chain and len(progress) >= len(chain.steps) and tuple(
+                progress[-len(chain.steps):]) == chain.steps:
+            options += [{"technique": finisher, "chain": key} for finisher in chain.finisher]
+    if not options or fighter["kind"] == "hommes_de_main":
+        return None
+    return {"pid": fighter["id"], "target": target["id"], "options": options}
+
+
+# — moving, preparing, posture, weapons ————————————————————————————————————————
+
+MANOEUVRES = ("move", "run", "stand_up", "go_down", "prepare", "draw")
+
+
+def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+               ) -> list[Event]:
+    me = _require_turn(state, actor)
+    what = choice_field(action, "what", MANOEUVRES)
+    if me["actions_left"] < 1:
+        raise _refuse("no_action_left", name=me["name"])
+    changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
+    info: dict[str, Any] = {"name": me["name"], "what": what, "rule": RULE_MOVES}
+    if what == "move":
+        if me["posture"] == "a_terre":
+            raise _refuse("attacker_down", name=me["name"])
+        info["metres"] = me["move"]
+    elif what == "run":
+        if me["posture"] == "a_terre" or any(w.startswith("jambe") for w in me["wounds"]):
+            raise _refuse("attacker_down", name=me["name"])
+        if me["actions_left"] < me["actions"]:
+            raise _refuse("full_turn")
+        changes["actions_left"] = 0
+        states = dict(me["states"])
+        states["court"] = state["round"]
+        changes["states"] = states
+        info["metres"] = me["run"]
+    elif what == "stand_up":
+        changes["posture"] = "debout"
+        info["rule"] = RULE_POSTURE
+    elif what == "go_down":
+        changes["posture"] = "a_terre"
+        info["rule"] = RULE_POSTURE
+    elif what == "prepare":
+        changes["prepared"] = me["prepared"] + 1
+        info["rule"] = RULE_PREPARE
+    else:
+        weapon = action.get("weapon") or None
+        if weapon is not None and weapon not in me["weapons"]:
+            raise _refuse("bad_field", field="weapon", reason=", ".join(me["weapons"]) or "—")
+        changes["weapon"] = weapon
+        info["weapon"] = me["arsenal"][weapon]["name"] if weapon else None
+        info["rule"] = "Combat « versus » § Actions de combat possibles"
+    return [Event("manoeuvred", {**info, "changes": {me["id"]: changes},
+                                 "set": {"combo": None}})]
+
+
+# — holds, finishing off, tests ———————————————————————————————————————————————————
+
+def _escape(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+            ) -> list[Event]:
+    """« Soumission »: one try a turn, Force / Force (the initiator loses ties); as many tries
+    as the victim's Force, then KO."""
+    me = _require_turn(state, actor)
+    holder_id = me.get("held_by")
+    if not holder_id:
+        raise _refuse("not_held", name=me["name"])
+    holder = state["participants"][holder_id]
+    mine = pool(dice, me["characteristics"]["force"], purpose="se libérer (Force)")
+    theirs = pool(dice, holder["characteristics"]["force"], purpose="tenir (Force)")
+    free = mine.total > theirs.total
+    tries = me["escape_tries"] - 1
+    changes: dict[str, Any] = {"actions_left": 0 if not free else me["actions_left"] - 1,
+                               "escape_tries": tries}
+    if free:
+        changes["held_by"] = None
+    elif tries <= 0:
+        changes.update(ko=True, held_by=None, posture="a_terre", actions_left=0)
+    return [Event("escape_tried", {"name": me["name"], "holder": holder["name"],
+                                   "free": free, "tries_left": tries, "ko": bool(
+                                       not free and tries <= 0),
+                                   "rolls": _rolls(mine, theirs), "rule": RULE_SUBMISSION,
+                                   "changes": {me["id"]: changes}})]
+
+
+def _coup_de_grace(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                   ) -> list[Event]:
+    """« Mise à mort »: the whole turn spent on a KO enemy kills it."""
+    me = _require_turn(state, actor)
+    target = _participant(state, action, "target")
+    if not target.get("ko") or target.get("dead"):
+        raise _refuse("not_ko", name=target["name"])
+    if me["actions_left"] < me["actions"]:
+        raise _refuse("full_turn")
+    return [Event("finished_off", {"name": me["name"], "target": target["name"],
+                                   "rule": RULE_KILL,
+                                   "changes": {me["id"]: {"actions_left": 0},
+                                               target["id"]: {"dead": True}}})]
+
+
+def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    """« Jet de dés simple »: Caractéristique x D10 + Compétence against a difficulty, with
+    helpers (« Agir en équipe », +1D10 each) and bonus dice."""
+    who = _participant(state, action, "participant")
+    _control(actor, who)
+    characteristic = choice_field(action, "characteristic", CHARACTERISTICS)
+    skill = action.get("skill") or ""
+    if skill and skill not in SKILL_NAMES:
+        raise _refuse("bad_field", field="skill", reason="compétence")
+    difficulty = choice_field(action, "difficulty", list(DIFFICULTIES), "difficile")
+    helpers = int_field(action, "helpers", 0, 10, 0)
+    bonus = int_field(action, "bonus_dice", -5, 5, 0)
+    level = int(who["skills"].get(skill, 0)) if skill else 0
+    malus = ("tete" in who["wounds"]) + ("aveugle" in who["states"] and characteristic in (
+        "habilete", "rapidite", "perception")) + ("epuise" in who["states"] and (
+            characteristic == "rapidite"))
+    level -= "ivre" in who["states"]  # « un malus d'un point dans toutes ses actions »
+    test = simple_test(dice, who["characteristics"][characteristic] - malus,
+                       DIFFICULTIES[difficulty], skill=level,
+        skill_name=SKILL_NAMES.get(skill), extra_d10=bonus, helpers=helpers,
+        purpose=f"test — {who['name']}")
+    return [Event("tested", {"name": who["name"], "characteristic": CHAR_NAMES[characteristic],
+                             "skill": SKILL_NAMES.get(skill), "level": level,
+                             "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
+                             "total": test.record.total, "success": test.success,
+                             "margin": test.margin, "rolls": _rolls(test.record),
+                             "rule": "Tests et Actions § Jet de dés simple"})]
+
+
+def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+              ) -> list[Event]:
+    """« Jet d'opposition (Caractéristique 1 + Compétence 1 / Caractéristique 2 +
+    Compétence 2) »: the best score wins, the initiator loses ties; the GM may give one side
+    bonus points. A surprise attack, an intimidation, fear overcome (Volonté / Tempérament)."""
+    require_gm(actor)
+    sides = []
+    for side in ("a", "b"):
+        who = _participant(state, action, f"participant_{side}")
+        characteristic = choice_field(action, f"characteristic_{side}", CHARACTERISTICS)
+        skill = action.get(f"skill_{side}") or ""
+        if skill and skill not in SKILL_NAMES:
+            raise _refuse("bad_field", field=f"skill_{side}", reason="compétence")
+        bonus = int_field(action, f"bonus_{side}", -10, 10, 0)
+        level = int(who["skills"].get(skill, 0)) if skill else 0
+        labels = tuple(Modifier(value, label) for value, label in (
+            (level, SKILL_NAMES.get(skill)), (bonus, "MJ")) if value)
+        record = pool(dice, who["characteristics"][characteristic], labels=labels,
+                      purpose=f"opposition — {who['name']}")
+        sides.append((who, characteristic, SKILL_NAMES.get(skill), record))
+    (a, char_a, skill_a, roll_a), (b, char_b, skill_b, roll_b) = sides
+    if a["id"] == b["id"]:
+        raise _refuse("target_self")
+    return [Event("opposed_rolled", {
+        "initiator": a["name"], "opponent": b["name"], "char_a": CHAR_NAMES[char_a],
+        "char_b": CHAR_NAMES[char_b],
+        "skill_a": skill_a, "skill_b": skill_b, "total_a": roll_a.total,
+        "total_b": roll_b.total, "initiator_wins": roll_a.total > roll_b.total,
+        "rolls": _rolls(roll_a, roll_b), "rule": "Tests et Actions § Jet d'opposition"})]
+
+
+JUMP_DIFFICULTIES = (4, 6, 8, 10, 15)  # « Saut »: Habileté +1 … +5 mètres
+
+
+def _jump(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    """« Saut »: Habileté metres without a roll; each metre more raises the difficulty a
+    level (4, 6, 8, 10, 15), Habileté + Acrobatie; one action."""
+    me = _require_turn(state, actor)
+    if me["actions_left"] < 1:
+        raise _refuse("no_action_left", name=me["name"])
+    if me["posture"] == "a_terre":
+        raise _refuse("attacker_down", name=me["name"])
+    habilete = me["characteristics"]["habilete"]
+    metres = int_field(action, "metres", 1, habilete + len(JUMP_DIFFICULTIES))
+    changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
+    payload: dict[str, Any] = {"name": me["name"], "metres": metres, "free": metres <= habilete,
+                               "rule": "Combat « versus » § Mouvements / Saut"}
+    if metres > habilete:
+        difficulty = JUMP_DIFFICULTIES[metres - habilete - 1]
+        acrobatie = int(me["skills"].get("acrobatie", 0))
+        test = simple_test(dice, habilete, difficulty, skill=acrobatie,
+                           skill_name="Acrobatie", purpose=f"saut — {me['name']}")
+        payload.update(difficulty=difficulty, total=test.record.total, success=test.success,
+                       rolls=_rolls(test.record))
+        if not test.success:
+            changes["posture"] = "a_terre"
+    return [Event("jumped", {**payload, "changes": {me["id"]: changes},
+                             "set": {"combo": None}})]
+
+
+ORDERS_MAX = 500
+
+
+def _write_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                  ) -> list[Event]:
+    """« Les joueurs inscrivent secrètement leurs actions dans l'ordre où elles seront
+    exécutées »: a fighter still tied at initiative writes its orders; only its player and the
+    GM read them until the GM reveals them all."""
+    who = _participant(state, action, "participant")
+    _control(actor, who)
+    if not any(who["id"] in group for group in state.get("simultaneous") or []):
+        raise _refuse("not_simultaneous", name=who["name"])
+    text = text_field(action, "orders", ORDERS_MAX, multiline=True)
+    visibility = "gm" if actor.is_gm else "self"
+    return [Event("orders_written", {
+        "participant": who["id"], "name": who["name"], "orders": text,
+        "rule": RULE_INITIATIVE, "set": {"orders": {**(state.get("orders") or {}),
+                                                     who["id"]: text}}}, visibility)]
+
+
+def _reveal_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                   ) -> list[Event]:
+    """The GM reads every written order aloud: « on exécute en même temps les premières
+    actions inscrites puis les secondes etc. »."""
+    require_gm(actor)
+    orders = dict(state.get("orders") or {})
+    if not orders:
+        raise _refuse("no_orders")
+    names = {pid: state["participants"][pid]["name"] for pid in orders}
+    return [Event("orders_revealed", {"orders": orders, "names": names,
+                                      "rule": RULE_INITIATIVE,
+                                      "set": {"orders": {}, "orders_revealed": orders}})]
+
+
+ADJUSTABLE = ("sante", "energie", "furie", "actions_left", "down")
+
+
+def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+               ) -> list[Event]:
+    """The GM corrects a value, changes a posture or a state, recorded with a reason."""
+    require_gm(actor)
+    who = _participant(state, action, "participant")
+    field = choice_field(action, "field", (*ADJUSTABLE, "posture", "state", "ko"))
+    reason = text_field(action, "reason", 200, required=False)
+    changes: dict[str, Any] = {}
+    before: Any
+    if field in ADJUSTABLE:
+        high = {"sante": who["sante_max"], "energie": who["energie_max"],
+                "furie": who["furie_max"], "actions_left": who["actions"],
+                "down": who["members"]}[field]
+        value = int_field(action, "value", 0, high)
+        before, changes[field] = who[field], value
+        if field == "sante" and value > 0 and who["ko"] and not who["dead"]:
+            changes["ko"] = False  # « Il ne se réveillera que lorsqu'il aura regagné 1 point »
+    elif field == "posture":
+        before = who["posture"]
+        changes["posture"] = choice_field(action, "value", ("debout", "a_terre"))
+    elif field == "ko":
+        before = who["ko"]
+        changes["ko"] = flag(action, "value")
+    else:
+        name = choice_field(action, "value", ("sonne", "terrorise", "epuise", "aveugle",
+                                              "ivre", "empoisonne", "malade", "aucun"))
+        rounds = int_field(action, "rounds", 0, 100, 1)
+        before = dict(who["states"])
+        states = {} if name == "aucun" else {**who["states"],
+                                              name: state["round"] + rounds}
+        changes["states"] = states
+    return [Event("gm_adjusted", {"name": who["name"], "field": field, "before": before,
+                                  "after": next(iter(changes.values())), "reason": reason,
+                                  "changes": {who["id"]: changes}})]
+
+
+RECOVERY = ("rest_hours", "sleep_hours", "rest_days", "calm")
+
+
+def _recover(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+             ) -> list[Event]:
+    """The GM lets time pass (« Points d'énergie », « Points de santé », « Points de
+    furie »): an hour of rest gives 1 énergie, an hour of sleep Volonté x 2, a day of rest
+    1D6 santé; an hour without fighting calms the furie down. Never above the maximum."""
+    require_gm(actor)
+    if state.get("pending"):
+        raise _refuse("attack_pending")
+    who = _participant(state, action, "participant")
+    what = choice_field(action, "what", RECOVERY)
+    amount = int_field(action, "amount", 1, 30, 1)
+    changes: dict[str, Any] = {}
+    rolls: list[RollRecord] = []
+    if what == "rest_hours":
+        changes["energie"] = min(who["energie_max"], who["energie"] + amount)
+    elif what == "sleep_hours":
+        gain = amount * who["characteristics"]["volonte"] * 2
+        changes["energie"] = min(who["energie_max"], who["energie"] + gain)
+    elif what == "rest_days":
+        record = notation.roll(f"{amount}d6", dice, purpose="santé regagnée (repos)")
+        rolls.append(record)
+        changes["sante"] = min(who["sante_max"], who["sante"] + record.total)
+        if who["ko"] and not who["dead"] and changes["sante"] > 0:
+            changes["ko"] = False
+    else:
+        changes["furie"] = 0
+    if changes.get("energie", 0) > 0 and who["states"].get("epuise") == FOREVER:
+        changes["states"] = {k: v for k, v in who["states"].items() if k != "epuise"}
+    return [Event("recovered", {"name": who["name"], "what": what, "amount": amount,
+                                "before": {k: who[k] for k in changes if k in who},
+                                "after": {k: v for k, v in changes.items() if k != "states"},
+                                "rolls": _rolls(*rolls),
+                                "rule": "Conception du personnage § Points de santé, "
+                                        "d'énergie et de furie",
+                                "changes": {who["id"]: changes}})]
+
+
+def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    require_gm(actor)
+    return [Event("match_ended", {"set": {"pending": None, "combo": None, "turn": None}})]
+
+
+HANDLERS: dict[str, Callable[..., list[Event]]] = {
+    "roll_initiative": _initiative, "end_turn": _end_turn, "attack": _attack,
+    "combo": _combo, "defend": _defend, "manoeuvre": _manoeuvre, "escape": _escape,
+    "coup_de_grace": _coup_de_grace, "test": _test, "gm_adjust": _gm_adjust, "end": _end,
+    "recover": _recover, "opposed": _opposed, "jump": _jump,
+    "write_orders": _write_orders, "reveal_orders": _reveal_orders,
+}
+
+
+def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    handler = handler_for(HANDLERS, state, action, actor)
+    return handler(copy.deepcopy(state), action, actor, dice)

@@ -1,0 +1,178 @@
+"""Tiamat as a Tablée game system (``shared/seeds/004_027408667edfd8d5.txt``).
+
+The sheet: ``sheet.py``; content: ``content.py`` and ``data/techniques.json``; dice:
+``pools.py``; the pure combat rules: ``combat.py``; the table: ``match.py`` (state, forms,
+view, between matches) and ``match_actions.py`` (deciding); ready fighters: ``profiles.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.dice import Dice, RollRecord
+from app.rules.system import (
+    N_,
+    NO_CONTENT,
+    Content,
+    ContentField,
+    ContentKind,
+    DemoCharacter,
+    DemoMatch,
+    DemoStep,
+    Problem,
+    Sheet,
+)
+from app.rules.tiamat import match, match_actions, profiles, sheet
+from app.rules.tiamat.content import (
+    ARMOURS,
+    ARTS,
+    ATTRIBUTE_NAMES,
+    CHAR_NAMES,
+    CHARACTERISTICS,
+    LOCATION_NAMES,
+    SKILL_NAMES,
+    TALENT_NAMES,
+    TYPE_NAMES,
+    WEAPONS,
+    all_weapons,
+    techniques,
+)
+from app.rules.tiamat.sheet import WOUND_LOCATIONS
+
+
+def _int(value: Any) -> int | str:
+    text = (value or "").strip() if isinstance(value, str) else value
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return text if isinstance(text, str) else ""
+
+
+class TiamatSystem:
+    key = "tiamat"
+    name_fr = "Tiamat"
+    name_en = "Tiamat"
+    seed_file = "004_027408667edfd8d5.txt"
+    uses_board = False
+    content_kinds = (ContentKind("weapon", N_("Weapons"), (
+        ContentField("kind", N_("Kind"), "choice", choices=(
+            ("contact", N_("Arme de contact")), ("distance", N_("Attaque à distance")))),
+        ContentField("d10", N_("Puissance: D10 added to Force (contact)"), "int", low=0, high=4,
+                     required=False),
+        ContentField("d6", N_("Puissance: D6"), "int", low=0, high=6, required=False),
+        ContentField("letale", N_("Létale"), "bool", required=False),
+        ContentField("kendo", N_("Arme de Kendo"), "bool", required=False),
+        ContentField("point_blank", N_("Point-blank range (m)"), "int", low=0, high=1000,
+                     required=False),
+        ContentField("short_range", N_("Short range (m)"), "int", low=0, high=5000,
+                     required=False),
+        ContentField("long_range", N_("Long range (m)"), "int", low=0, high=10000,
+                     required=False),
+    ), "Armes § Dommage des armes / Portée des armes (pas de table dans le texte)"),)
+    # The two talents come from the D10 x D6 table (« Déterminer ses talents au hasard »).
+    rolled_fields = ("talents",)
+
+    char_names = CHAR_NAMES
+    characteristics = CHARACTERISTICS
+    skill_names = SKILL_NAMES
+    talent_names = TALENT_NAMES
+    arts = ARTS
+    weapons = WEAPONS
+    armours = ARMOURS
+    type_names = TYPE_NAMES
+    attribute_names = ATTRIBUTE_NAMES
+    location_names = LOCATION_NAMES
+
+    def weapon_choices(self, content=None) -> list[tuple[str, str]]:
+        return [(key, weapon.name) for key, weapon in all_weapons(content).items()]
+
+    def techniques(self):
+        return techniques()
+
+    def technique_names(self, options) -> str:
+        """A combo's choices as the page shows them (``{"technique", "chain"}`` dicts)."""
+        catalogue = techniques()
+        return ", ".join(
+            catalogue[o["technique"]].name + (f" ({catalogue[o['chain']].name})"
+                                              if o.get("chain") else "") for o in options)
+
+    def new_sheet(self) -> Sheet:
+        return sheet.blank_sheet()
+
+    def roll_sheet(self, dice: Dice) -> tuple[Sheet, list[RollRecord]]:
+        new = sheet.blank_sheet()
+        new["talents"], records = sheet.roll_talents(dice)
+        return new, records
+
+    def validate_sheet(self, data: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
+        return sheet.validate(data, content)
+
+    def validate_change(self, before: Sheet, after: Sheet,
+                        content: Content = NO_CONTENT) -> list[Problem]:
+        return sheet.validate_change(before, after, content)
+
+    def derived(self, data: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
+        return sheet.derived(data, content)
+
+    def sheet_from_form(self, form: Mapping[str, str]) -> Sheet:
+        """Fields: ``kind``, ``char_<name>``, ``skill_<key>``, ``talents`` (several or a comma
+        list, or ``talent_<key>`` boxes), ``talent_mode``, ``arts`` / ``art_<key>``,
+        ``art_talent_<art>``, ``techniques`` / ``technique_<key>``, ``sante``, ``energie``,
+        ``furie``, ``armour``, ``weapons`` / ``weapon_<key>``, ``equipment``, ``wounds`` /
+        ``wound_<location>``, ``members``, ``actions_override``."""
+        def many(key: str, prefix: str, keys) -> list[str]:
+            """A comma list in ``key``, and/or one checkbox ``<prefix><item>`` per item."""
+            found = [part.strip() for part in str(form.get(key) or "").split(",")
+                     if part.strip()]
+            found += [item for item in keys if str(form.get(prefix + item) or "") in (
+                "on", "true", "1", "yes")]
+            return list(dict.fromkeys(found))
+
+        data: Sheet = {
+            "kind": (form.get("kind") or "pj").strip(),
+            "characteristics": {name: _int(form.get(f"char_{name}", ""))
+                                for name in CHARACTERISTICS},
+            "skills": {key: _int(form.get(f"skill_{key}")) for key in SKILL_NAMES
+                       if str(form.get(f"skill_{key}") or "").strip() not in ("", "0")},
+            "talents": many("talents", "talent_", TALENT_NAMES),
+            "talent_mode": "chosen" if form.get("talent_mode") == "chosen" else "random",
+            "arts": many("arts", "art_", ARTS),
+            "techniques": many("techniques", "technique_", techniques()),
+            "armour": (form.get("armour") or "aucune").strip(),
+            "weapons": many("weapons", "weapon_", [
+                key[len("weapon_"):] for key in form if key.startswith("weapon_")]),
+            "equipment": str(form.get("equipment") or "")[:2000],
+            "wounds": many("wounds", "wound_", WOUND_LOCATIONS),
+        }
+        data["art_talents"] = {art: form[f"art_talent_{art}"].strip() for art in data["arts"]
+                               if str(form.get(f"art_talent_{art}") or "").strip()}
+        for key in ("sante", "energie"):
+            text = str(form.get(key) or "").strip()
+            data[key] = _int(text) if text else None
+        data["furie"] = _int(str(form.get("furie") or "0"))
+        if str(form.get("quadruped") or "") in ("on", "true", "1", "yes"):
+            data["quadruped"] = True
+        if data["kind"] == "hommes_de_main":
+            data["members"] = _int(str(form.get("members") or ""))
+            data["actions_override"] = _int(str(form.get("actions_override") or "1"))
+        return data
+
+    def demo_characters(self) -> list[DemoCharacter]:
+        return profiles.demo_characters()
+
+    def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
+        """The Shanghai warehouse (« Exemple de combat »): Jack against the voyous, initiative
+        rolled. Jin Chun-Fung waits until his men fall: the GM opens his duel then."""
+        return DemoMatch("Entrepôt n°8, Shanghai", ("Jack", "Voyous de l'entrepôt n°8"),
+            steps=(DemoStep({"kind": "roll_initiative"}),))
+
+    start = staticmethod(match.start)
+    decide = staticmethod(match_actions.decide)
+    evolve = staticmethod(match.evolve)
+    legal_actions = staticmethod(match.legal_actions)
+    view = staticmethod(match.view)
+    between_matches = staticmethod(match.between_matches)
+
+
+TIAMAT = TiamatSystem()

@@ -1,0 +1,197 @@
+"""The play screen as a group sees it: the board in the first screen, the journal at its newest
+entry after many actions, and a live update that never erases what someone is typing nor takes
+their focus (issue 10, issue 15's first point). Desktop 1366×900 and phone 390×844."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.table import LIVE, PASSWORD, Campaign, act, log_in, open_match, seat_campaign
+
+DESKTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def campaign(live_server) -> Campaign:
+    return seat_campaign(live_server.url, system="libre", name="La Tablée",
+                         characters=[("player", {"name": "Aldo"}),
+                                     ("gm", {"name": "Gobelin des cavernes profondes"})])
+
+
+def api_act(base_url: str, username: str, match_path: str, action: dict) -> None:
+    with httpx.Client(base_url=base_url, timeout=10) as client:
+        token = client.post("/api/v1/auth/login", json={"username": username,
+                                                        "password": PASSWORD}).json()["token"]
+        answer = client.post(f"/api/v1{match_path}/actions", json={"action": action},
+                             headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 200, answer.text
+
+
+def in_first_screen(page: Page, selector: str) -> None:
+    """Wholly inside the viewport with the page scrolled to the top."""
+    expect(page.locator("#table[data-live]")).to_have_count(1)  # not mid-swap
+    page.evaluate("window.scrollTo(0, 0)")
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    assert box is not None and box["width"] > size["width"] * 0.5, box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], (box, size)
+
+
+def newest_line_visible(page: Page) -> None:
+    last = page.locator("#log > li.log-line").last
+    expect(last).to_be_in_viewport()
+    # Seen in the journal's own scroll box too, not only in the page.
+    inside = last.evaluate("""line => { const log = line.closest('#log').getBoundingClientRect();
+        const box = line.getBoundingClientRect();
+        return box.top >= log.top - 1 && box.bottom <= log.bottom + 1; }""")
+    assert inside
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_board_first_and_journal_at_its_newest_after_30_actions(new_context, campaign,
+                                                                live_server, viewport):
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo", "Gobelin des cavernes profondes"])
+    player = new_context(locale="fr-FR", viewport=viewport, has_touch=viewport is PHONE).new_page()
+    player.goto("/login")
+    player.fill("#field-username", campaign.player)
+    player.fill("#field-password", PASSWORD)
+    player.press("#field-password", "Enter")
+    expect(player).not_to_have_url(re.compile("/login"))
+    player.goto(url)
+    in_first_screen(player, "#board")
+    # A long name is shortened on the board; the full name is its tooltip.
+    goblin = player.locator('#board .token[data-name="Gobelin des cavernes profondes"]')
+    expect(goblin.locator("text")).to_have_text("Gobelin des…")
+    expect(goblin.locator("title")).to_have_text("Gobelin des cavernes profondes")
+    if viewport is PHONE:  # the journal is one tap away
+        player.locator("#tab-log").click()
+    path = url.split(live_server.url, 1)[-1]
+    for number in range(30):
+        api_act(live_server.url, campaign.gm, path, {"kind": "note", "text": f"Note {number + 1}"})
+    expect(player.locator("#log > li.kind-note_added")).to_have_count(30, timeout=10_000)
+    expect(player.locator("#log > li.log-line").last).to_contain_text("Note 30")
+    newest_line_visible(player)
+    expect(player.locator("#log-news")).to_be_hidden()
+
+    # A reader who scrolled up stays where they are; a button brings the new entries back.
+    player.locator("#log").hover()
+    player.mouse.wheel(0, -5000)
+    player.wait_for_timeout(300)
+    assert player.locator("#log").evaluate("log => log.scrollTop") < 50
+    api_act(live_server.url, campaign.gm, path, {"kind": "note", "text": "Note 31"})
+    expect(player.locator("#log-news")).to_be_visible(timeout=LIVE)
+    assert player.locator("#log").evaluate("log => log.scrollTop") < 50
+    player.locator("#log-news").click()
+    newest_line_visible(player)
+    expect(player.locator("#log-news")).to_be_hidden()
+    in_first_screen(player, "#board")
+
+
+def test_a_live_update_keeps_what_is_typed_and_the_focus(new_context, campaign):
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo"])
+    player = log_in(new_context, campaign.player)
+    player.set_viewport_size(DESKTOP)
+    player.goto(url)
+    expression = player.locator("#roll-expression")
+    expression.click()
+    expression.type("4d6kh3")
+    player.locator("#roll-purpose").fill("Perception")
+    expression.focus()
+    expression.press("ArrowLeft")  # the caret between "kh" and "3"
+    assert expression.evaluate("field => [field.selectionStart, field.selectionEnd]") == [5, 5]
+
+    # Mia acts three times; each changes Paul's table and forms (a new token, the turn).
+    act(gm, "add_token", {"name": "Gobelin", "hp_max": "6", "x": "60", "y": "40"})
+    expect(player.locator('#board .token[data-token="t2"]')).to_be_visible(timeout=LIVE)
+    act(gm, "roll_initiative")
+    expect(player.locator("#log > li.kind-initiative_rolled")).to_have_count(2, timeout=LIVE)
+    act(gm, "next_turn")
+    expect(player.locator("#turn .round")).to_have_text("Round 1", timeout=LIVE)
+
+    expect(expression).to_have_value("4d6kh3")
+    expect(player.locator("#roll-purpose")).to_have_value("Perception")
+    expect(expression).to_be_focused()
+    assert expression.evaluate("field => [field.selectionStart, field.selectionEnd]") == [5, 5]
+    # And it still rolls what was typed, from where the caret was.
+    expression.press("End")
+    expression.press("Enter")
+    line = gm.locator("#log > li.kind-rolled").last
+    expect(line).to_contain_text("4d6kh3", timeout=LIVE)
+    expect(line).to_contain_text("Perception")
+
+
+def test_zoom_pan_and_a_drag_at_any_zoom(new_context, campaign):
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo"])
+    player = log_in(new_context, campaign.player)
+    player.set_viewport_size(DESKTOP)
+    player.goto(url)
+    expect(player.locator("#table[data-live]")).to_have_count(1)
+    aldo = player.locator('#board .token[data-token="t1"]')
+    piece = aldo.locator("circle.piece")
+    box = piece.bounding_box()
+    before = box["width"]
+    # The wheel zooms about the pointer: Aldo stays under it.
+    player.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2 + 60)
+    for _ in range(5):
+        player.mouse.wheel(0, -100)
+        player.wait_for_timeout(100)
+    player.wait_for_timeout(300)
+    after = piece.bounding_box()["width"]
+    assert after > before * 1.3, (before, after)
+    in_view = piece.bounding_box()
+    frame = player.locator("#board-frame").bounding_box()
+    assert in_view["y"] >= frame["y"], (in_view, frame)
+    # The buttons zoom too.
+    player.locator("#board-zoom-in").click()
+    player.wait_for_timeout(400)
+    assert piece.bounding_box()["width"] > after * 1.1
+    player.locator("#board-zoom-out").click()
+    player.wait_for_timeout(400)
+    assert abs(piece.bounding_box()["width"] - after) < 1
+
+    # A drag at this zoom lands where the finger was let go, in the board's own unit.
+    radius = float(piece.get_attribute("r"))
+    per_unit = after / (2 * radius)
+    start_x = int(aldo.get_attribute("data-x"))
+    box = piece.bounding_box()
+    centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    player.mouse.move(*centre)
+    player.mouse.down()
+    player.mouse.move(centre[0] + 12 * per_unit, centre[1], steps=6)
+    player.mouse.up()
+    expect(aldo).not_to_have_attribute("data-x", str(start_x), timeout=LIVE)
+    landed = int(aldo.get_attribute("data-x"))
+    assert abs(landed - (start_x + 12)) <= 1, (start_x, landed)
+
+    # Dragging the empty board pans the view (the token does not move); "Fit" puts it back.
+    moved = aldo.locator("circle.piece").bounding_box()
+    board = player.locator("#board-frame").bounding_box()
+    player.mouse.move(board["x"] + 20, board["y"] + board["height"] - 20)
+    player.mouse.down()
+    player.mouse.move(board["x"] + 120, board["y"] + board["height"] - 20, steps=5)
+    player.mouse.up()
+    player.wait_for_timeout(200)
+    panned = aldo.locator("circle.piece").bounding_box()
+    assert abs(panned["x"] - moved["x"] - 100) < 5, (moved, panned)
+    expect(aldo).to_have_attribute("data-x", str(landed))
+    player.locator("#board-fit").click()
+    player.wait_for_timeout(400)
+    assert abs(aldo.locator("circle.piece").bounding_box()["width"] - before) < 1
+
+    # With the ruler on, a drag on the board measures instead of panning.
+    player.locator("#board-ruler").click()
+    expect(player.locator("#board-ruler")).to_have_attribute("aria-pressed", "true")
+    player.mouse.move(board["x"] + 20, board["y"] + 40)
+    player.mouse.down()
+    player.mouse.move(board["x"] + 220, board["y"] + 40, steps=5)
+    expect(player.locator("#ruler")).to_have_class(re.compile("active"))
+    expect(player.locator("#ruler text")).to_have_text(re.compile(r"^\d+\.\d "))
+    player.mouse.up()

@@ -1,0 +1,84 @@
+"""The Shanghai warehouse in two Chromium profiles: Mia (GM, who runs the voyous) and Paul
+(Jack). The accounts, the campaign and the fighters come through the JSON API; the fight is
+played through the pages: initiative, a move, Jack's Oi zuki, the voyous' instinctive
+defence, one voyou down, the voyous' kick on Jack — each browser seeing the other's actions
+live. The server's dice are scripted (the text's own faces, « Exemple de combat »)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import httpx
+from playwright.sync_api import expect
+
+from app.rules.dice import ScriptedDice
+from app.rules.tiamat.profiles import voyous
+from app.rules.tiamat.sheet import jack
+from tests.e2e.table import PASSWORD, act, log_in, open_match, seat_campaign
+
+LIVE = 2_000
+
+
+@contextmanager
+def scripted(live_server, *faces: int):
+    """The server's next rolls show these faces (the table's dice, ``app.state.dice``)."""
+    app = live_server.server.config.app
+    app.state.dice = ScriptedDice(faces)
+    try:
+        yield
+    finally:
+        app.state.dice = None
+
+
+def _token(client: httpx.Client, username: str) -> dict[str, str]:
+    answer = client.post("/api/v1/auth/login", json={"username": username,
+                                                     "password": PASSWORD})
+    return {"Authorization": f"Bearer {answer.json()['token']}"}
+
+
+def test_the_warehouse_fight_in_two_browsers(new_context, live_server):
+    campaign = seat_campaign(live_server.url, system="tiamat", name="Tiamat", characters=[
+        ("gm", {"name": "Voyous", "sheet": voyous(), "owner_id": None})])
+    with httpx.Client(base_url=live_server.url, timeout=10) as client:
+        gm_auth, player_auth = _token(client, campaign.gm), _token(client, campaign.player)
+        paul = client.get("/api/v1/me", headers=player_auth).json()["id"]
+        made = client.post(f"/api/v1/campaigns/{campaign.id}/characters", headers=gm_auth,
+                           json={"name": "Jack", "sheet": jack(), "owner_id": paul})
+        assert made.status_code == 201, made.text
+    gm = log_in(new_context, campaign.gm)
+    player = log_in(new_context, campaign.player)
+    url = open_match(gm, campaign, "Entrepôt n°8", ["Jack", "Voyous"])
+    player.goto(url)
+    jack_id = "p1" if "Jack" in gm.locator('[data-participant="p1"]').inner_text() else "p2"
+    thugs = "p2" if jack_id == "p1" else "p1"
+    expect(player.locator(f'[data-participant="{jack_id}"]')).to_contain_text("Santé 26/26")
+
+    # « Nicolas lance 2 dés et obtient 3 et 8 … Le MJ lance un dé et obtient 5. »
+    faces = (3, 8, 5) if jack_id == "p1" else (5, 3, 8)
+    with scripted(live_server, *faces):
+        act(gm, "roll_initiative")
+        expect(player.locator("#turn .current-turn")).to_contain_text("Jack", timeout=LIVE)
+    act(player, "manoeuvre", {"what": "move"})
+    expect(gm.locator("#log > li.kind-manoeuvred")).to_contain_text("8 m", timeout=LIVE)
+
+    # The Oi zuki: the GM answers for the voyous with their défense instinctive.
+    act(player, "attack", {"technique": "oi_zuki", "target": thugs})
+    expect(gm.locator("form#action-defend")).to_be_attached(timeout=LIVE)
+    expect(player.locator("#pending")).to_contain_text("chooses a defence")
+    with scripted(live_server, 7, 3, 2, 10, 2, 4, 6):
+        act(gm, "defend", {"technique": "instinctive"})
+        line = player.locator("#log > li.kind-attack_resolved")
+        expect(line).to_contain_text("précision 9 against 2", timeout=LIVE)
+    expect(line).to_contain_text("One henchman is out (KO)")
+    expect(player.locator(f'[data-participant="{thugs}"]')).to_contain_text("3 of 4")
+
+    # Jack keeps no action; the voyous kick (the text's « +1 » as the GM's modifier).
+    act(player, "end_turn")
+    expect(gm.locator("form#action-attack")).to_be_attached(timeout=LIVE)
+    with scripted(live_server, 1, 4, 5, 7, 2, 3, 3, 10, 3):
+        act(gm, "attack", {"technique": "coup_de_pied", "target": jack_id,
+                           "gm_modifier": "1"})
+        expect(player.locator(f'[data-participant="{jack_id}"]')).to_contain_text(
+            "Santé 17/26", timeout=LIVE)
+    expect(player.locator("#log > li.kind-attack_resolved").last).to_contain_text(
+        "+2D10 for the other henchmen")

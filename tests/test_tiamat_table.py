@@ -1,0 +1,233 @@
+"""Tiamat through the real table engine: the Shanghai warehouse fight with fold(log) ==
+snapshot after every step, rewind and redo, the sheets written back at the end (furie
+lost); then the JSON API (legal forms, a refusal in the user's language) and the HTML pages
+(table, sheet, printable sheet)."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+from sqlalchemy import select, update
+
+from app.models import Character, Membership, Role, Roll, User
+from app.rules.dice import ScriptedDice
+from app.rules.tiamat.profiles import jin, voyous
+from app.rules.tiamat.sheet import jack
+from app.services import campaigns, tables
+from app.services.access import load_campaign_access
+from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+
+pytest_plugins = ["tests.match_fixtures"]
+
+SECRET = "test-secret"
+
+
+@pytest.fixture
+def warehouse(db, api):
+    """GM Christophe, Nicolas plays Jack; the GM's voyous and Jin Chun-Fung."""
+    users = {name: api(name) for name in ("christophe", "nicolas")}
+    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["christophe"].id),
+                                         name="Tiamat", system="tiamat")
+    db.add(Membership(campaign_id=campaign.id, user_id=users["nicolas"].id, role=Role.PLAYER))
+    hero = Character(campaign_id=campaign.id, owner_id=users["nicolas"].id, name="Jack",
+                     sheet=jack())
+    thugs = Character(campaign_id=campaign.id, name="Voyous", sheet=voyous())
+    boss = Character(campaign_id=campaign.id, name="Jin Chun-Fung", sheet=jin())
+    db.add_all([hero, thugs, boss])
+    db.commit()
+    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
+              for name, user in users.items()}
+    match = tables.create_match(db=db, secret=SECRET, access=access["christophe"],
+                                name="Entrepôt n°8", character_ids=[hero.id, thugs.id],
+                                options={}, dice=ScriptedDice([]))
+    return access, match, hero.id, users
+
+
+def test_the_warehouse_fight_folds_to_the_snapshot(db, warehouse):
+    access, match, hero, _users = warehouse
+    gm, nicolas = access["christophe"], access["nicolas"]
+    play(db, SECRET, match, [
+        Step(gm, {"kind": "roll_initiative"}, [3, 8, 5]),
+        Step(nicolas, {"kind": "manoeuvre", "what": "move"}),
+        Step(nicolas, {"kind": "attack", "technique": "oi_zuki", "target": "p2"}),
+        Step(gm, {"kind": "defend", "technique": "instinctive"}, [7, 3, 2, 10, 2, 4, 6]),
+        Step(nicolas, {"kind": "end_turn"}),
+        Step(gm, {"kind": "attack", "technique": "coup_de_pied", "target": "p1",
+                  "gm_modifier": 1}, [1, 4, 5, 7, 2, 3, 3, 10, 3]),
+    ])
+    db.refresh(match)
+    assert match.state["participants"]["p2"]["down"] == 1
+    assert match.state["participants"]["p1"]["sante"] == 17
+    assert match.state["participants"]["p1"]["furie"] == 1
+    rolls = db.scalars(select(Roll).where(Roll.match_id == match.id)).all()
+    assert [roll.record["total"] for roll in rolls][:3] == [8, 5, 9]
+    assert_rewind_and_redo_round_trip(db, gm, match, to_seq=5)
+    play(db, SECRET, match, [Step(gm, {"kind": "end"})])
+    db.refresh(match)
+    assert match.status == "finished"
+    db.expire_all()
+    sheet = db.get(Character, hero).sheet
+    assert (sheet["sante"], sheet["furie"], sheet["energie"]) == (17, 0, 32)
+
+
+def test_the_json_api_gives_the_legal_forms_and_refuses_without_change(db, warehouse,
+                                                                       libre_dice):
+    _access, match, _hero, users = warehouse
+    base = f"/campaigns/{match.campaign_id}/matches/{match.id}"
+    nicolas = users["nicolas"].get(base).json()
+    kinds = {form["kind"] for form in nicolas["legal_actions"]}
+    assert "roll_initiative" not in kinds and "attack" not in kinds and "test" in kinds
+    libre_dice.script(3, 8, 5)
+    assert users["christophe"].post(base + "/actions", json={"action": {
+        "kind": "roll_initiative"}}).status_code == 200
+    state = users["nicolas"].get(base).json()
+    assert state["state"]["order"] == ["p1", "p2"] and state["state"]["turn"] == "p1"
+    attack = next(f for f in state["legal_actions"] if f["kind"] == "attack")
+    assert "oi_zuki" in attack["choices"]["techniques"]
+    assert "nidan_geri" not in attack["choices"]["techniques"]
+    assert "visee" not in attack["choices"]["techniques"]  # no gun in hand
+    refused = users["nicolas"].post(base + "/actions", json={"action": {
+        "kind": "attack", "technique": "nidan_geri", "target": "p2"}})
+    assert refused.status_code == 422
+    assert "Nidan geri" in refused.text
+    assert users["christophe"].get(base).json()["state"] == state["state"]
+
+
+@pytest.fixture
+def warehouse_page(db, web, libre_dice):
+    people = {name: web(name) for name in ("christophe", "nicolas")}
+    ids = {name: db.scalar(select(User.id).where(User.username_key == name))
+           for name in people}
+    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["christophe"]),
+                                         name="Tiamat", system="tiamat")
+    db.add(Membership(campaign_id=campaign.id, user_id=ids["nicolas"], role=Role.PLAYER))
+    hero = Character(campaign_id=campaign.id, owner_id=ids["nicolas"], name="Jack",
+                     sheet=jack())
+    thugs = Character(campaign_id=campaign.id, name="Voyous", sheet=voyous())
+    db.add_all([hero, thugs])
+    db.execute(update(User).values(locale="fr"))
+    db.commit()
+    return people, campaign.id, hero.id, thugs.id, libre_dice
+
+
+def test_the_table_page_plays_the_first_blow_in_french(db, warehouse_page):
+    people, campaign_id, hero, thugs, dice = warehouse_page
+    gm, nicolas = people["christophe"], people["nicolas"]
+    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": gm.csrf(), "name": "Entrepôt n°8",
+        "characters": [str(hero), str(thugs)]}, follow_redirects=False)
+    assert opened.status_code == 303, opened.text
+    url = opened.headers["location"]
+    page = BeautifulSoup(gm.client.get(url).text, "html.parser")
+    assert page.select_one("#action-roll_initiative") is not None
+    assert "Voyous" in page.select_one(".participants").text
+    dice.script(3, 8, 5)
+    assert gm.client.post(url + "/actions", data={"csrf_token": gm.csrf(),
+                                                  "kind": "roll_initiative"},
+                          follow_redirects=False).status_code == 303
+    page = BeautifulSoup(nicolas.client.get(url).text, "html.parser")
+    form = page.select_one("#action-attack")
+    assert form is not None
+    options = [o["value"] for o in form.select("select[name=technique] option")]
+    assert "oi_zuki" in options and "mae_geri" in options and "age_uke" not in options
+    assert nicolas.client.post(url + "/actions", data={
+        "csrf_token": nicolas.csrf(), "kind": "attack", "technique": "oi_zuki",
+        "target": "p2"}, follow_redirects=False).status_code == 303
+    page = BeautifulSoup(gm.client.get(url).text, "html.parser")
+    assert page.select_one("#action-defend") is not None
+    assert "choisit sa défense" in page.select_one(".participants").text
+    dice.script(7, 3, 2, 10, 2, 4, 6)
+    assert gm.client.post(url + "/actions", data={
+        "csrf_token": gm.csrf(), "kind": "defend", "technique": "instinctive"},
+        follow_redirects=False).status_code == 303
+    page = BeautifulSoup(nicolas.client.get(url).text, "html.parser")
+    text = page.text
+    assert "précision 9 contre 2" in text and "Localisation tête" in text
+    assert "Un homme de main est hors de combat (KO)" in text
+    assert "3 homme(s) de main debout sur 4" in page.select_one(".participants").text
+
+
+def test_the_sheet_pages_render_in_french(db, warehouse_page):
+    people, campaign_id, hero, _thugs, _dice = warehouse_page
+    nicolas = people["nicolas"]
+    view = BeautifulSoup(nicolas.client.get(
+        f"/campaigns/{campaign_id}/characters/{hero}").text, "html.parser")
+    sheet = view.select_one(".sheet-tiamat")
+    assert sheet is not None
+    assert "Oi zuki" in sheet.text and "Habileté +2" in sheet.text
+    assert "Vivacité du chat" in sheet.text and "Arbre des prérequis" in sheet.text
+    derived = {dd["data-key"]: dd.text for dd in view.select("dd.derived-value")}
+    assert derived["sante_max"] == "26" and derived["energie_max"] == "32"
+    edit = BeautifulSoup(nicolas.client.get(
+        f"/campaigns/{campaign_id}/characters/{hero}/edit").text, "html.parser")
+    assert edit.select_one("#sheet-char-force")["value"] == "3"
+    assert edit.select_one("input[name=technique_oi_zuki]").has_attr("checked")
+    printed = nicolas.client.get(f"/campaigns/{campaign_id}/characters/{hero}/print")
+    assert printed.status_code == 200 and "Défense instinctive" in printed.text
+
+
+def test_the_live_panel_follows_the_characteristics(db, warehouse_page):
+    people, campaign_id, hero, _thugs, _dice = warehouse_page
+    nicolas = people["nicolas"]
+    edit = BeautifulSoup(nicolas.client.get(
+        f"/campaigns/{campaign_id}/characters/{hero}/edit").text, "html.parser")
+    fields: dict[str, str] = {}
+    for field in edit.select("form [name]"):
+        if field.name == "select":
+            chosen = field.select_one("option[selected]") or field.select_one("option")
+            fields[field["name"]] = chosen.get("value", "") if chosen else ""
+        elif field.get("type") == "checkbox":
+            if field.has_attr("checked"):
+                fields[field["name"]] = field.get("value", "on")
+        elif field.name == "textarea":
+            fields[field["name"]] = field.text
+        elif field.get("type") != "submit":
+            fields[field["name"]] = field.get("value", "")
+    fields.update(char_endurance="3", char_force="2", csrf_token=nicolas.csrf())
+    panel = BeautifulSoup(nicolas.client.post(
+        f"/campaigns/{campaign_id}/characters/{hero}/sheet-preview", data=fields).text,
+        "html.parser")
+    derived = {dd["data-key"]: dd.text for dd in panel.select("dd.derived-value")}
+    assert derived["sante_max"] == "35"  # 3 x 10 + 2 + 3
+    fields.update(char_force="4")  # 20 points now
+    panel = nicolas.client.post(f"/campaigns/{campaign_id}/characters/{hero}/sheet-preview",
+                                data=fields).text
+    text = BeautifulSoup(panel, "html.parser").text
+    assert "répartit 18 points" in text and "(20 actuellement)" in text, text
+
+
+def test_secret_orders_reach_only_their_writer_and_the_gm(db, warehouse_page):
+    from tests.test_match_stream import first_state, read_messages
+
+    people, campaign_id, hero, _thugs, dice = warehouse_page
+    gm, nicolas = people["christophe"], people["nicolas"]
+    twin = jack() | {"kind": "pnj"}
+    dante = Character(campaign_id=campaign_id, name="Dante", sheet=twin)
+    db.add(dante)
+    db.commit()
+    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": gm.csrf(), "name": "Duel", "characters": [str(hero), str(dante.id)]},
+        follow_redirects=False)
+    url = opened.headers["location"]
+    dice.script(8, 2, 8, 3)  # 8 and 8, Rapidité 2 and 2: simultaneous
+    gm.client.post(url + "/actions", data={"csrf_token": gm.csrf(), "kind": "roll_initiative"})
+    page = BeautifulSoup(nicolas.client.get(url).text, "html.parser")
+    assert page.select_one("#action-write_orders") is not None
+    assert nicolas.client.post(url + "/actions", data={
+        "csrf_token": nicolas.csrf(), "kind": "write_orders", "participant": "p1",
+        "orders": "Oi zuki puis Mae geri"}, follow_redirects=False).status_code == 303
+    assert gm.client.post(url + "/actions", data={
+        "csrf_token": gm.csrf(), "kind": "write_orders", "participant": "p2",
+        "orders": "Coup de pied sournois"}, follow_redirects=False).status_code == 303
+    page = nicolas.client.get(url).text
+    assert "Oi zuki puis Mae geri" in page and "sournois" not in page
+    api = nicolas.client.get("/api/v1" + url)
+    assert api.status_code == 200, api.text
+    assert "sournois" not in api.text and api.json()["state"]["orders"]["p2"] == ""
+    with nicolas.client.stream("GET", url + "/stream",
+                               headers={"Last-Event-ID": "0"}) as response:
+        raw = "\n".join(m.data for m in read_messages(response, first_state))
+    assert "Oi zuki puis Mae geri" in raw and "sournois" not in raw
+    assert "sournois" in gm.client.get(url).text
+    gm.client.post(url + "/actions", data={"csrf_token": gm.csrf(), "kind": "reveal_orders"})
+    assert "Coup de pied sournois" in nicolas.client.get(url).text
