@@ -117,14 +117,17 @@ def test_leaving_closes_the_generator_so_its_cleanup_runs():
         task = asyncio.ensure_future(EventStreamResponse(chunks(), ping=10)(
             SCOPE, client.receive, client.send))
         await asyncio.sleep(0.05)
+        watched = set(streams._Shutdown.writers)
         client.leave()
         await asyncio.wait_for(task, 2)
-        return client
+        return client, watched
 
-    client = run(scenario())
+    before = set(streams._Shutdown.writers)
+    client, watched = run(scenario())
     assert cleaned == [True]
     assert client.bodies == [b"first"]  # nothing sent to a client that left
-    assert not streams._Shutdown.writers
+    assert len(watched - before) == 1  # watched while open…
+    assert not (streams._Shutdown.writers - before)  # …and forgotten once closed
 
 
 def test_a_server_shutdown_ends_every_open_stream(monkeypatch):

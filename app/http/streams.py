@@ -266,6 +266,9 @@ class _Shutdown:
     @classmethod
     async def _watch(cls) -> None:
         while cls.writers:
+            # A stream whose loop ended without unwinding it (a test's server) left a done
+            # writer behind: drop those.
+            cls.writers = {writer for writer in cls.writers if not writer.done()}
             if AppStatus.should_exit:
                 for writer in list(cls.writers):
                     writer.cancel()
