@@ -5,7 +5,7 @@ Starts a Tablée server (a subprocess, fresh SQLite, like ``python -m bench``), 
 table) while ``py-spy`` samples every thread of the server. Prints the server CPU per
 action, the SQL statements one action runs, and two tables from the samples: the
 functions the server was *in* (inclusive, the route's parts) and the ones it was
-*executing* (self time). Needs ``py-spy`` (``pip install py-spy``; sampling another process
+*executing* (self time). Needs ``py-spy`` (in the ``bench`` extras; sampling another process
 needs ptrace rights: root, or ``kernel.yama.ptrace_scope=0``).
 """
 
