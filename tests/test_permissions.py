@@ -166,6 +166,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", MATCH + "/actions"): Rule("player", form={"kind": "note", "text": "Psst."}),
     ("POST", MATCH + "/rewind"): Rule("gm"),
     ("POST", MATCH + "/redo"): Rule("gm"),
+    ("POST", MATCH + "/background"): Rule("gm", form={"remove": "1"}),
+    ("GET", "/campaigns/{campaign_id}/images/{image_id}"): Rule("member"),
     ("GET", MATCH + "/stream"): Rule("member", stream=True),
     ("GET", MATCH + "/replay"): Rule("member"),
     # — pages: the roll log ————————————————————————————————————————————————————————————
@@ -270,7 +272,8 @@ def path_values(world: World) -> dict[str, str]:
             # A used-up invitation: revoking it changes nothing anyone relies on.
             "invite_id": str(ids["used_invite"]), "token": ids["invite_token"],
             "name": ids["backup"], "user_id": str(ids["idle_user"]),
-            "item_id": str(ids["content_item"]), "kind": "creature"}
+            "item_id": str(ids["content_item"]), "kind": "creature",
+            "image_id": str(ids["image"])}
 
 
 def _fill(text: str, world: World) -> str:

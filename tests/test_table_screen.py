@@ -144,6 +144,13 @@ def test_tokens_take_their_sides_colour_a_short_label_and_a_portrait():
     assert side_key(state["tokens"]["t4"]) == "team-owner-7"
     assert looks["t2"]["label"] == "Brune la…" and looks["t1"]["label"] == "Aldo"
     assert looks["t2"]["portrait"] == 2 and looks["t1"]["portrait"] is None
+    # Cyborg: the GM's aliens and humans, grey family, told apart.
+    aliens = token_looks({"tokens": {"a": {"name": "Pieuvre", "owner_id": None,
+                                           "group": "aliens"},
+                                     "h": {"name": "Vigile", "owner_id": None,
+                                           "group": "humains"}}})
+    assert aliens["a"]["side"] == "side-gm side-gm-0"
+    assert aliens["h"]["side"] == "side-gm side-gm-1"
 
 
 def test_a_short_label_is_cut_between_words_so_its_words_are_in_the_full_name():
@@ -159,3 +166,130 @@ def test_the_board_draws_the_current_token_and_full_names(match):
     assert "side-0" in token["class"] and token["id"] == "token-t1"
     assert page.select_one("#board-slot #board") is not None
     assert page.select_one("#table-state #board") is None  # drawn once, in its own slot
+
+
+# — the GM's map under the board ——————————————————————————————————————————————————
+
+def png(width: int, height: int, colour=(120, 160, 90)) -> bytes:
+    from io import BytesIO
+
+    from PIL import Image as PILImage
+
+    out = BytesIO()
+    PILImage.new("RGB", (width, height), colour).save(out, "PNG")
+    return out.getvalue()
+
+
+def put_map(match, who, data: bytes | None = None, **fields):
+    files = {"picture": ("carte.png", data, "image/png")} if data is not None else None
+    return match.post(who, match.url + "/background", {k: str(v) for k, v in fields.items()},
+                      files=files)
+
+
+def board_state(db, match):
+    from app.models import Match
+
+    db.commit()
+    match_row = db.get(Match, int(match.url.rsplit("/", 1)[1]))
+    db.refresh(match_row)
+    return match_row.state["board"]
+
+
+def test_the_gm_puts_a_map_under_the_board_at_a_scale(match, db):
+    response = put_map(match, match.gm, png(600, 400), pixels="10", per="cm")
+    assert response.status_code == 303, response.text
+    background = board_state(db, match)["background"]
+    assert background["width"] == 60 and background["height"] == 40  # 600 px at 10 px/cm
+    page = match.player.page(match.url)
+    image = page.select_one("#board image.board-background")
+    assert image["width"] == "60.0" and image["height"] == "40.0"
+    served = match.player.client.get(image["href"])
+    assert served.status_code == 200 and served.headers["content-type"] == "image/png"
+    assert last_line(page).select_one(".log-text").get_text(" ", strip=True) == \
+        "Mia puts a map under the board (10 pixels per cm)."
+    # In inches on a cm board: 2.54 cm per inch.
+    put_map(match, match.gm, png(254, 127), pixels="100", per="in")
+    assert board_state(db, match)["background"]["width"] == 6.45  # 254 px = 2.54 in
+
+
+def test_the_gm_switches_maps_during_play_and_undo_brings_the_old_one_back(match, db):
+    put_map(match, match.gm, png(300, 300), pixels="5", per="cm")
+    first = board_state(db, match)["background"]["image_id"]
+    put_map(match, match.gm, png(200, 100, (10, 10, 10)), pixels="5", per="cm")
+    second = board_state(db, match)["background"]["image_id"]
+    assert second != first
+    form = match.gm.page(match.url).select_one("#map-reuse")
+    assert [option["value"] for option in form.select("option")] == [str(first), str(second)]
+    assert put_map(match, match.gm, reuse=first, pixels="5", per="cm").status_code == 303
+    assert board_state(db, match)["background"]["image_id"] == first
+    assert put_map(match, match.gm, remove="1").status_code == 303
+    assert "background" not in board_state(db, match)
+    seq = match.seq(db)
+    match.post(match.gm, match.url + "/rewind", {"to_seq": str(seq - 1)})
+    assert board_state(db, match)["background"]["image_id"] == first
+
+
+def test_a_bad_map_is_refused_in_words_and_changes_nothing(match, db):
+    before = events(db)
+    assert put_map(match, match.player, png(10, 10), pixels="5", per="cm").status_code == 403
+    cases = [
+        (dict(data=png(10, 10), pixels="0", per="cm"), "The scale is a number of pixels"),
+        (dict(data=png(10, 10), pixels="abc", per="cm"), "The scale is a number of pixels"),
+        (dict(data=png(10, 10), pixels="5", per="parsec"), "Choose the scale's unit"),
+        (dict(data=png(10, 10), pixels="5", per="sq"), "give the scale per square only"),
+        (dict(data=b"not a picture", pixels="5", per="cm"), "This is not a PNG, JPEG"),
+        (dict(pixels="5", per="cm"), "Choose a picture to upload"),
+        (dict(reuse="999", pixels="5", per="cm"), "Choose a picture to upload"),
+    ]
+    for fields, message in cases:
+        response = put_map(match, match.gm, fields.pop("data", None), **fields)
+        assert response.status_code == 422, (fields, response.status_code)
+        assert message in soup(response).select_one("#table-alert").get_text(strip=True)
+    assert events(db) == before
+    assert "background" not in board_state(db, match)
+
+
+def test_map_pictures_are_for_the_campaigns_members_only(match, db):
+    put_map(match, match.gm, png(50, 50), pixels="5", per="cm")
+    image_id = board_state(db, match)["background"]["image_id"]
+    url = f"/campaigns/{match.campaign_id}/images/{image_id}"
+    assert match.spectator.client.get(url).status_code == 200
+    assert match.outsider.client.get(url).status_code == 404
+    # An image id no match of this campaign used (a portrait, say) is not served here.
+    assert match.player.client.get(
+        f"/campaigns/{match.campaign_id}/images/{image_id + 1}").status_code == 404
+
+
+def test_a_map_survives_export_and_re_import_under_a_new_picture_id(match, db):
+    import json
+
+    put_map(match, match.gm, png(120, 80, (200, 30, 30)), pixels="2", per="cm")
+    put_map(match, match.gm, png(60, 60), pixels="1", per="cm")
+    put_map(match, match.gm, remove="1")
+    exported = match.gm.client.get(f"/campaigns/{match.campaign_id}/export")
+    assert exported.status_code == 200
+    document = exported.json()
+    assert len(document["images"]) == 2
+    first_image = document["images"][0]["id"]
+    # The GM takes the last map away: the undo brings the second back, after the trip too.
+    imported = match.post(match.gm, "/campaigns/import", {}, files={
+        "file": ("tablee.json", json.dumps(document).encode(), "application/json")})
+    assert imported.status_code == 303, imported.text
+    new_campaign = int(imported.headers["location"].split("/")[2])
+    again = match.gm.client.get(f"/campaigns/{new_campaign}/export").json()
+    pictures = {picture["id"]: picture for picture in again["images"]}
+    assert len(pictures) == 2 and first_image not in pictures
+    events = [e for e in again["matches"][0]["events"] if e["kind"] == "board_background"]
+    assert [e["payload"].get("image_id") for e in events][2] is None
+    assert {e["payload"]["image_id"] for e in events[:2]} == set(pictures)
+    # The pictures are served in the new campaign, and are the same pictures.
+    first_there = events[0]["payload"]["image_id"]
+    served = match.gm.client.get(f"/campaigns/{new_campaign}/images/{first_there}")
+    assert served.status_code == 200 and served.content.startswith(b"\x89PNG")
+
+    # A file whose map names a picture it does not carry is refused, and creates nothing.
+    broken = dict(document, images=document["images"][1:])
+    refused = match.post(match.gm, "/campaigns/import", {}, files={
+        "file": ("tablee.json", json.dumps(broken).encode(), "application/json")})
+    assert refused.status_code == 422
+    assert "names a picture the file does not carry" in refused.text

@@ -197,6 +197,15 @@ def _seat(world: World) -> None:
     ids["match"] = _ok(gm.post(base + "/matches", json={
         "name": "Escarmouche",
         "character_ids": [ids["character"], ids["other_character"]]}), 201)["id"]
+    # A map under the match's board (the GM's page form): its picture is served to members.
+    web_gm = world.web["gm"]
+    match_path = f"/campaigns/{ids['campaign']}/matches/{ids['match']}"
+    mapped = web_gm.client.post(match_path + "/background", data={
+        "csrf_token": web_gm.csrf(), "pixels": "10", "per": "cm"},
+        files={"picture": ("map.png", tiny_png(), "image/png")}, follow_redirects=False)
+    assert mapped.status_code == 303, mapped.text
+    ids["image"] = _ok(gm.get(f"{base}/matches/{ids['match']}"))["state"]["board"][
+        "background"]["image_id"]
     ids["roll"] = _ok(world.api["player"].post(base + "/rolls", json={"expression": "1d6"}),
                       201)["id"]
     ids["content_item"] = _ok(gm.post(base + "/content/creature", json={

@@ -22,6 +22,9 @@ VISIBILITIES: tuple[Visibility, ...] = ("public", "gm", "self")
 
 # Events the table engine writes itself; systems never see them in ``evolve``.
 CONTROL_KINDS = frozenset({"rewind", "redo", "gm_correction_note"})
+# Events the platform writes and folds itself whatever the game (not control events: they
+# can be undone): the board's background picture (app/services/board_backgrounds.py).
+PLATFORM_KINDS = frozenset({"board_background"})
 
 
 class IllegalAction(RulesError):
@@ -151,8 +154,25 @@ def fold(system, events: Iterable[Event | Mapping[str, Any]], state: State | Non
                           event.get("visibility", "public"))
         if event.kind in CONTROL_KINDS:
             continue
+        if event.kind in PLATFORM_KINDS:
+            _platform_evolve(current, event)
+            continue
         current = system.evolve(current, event)
     return current
+
+
+def _platform_evolve(state: State, event: Event) -> None:
+    """``board_background``: the picture under the board (``image_id`` None: none), its size
+    in the board's unit, and the scale the GM gave (``pixels`` per ``per``)."""
+    board = state.get("board")
+    if not isinstance(board, dict):
+        return
+    payload = event.payload
+    if payload.get("image_id") is None:
+        board.pop("background", None)
+    else:
+        board["background"] = {key: payload.get(key)
+                               for key in ("image_id", "width", "height", "pixels", "per")}
 
 
 def apply(system, state: State, action: Mapping[str, Any], actor: Actor, dice) -> tuple[

@@ -28,6 +28,7 @@ from app.rules.registry import all_systems
 from app.rules.system import DemoMatch, GameSystem
 from app.services import accounts, campaigns, characters, tables
 from app.services.access import load_campaign_access
+from app.services.demo_matches import DEMO_MATCHES
 
 DEMO_PASSWORD = "tablee-demo-2026"  # noqa: S105 — a published demo login, local use only
 # "mj" would be shorter, but usernames have at least 3 characters (validation.USERNAME_RE).
@@ -163,7 +164,7 @@ def _open_demo_match(db: Session, settings: Settings, campaign: Campaign, gm: Us
     """Open the system's demo match and play its steps through the table engine, as the GM
     and the demo players would. A step the rules refuse stops the script there (logged):
     the demo never keeps Tablée from starting."""
-    demo_match = getattr(system, "demo_match", None)
+    demo_match = getattr(system, "demo_match", None) or DEMO_MATCHES.get(system.key)
     if demo_match is None or db.scalar(select(Match.id).where(
             Match.campaign_id == campaign.id).limit(1)) is not None:
         return

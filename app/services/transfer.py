@@ -51,7 +51,7 @@ from app.models import (
 from app.rules.match import Event, fold
 from app.rules.platform_ids import remap_ids
 from app.rules.registry import get_system
-from app.services import content, invites
+from app.services import board_backgrounds, content, images, invites
 from app.services import rolls as roll_log
 from app.services.access import CampaignAccess
 from app.services.content import list_items
@@ -70,6 +70,7 @@ from app.services.transfer_document import (
     CharacterDoc,
     ContentDoc,
     EventDoc,
+    ImageDoc,
     MatchDoc,
     MemberDoc,
     PortraitDoc,
@@ -105,7 +106,67 @@ def export_campaign(*, db: Session, access: CampaignAccess) -> CampaignExport:
         characters=_export_characters(db, characters),
         matches=_export_matches(db, matches, refs),
         rolls=_export_rolls(db, rolls, refs, matches, characters),
+        images=_export_images(db, matches),
     )
+
+
+def _map_image_ids(matches_events: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> list[int]:
+    found: list[int] = []
+    for payload in matches_events:
+        image_id = (payload or {}).get("image_id")
+        if isinstance(image_id, int) and not isinstance(image_id, bool) and image_id not in found:
+            found.append(image_id)
+    return found
+
+
+def _export_images(db: Session, matches: list[Match]) -> list[ImageDoc]:
+    """The map pictures the matches' logs name (app/services/board_backgrounds.py)."""
+    if not matches:
+        return []
+    wanted = _map_image_ids(list(db.scalars(select(MatchEvent.payload).where(
+        MatchEvent.match_id.in_([m.id for m in matches]),
+        MatchEvent.kind == board_backgrounds.KIND))))
+    if not wanted:
+        return []
+    return [ImageDoc(id=image.id, content_type=image.content_type,
+                     data=base64.b64encode(image.data).decode("ascii"))
+            for image in db.scalars(select(Image).where(Image.id.in_(wanted))
+                                    .order_by(Image.id))]
+
+
+def check_map_images(document: CampaignExport, *, max_bytes: int) -> dict[int, Any]:
+    """Decode and re-encode every map picture of the file (like a portrait); each one a
+    ``board_background`` event names must be in the file."""
+    checked: dict[int, Any] = {}
+    for index, picture in enumerate(document.images):
+        field = f"images.{index}"
+        if picture.id in checked:
+            raise ValidationFailed(_l("Two pictures have the same id."), field=field)
+        try:
+            data = base64.b64decode(picture.data, validate=True)
+        except ValueError:
+            raise ValidationFailed(_l("This is not a PNG, JPEG, WebP or GIF image."),
+                                   field=field) from None
+        checked[picture.id] = images.clean_image(data, max_bytes=max_bytes, field=field)
+    for match_index, match in enumerate(document.matches):
+        named = _map_image_ids([event.payload for event in match.events
+                                if event.kind == board_backgrounds.KIND])
+        for image_id in named:
+            if image_id not in checked:
+                raise ValidationFailed(_l("A match's map names a picture the file does not "
+                                          "carry."), field=f"matches.{match_index}.events")
+    return checked
+
+
+def _add_map_images(db: Session, checked: dict[int, Any]) -> dict[int, int]:
+    ids: dict[int, int] = {}
+    with write_transaction(db):
+        for file_id, clean in checked.items():
+            image = images.new_image(clean)
+            db.add(image)
+            db.flush()
+            ids[file_id] = image.id
+    return ids
 
 
 def _usernames(db: Session, ids: set[int | None]) -> dict[int, str]:
@@ -275,6 +336,7 @@ def import_campaign(*, db: Session, settings: Settings, user: User,
     (``name`` renames it)."""
     campaign_name = check_campaign_name(document, name)
     portraits = check_document(document, max_portrait_bytes=settings.max_portrait_bytes)
+    maps = check_map_images(document, max_bytes=settings.max_portrait_bytes)
     purge_stale_imports(db=db)
     former = _former_members(document, user)
     with write_transaction(db):
@@ -292,8 +354,9 @@ def import_campaign(*, db: Session, settings: Settings, user: User,
         match_ids = _add_matches(db, campaign_id, document.matches)
         roll_ids = _add_rolls(db, settings.resolved_secret_key, campaign_id, document.rolls,
                               match_ids, characters)
+        map_ids = _add_map_images(db, maps)
         for match, match_id in zip(document.matches, match_ids, strict=True):
-            _add_events(db, match, match_id, roll_ids, characters)
+            _add_events(db, match, match_id, roll_ids, characters, map_ids)
         with write_transaction(db):
             campaign = db.get(Campaign, campaign_id, populate_existing=True)
             campaign.importing = False
@@ -330,6 +393,9 @@ def _discard(db: Session, campaign_id: int) -> None:
     with write_transaction(db):
         portraits = list(db.scalars(select(Character.portrait_id).where(
             Character.campaign_id == campaign_id, Character.portrait_id.is_not(None))))
+        portraits += _map_image_ids(list(db.scalars(
+            select(MatchEvent.payload).join(Match, Match.id == MatchEvent.match_id).where(
+                Match.campaign_id == campaign_id, MatchEvent.kind == board_backgrounds.KIND))))
         db.execute(delete(Campaign).where(Campaign.id == campaign_id))
         if portraits:
             db.execute(delete(Image).where(Image.id.in_(portraits)))
@@ -416,11 +482,18 @@ def _add_rolls(db: Session, secret: str, campaign_id: int, rolls: list[RollDoc],
 
 
 def _add_events(db: Session, match: MatchDoc, match_id: int, roll_ids: dict[int, int],
-                characters: dict[int, int]) -> None:
+                characters: dict[int, int], map_ids: dict[int, int] | None = None) -> None:
     """The log with its ids pointed at the new rows, then the state folded from it."""
     system = get_system(match.system)
+
+    def payload_of(event: EventDoc) -> dict[str, Any]:
+        payload = remap_ids(_relink_rolls(event.payload, roll_ids), characters)
+        if event.kind == board_backgrounds.KIND and payload.get("image_id") is not None:
+            payload["image_id"] = (map_ids or {}).get(payload["image_id"])
+        return payload
+
     rows = [MatchEvent(match_id=match_id, seq=event.seq, kind=event.kind,
-                       payload=remap_ids(_relink_rolls(event.payload, roll_ids), characters),
+                       payload=payload_of(event),
                        actor_id=None, imported={"actor": event.actor},
                        visibility=event.visibility, reverted=event.reverted,
                        created_at=_utc(event.created_at))

@@ -79,6 +79,15 @@ class PortraitDoc(Doc):
     data: str = Field(max_length=PORTRAIT_TEXT_MAX, description="the image file, base64")
 
 
+class ImageDoc(Doc):
+    """A map picture a match put under its board (a ``board_background`` event names it)."""
+
+    id: int = Field(ge=1, le=2_147_483_647,
+                    description="its id where the file was written (events use it)")
+    content_type: str = Field(max_length=32)
+    data: str = Field(max_length=PORTRAIT_TEXT_MAX, description="the image file, base64")
+
+
 class CharacterDoc(Doc):
     id: int | None = Field(default=None, ge=1, le=2_147_483_647,
                            description="its id where the file was written (events use it)")
@@ -146,3 +155,4 @@ class CampaignExport(Doc):
     characters: list[CharacterDoc] = Field(max_length=2000)
     matches: list[MatchDoc] = Field(max_length=2000)
     rolls: list[RollDoc] = Field(max_length=500_000)
+    images: list[ImageDoc] = Field(default=[], max_length=500)

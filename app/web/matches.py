@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends, File, Form, Query, Request, UploadFile
 from starlette.responses import Response
 
 from app.errors import AppError, CampaignArchived, Conflict, NotFound, ValidationFailed
@@ -26,11 +26,13 @@ from app.http.deps import (
     protected_router,
 )
 from app.http.streams import event_stream
+from app.http.uploads import image_response, read_upload
 from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
 from app.models import Match
-from app.services import characters, match_publish, matches, tables
+from app.services import board_backgrounds, characters, match_publish, matches, tables
 from app.services.access import CampaignAccess
+from app.services.images import ImageTooLarge
 from app.services.match_feed import Viewer
 from app.web.campaigns import error_page
 from app.web.forms import field_errors, see_other
@@ -143,7 +145,9 @@ def _table_page(request: Request, db: DbSession, access: CampaignAccess, match: 
                 status_code: int = 200) -> Response:
     view = TableView.load(db, access, match)
     context = view.page_context(db, csrf_token=csrf_token_for(request), error=error)
-    return render(request, "matches/table.html", {**context, "alert": alert},
+    backgrounds = board_backgrounds.background_images(db, match.id) if access.is_gm else []
+    return render(request, "matches/table.html", {**context, "alert": alert,
+                                                  "backgrounds": backgrounds},
                   status_code=status_code)
 
 
@@ -242,6 +246,41 @@ def redo(request: Request, db: DbSession, access: MemberAccess, match_id: MatchI
     except REFUSALS as error:
         return _control_refused(request, db, access, match_id, error)
     return _control_done(request, access, match_id, outcome)
+
+
+# — the GM's map under the board ————————————————————————————————————————————————————
+
+FormText = Annotated[str, Form()]
+
+
+@router.post(MATCH + "/background")
+def board_background(request: Request, db: DbSession, settings: SettingsDep,
+                     access: MemberAccess, match_id: MatchId,
+                     picture: Annotated[UploadFile | None, File()] = None,
+                     pixels: FormText = "", per: FormText = "", reuse: FormText = "",
+                     remove: FormText = "") -> Response:
+    """GM: a new map picture under the board, one used before, or none (an event)."""
+    access.require_gm()
+    try:
+        outcome = board_backgrounds.set_background(
+            db=db, secret=settings.resolved_secret_key, access=access, match_id=match_id,
+            data=read_upload(picture, settings.max_portrait_bytes), reuse=reuse,
+            pixels=pixels, per=per, remove=bool(remove),
+            max_bytes=settings.max_portrait_bytes)
+    except NotFound as error:
+        return error_page(request, error)
+    except (*REFUSALS, ImageTooLarge) as error:
+        return _table_page(request, db, access, tables.get_match(db, access, match_id),
+                           alert=str(error.message), status_code=error.status)
+    match_publish.publish_outcome(request.app.state.broker, outcome)
+    return see_other(match_url(access.campaign.id, match_id))
+
+
+@router.get("/campaigns/{campaign_id}/images/{image_id}")
+def campaign_image(request: Request, db: DbSession, access: MemberAccess,
+                   image_id: IdParam) -> Response:
+    """A map picture a match of this campaign has used (members only)."""
+    return image_response(request, board_backgrounds.campaign_image(db, access, image_id))
 
 
 # — live and replay ————————————————————————————————————————————————————————————

@@ -64,6 +64,9 @@ BODY_LIMITS: tuple[tuple[str, re.Pattern[str], Limit], ...] = (
      lambda s: s.max_portrait_bytes + UPLOAD_SLACK),
     ("PUT", re.compile(r"^/api/v1/campaigns/\d+/characters/\d+/portrait$"),
      lambda s: s.max_portrait_bytes + UPLOAD_SLACK),
+    # The GM's map under a match's board (app/services/board_backgrounds.py).
+    ("POST", re.compile(r"^/campaigns/\d+/matches/\d+/background$"),
+     lambda s: s.max_portrait_bytes + UPLOAD_SLACK),
 )
 
 

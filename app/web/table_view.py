@@ -111,7 +111,10 @@ def side_key(token: dict[str, Any]) -> str:
     if isinstance(team, str) and team and team != "gm":
         return f"team-{team}"
     owner = token.get("owner_id")
-    return f"owner-{owner}" if owner is not None else "gm"
+    if owner is not None:
+        return f"owner-{owner}"
+    group = token.get("group")  # Cyborg: the GM's aliens and humans, told apart
+    return f"gm-{group}" if isinstance(group, str) and group else "gm"
 
 
 def short_label(name: str) -> str:
@@ -131,8 +134,12 @@ def token_looks(state: State, portraits: Iterable[int] = ()) -> dict[str, dict[s
     """How each token is drawn: its side's colour class, its short label, its portrait's
     character id (when that character has one)."""
     tokens = state.get("tokens") or {}
-    sides = sorted({side_key(token) for token in tokens.values()} - {"gm"})
+    keys = {side_key(token) for token in tokens.values()}
+    sides = sorted(key for key in keys if not key.startswith("gm"))
     colour = {side: f"side-{index % SIDE_COLOURS}" for index, side in enumerate(sides)}
+    # The GM's creatures apart: grey, and dark shades of their own when they form groups.
+    gm_groups = sorted(key for key in keys if key.startswith("gm-"))
+    colour.update({key: f"side-gm side-gm-{index % 3}" for index, key in enumerate(gm_groups)})
     colour["gm"] = "side-gm"
     with_portrait = set(portraits)
     looks = {}

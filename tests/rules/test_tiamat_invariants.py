@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.rules.dice import SeededDice
@@ -67,8 +67,12 @@ def check(state: dict) -> None:
             f.kind == "attack" for f in TIAMAT.legal_actions(state, GM))
 
 
-@settings(max_examples=60, deadline=None)
+# derandomize: the same 60 matches on every run, so CI never turns red by chance; the
+# examples are matches random play once broke (seed 50: a held fighter with no action left
+# tried to break free, and went to −1 action).
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.integers(0, 10_000), st.sampled_from(range(len(ROSTERS))))
+@example(50, 2)
 def test_random_legal_play_keeps_the_invariants(seed: int, roster: int) -> None:
     rng = random.Random(seed)
     dice = SeededDice(seed)

@@ -178,7 +178,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         me = participants[turn]
         targets = [pid for pid, p in participants.items() if pid != turn and active(p)]
         if me.get("held_by"):
-            forms.append(ActionForm("escape", "Break free", "tiamat/_escape.html", {}))
+            if me["actions_left"] > 0:
+                forms.append(ActionForm("escape", "Break free", "tiamat/_escape.html", {}))
         elif me["actions_left"] > 0:
             attacks = usable_attacks(state, turn)
             if attacks and targets:

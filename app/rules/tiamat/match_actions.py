@@ -752,6 +752,8 @@ def _escape(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     holder_id = me.get("held_by")
     if not holder_id:
         raise _refuse("not_held", name=me["name"])
+    if me["actions_left"] <= 0:  # a try is an action (Règles de combat § Soumission)
+        raise _refuse("no_action_left", name=me["name"])
     holder = state["participants"][holder_id]
     mine = pool(dice, me["characteristics"]["force"], purpose="se libérer (Force)")
     theirs = pool(dice, holder["characteristics"]["force"], purpose="tenir (Force)")
