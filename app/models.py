@@ -296,6 +296,9 @@ class ChatMessage(Base):
         ForeignKey("users.id", ondelete="SET NULL"))
     body: Mapped[str] = mapped_column(Text)
     roll_id: Mapped[int | None] = mapped_column(ForeignKey("rolls.id", ondelete="SET NULL"))
+    # From a campaign file: who wrote it and to whom, as the file says (``{"user": name,
+    # "recipient": name}``); never linked to a local account.
+    imported: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     user: Mapped[User | None] = relationship(lazy="joined", foreign_keys=[user_id])

@@ -246,13 +246,19 @@ def addressees(*, db: Session, access: CampaignAccess) -> list[Addressee]:
 
 
 def sender_name(message: ChatMessage) -> str:
-    return message.user.display_name if message.user else str(_l("a former member"))
+    if message.user:
+        return message.user.display_name
+    if message.imported and message.imported.get("user"):
+        return str(message.imported["user"])  # as its campaign file said
+    return str(_l("a former member"))
 
 
 def audience_label(message: ChatMessage, *, viewer_id: int) -> str | None:
     """Who else reads a whisper, said to its reader; None for a message to the table."""
     if message.audience == "table":
         return None
+    if message.imported and message.imported.get("recipient"):
+        return str(_l("to %(name)s", name=message.imported["recipient"]))
     if message.audience == "gm":
         return str(_l("to the GM"))
     if message.recipient_id == viewer_id:

@@ -26,6 +26,7 @@ def upgrade() -> None:
     sa.Column('recipient_id', sa.Integer(), nullable=True),
     sa.Column('body', sa.Text(), nullable=False),
     sa.Column('roll_id', sa.Integer(), nullable=True),
+    sa.Column('imported', sa.JSON(), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['campaign_id'], ['campaigns.id'],
                             name=op.f('fk_chat_messages_campaign_id_campaigns'),
