@@ -174,8 +174,8 @@ def test_refused_messages_say_why_in_the_readers_language_and_store_nothing(app,
 def test_spectators_talk_and_the_page_shows_the_panel(table):
     say(table, "spectator", "Allez Paul !")
     page = table.web["spectator"].page(CHAT.format(table.campaign_id))
-    assert [li.select_one(".chat-body").text for li in page.select("#chat-messages li.chat-message")] == [
-        "Allez Paul !"]
+    messages = page.select("#chat-messages li.chat-message")
+    assert [li.select_one(".chat-body").text for li in messages] == ["Allez Paul !"]
     choices = [option["value"] for option in page.select("#chat-to option")]
     assert choices[:2] == ["table", "gm"]
     assert str(table.api["gm"].id) not in choices  # "the GM only" says it
