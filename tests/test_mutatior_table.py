@@ -322,8 +322,8 @@ def test_a_players_illegal_change_between_fights_is_refused_not_the_gms(db, aren
     assert refused.status_code == 422, refused.text
     problems = refused.json()["error"]["details"]["problems"]
     assert [(p["field"], p["rule"]) for p in problems] == [
-        ("limbs.2.muscles", "000_e34df4ff7a8d792c.txt § 3-2 Fin du carnage / Soins"),
-        ("limbs.3.muscles", "000_e34df4ff7a8d792c.txt § 3-2 Fin du carnage / Soins")]
+        ("limbs.2.muscles", "Mutatior § 3-2 Fin du carnage / Soins"),
+        ("limbs.3.muscles", "Mutatior § 3-2 Fin du carnage / Soins")]
     # The builder refuses the same save (the sheet stays as it was).
     url = f"/campaigns/{arena['campaign']}/characters/{arena['gros']}/edit"
     form = {**_edit_form(paul.page(url)), "limb_2_muscles": "5", "limb_3_muscles": "7"}

@@ -23,7 +23,7 @@ ALICE = Actor(7, character_ids=frozenset({10}))
 
 
 def door_cyborg() -> dict:
-    """Kenji with the seed's force 13 (Règles § (I): the armoured door)."""
+    """Kenji with the seed's force 13 (Cyborg § (I): the armoured door)."""
     sheet = copy.deepcopy(PROFILES["kenji"].sheet)
     sheet["characteristics"]["force"] = 13
     return sheet
@@ -131,7 +131,7 @@ class TestSystem:
 
 class TestTheTable:
     def test_the_armoured_door_at_the_table(self) -> None:
-        """Règles § (I): force 13, the GM's malus 3, the d20 shows 9: 12 < 13, a success."""
+        """Cyborg § (I): force 13, the GM's malus 3, the d20 shows 9: 12 < 13, a success."""
         state = lab()
         events, state = act(state, {"kind": "test", "token": "t1", "test": "characteristic",
                                     "characteristic": "force", "malus": 3}, [9])

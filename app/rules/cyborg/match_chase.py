@@ -1,4 +1,4 @@
-"""Cyborg Anti-Alien at the table: chases (Règles § (IV) Poursuites) — the distance ladder
+"""Cyborg Anti-Alien at the table: chases (Cyborg § (IV) Poursuites) — the distance ladder
 on foot and in vehicles, accidents (or, when the GM ticks it, recoverable mistakes),
 manoeuvres and tours de force, ramming the pursued, shots between vehicles.
 """

@@ -46,8 +46,8 @@ from app.rules.system import (
 CHARACTERISTIC_NAMES = {"force": "force", "constitution": "constitution",
                         "dexterite": "dextérité", "rapidite": "rapidité",
                         "volonte": "volonté", "intelligence": "intelligence"}
-RULE_WEAPONS = "Règles § (III) Combats / Catalogue des armes"
-RULE_VEHICLES = "Règles § (IV) Poursuites / Tableau des véhicules"
+RULE_WEAPONS = "Cyborg § (III) Combats / Catalogue des armes"
+RULE_VEHICLES = "Cyborg § (IV) Poursuites / Tableau des véhicules"
 # The damage types by their French names (game terms, § (III) Calcul des dégâts), not keys.
 DAMAGE_NAMES = {"dechirure": "déchirure", "perforation": "perforation",
                 "explosion": "explosion", "brulure": "brûlure",
@@ -105,7 +105,7 @@ class CyborgSystem:
         _vehicle_kind("vehicle_air", N_("Air vehicles")),
     )
     # What the dice gave at creation (and what the table writes back): a player may not
-    # change them; the GM may (seed "(III) Le cyborg", Règles § (I), § (II), § (VI), § (VII)).
+    # change them; the GM may (seed "(III) Le cyborg", Cyborg § (I), § (II), § (VI), § (VII)).
     rolled_fields = ("characteristics", "sante", "sante_max", "resistance", "drawn", "missions",
                      "lost_limbs", "surgery_bonus", "followers", "fate", "kind")
 
@@ -148,6 +148,16 @@ class CyborgSystem:
         for key in ("drawn", "lost_limbs", "rank_picks"):
             if key in form:
                 sheet[key] = [part.strip() for part in form[key].split(",") if part.strip()]
+        # The page shows skills and limbs by name, one checkbox each (``drawn_<key>``), and
+        # posts the list as it was (``drawn``): what stays checked keeps its order.
+        for key, choices in (("drawn", [key for key, _name in self.skill_choices()]),
+                             ("lost_limbs", list(LIMBS))):
+            if f"{key}_shown" in form:
+                checked = {value for value in choices
+                           if form.get(f"{key}_{value}") in ("on", "true", "1", "yes")}
+                before = [value for value in sheet.get(key, []) if value in checked]
+                sheet[key] = before + [value for value in choices
+                                       if value in checked and value not in before]
         for key in ("missions", "followers"):
             if key in form:
                 sheet[key] = _int(form[key])
