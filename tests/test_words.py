@@ -156,3 +156,24 @@ def test_every_page_of_every_demo_game_is_english_outside_the_games_terms(
     pages, found = crawl(_login(new_client, demo.GM_USERNAME, "en"), french)
     assert pages > 40
     assert dict(found) == {}
+
+
+def test_a_refused_field_is_named_by_its_label_with_what_it_may_be_in_words():
+    from app.rules.action_fields import choice_field, int_field, text_field
+    from app.rules.match import IllegalAction
+
+    with pytest.raises(IllegalAction) as refused:
+        int_field({"hp": "-3"}, "hp", 0, 50)
+    assert refused.value.message_fr() == ("« Points de vie » : un nombre entier de 0 à 50 est "
+                                          "attendu")
+    assert refused.value.message == "“Hit points”: expected a whole number from 0 to 50"
+    assert refused.value.to_dict()["low"] == 0  # the API keeps the figures
+    with pytest.raises(IllegalAction) as refused:
+        text_field({"statuses": "x" * 61}, "statuses", 60)
+    assert refused.value.message_fr() == "« États » : de 1 à 60 caractères sont attendus"
+    with pytest.raises(IllegalAction) as refused:
+        choice_field({"side": "nord"}, "side", ("gauche", "droite"))
+    assert refused.value.message_fr() == "« Camp » : attendu : l'un de gauche, droite"
+    with pytest.raises(IllegalAction) as refused:
+        int_field({"new_field": 9}, "new_field", 1, 3)
+    assert refused.value.message_fr().startswith("« new field » : ")

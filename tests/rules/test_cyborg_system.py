@@ -234,6 +234,13 @@ class TestTheTable:
         assert events[0].payload["after"] == "rattrape"
         assert "chase_round" not in {f.kind for f in CYBORG.legal_actions(state, GM)}
 
+    def test_the_same_pursuer_and_quarry_is_refused_in_words(self) -> None:
+        with pytest.raises(IllegalAction) as refused:
+            act(lab(), {"kind": "start_chase", "pursuer": "t1", "quarry": "t1"})
+        assert refused.value.code == "same_pursuer"
+        assert refused.value.message_fr() == ("la proie ne peut pas être son propre poursuivant "
+                                              ": choisissez deux participants différents")
+
     def test_a_vehicle_chase_with_an_accident(self) -> None:
         state = lab(ParticipantSetup("Vigile", 12, None, PROFILES["vigile"].sheet))
         _, state = act(state, {"kind": "start_chase", "pursuer": "t1", "quarry": "t2",

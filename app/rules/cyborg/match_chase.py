@@ -41,7 +41,7 @@ def decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[E
         raise refuse("chase_running")
     pursuer, quarry = target_of(state, action, "pursuer"), target_of(state, action, "quarry")
     if pursuer["id"] == quarry["id"]:
-        raise refuse("bad_field", field="quarry", reason="≠")
+        raise refuse("same_pursuer", field="quarry")
     mode = choice_field(action, "mode", ("foot", "vehicle"), "foot")
     distance = choice_field(action, "distance", chases.DISTANCES, "moyenne")
     vehicles = chases.all_vehicles(state.get("custom_vehicles"))
