@@ -177,3 +177,19 @@ def test_a_refused_field_is_named_by_its_label_with_what_it_may_be_in_words():
     with pytest.raises(IllegalAction) as refused:
         int_field({"new_field": 9}, "new_field", 1, 3)
     assert refused.value.message_fr().startswith("« new field » : ")
+
+
+def test_numbers_are_written_as_the_reader_writes_them():
+    from app.i18n import gettext, number, set_locale
+
+    message = "%(name)s moves %(d)s cm to (%(x)s, %(y)s); %(left)s cm left."
+    set_locale("fr")
+    try:
+        french = gettext(message, name="Zetzet", d=9.5, x=12.25, y=40, left=2.0)
+        assert "9,5 cm" in french and "(12,25, 40)" in french and "2 cm" in french
+        assert number(1234.5) == "1\u202f234,5"
+        set_locale("en")
+        assert gettext(message, name="Zetzet", d=9.5, x=12.25, y=40, left=2.0) == (
+            "Zetzet moves 9.5 cm to (12.25, 40); 2 cm left.")
+    finally:
+        set_locale("fr")
