@@ -219,8 +219,11 @@ def test_the_gm_custom_implant_is_offered_used_and_copied_into_the_match(db, are
     db.commit()
     url = f"/campaigns/{arena['campaign']}/characters/{arena['gros']}"
     edit = arena["people"]["paul"].page(url + "/edit")
-    offered = [o["value"] for o in edit.select("#mutatior-offensive option")]
+    offered = {o["value"]: o.text for o in edit.select("select#limb-0-offensive option")}
     assert "corne" in offered and saw.key in offered
+    # Picked by name, with what it gives and weighs; the campaign's own said so.
+    assert offered[saw.key] == "Scie (+2 attack, 30 kg) — this campaign's"
+    assert not edit.select("input[list]")  # nothing typed as a key
     gros = db.get(Character, arena["gros"])
     sheet = dict(gros.sheet)
     sheet["limbs"] = [dict(limb) for limb in sheet["limbs"]]

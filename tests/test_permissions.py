@@ -128,6 +128,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", CHARACTERS): Rule("member"),
     ("GET", CHARACTERS + "/new"): Rule("player"),
     ("POST", CHARACTERS): Rule("player"),
+    ("POST", CHARACTERS + "/sheet-preview"): Rule("player"),
     ("GET", CHARACTER): Rule("member"),
     ("GET", CHARACTER + "/edit"): Rule("owner"),
     ("POST", CHARACTER + "/edit"): Rule("owner"),

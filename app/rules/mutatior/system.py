@@ -18,6 +18,7 @@ from app.rules.mutatior.campaign import _WEIGHT, XP_PER_SKILL
 from app.rules.mutatior.content import (
     ORGAN_WEIGHTS,
     SKILLS,
+    Implant,
     catalogue,
     rule,
 )
@@ -169,9 +170,15 @@ class MutatiorSystem:
         implants = catalogue(content)
         by_kind: dict[str, list[tuple[str, str]]] = {"offensive": [], "defensive": [],
                                                      "special": []}
+        # Each one with its figures, so a builder picks it by what it does and weighs.
+        details: dict[str, list[Implant]] = {"offensive": [], "defensive": [], "special": []}
         for key, item in implants.items():
             by_kind[item.kind].append((key, item.name))
+            details[item.kind].append(item)
+        for listed in details.values():
+            listed.sort(key=lambda item: (not item.key.startswith("gm-"), item.name.casefold()))
         return {"implants": by_kind, "names": {key: item.name for key, item in implants.items()},
+                "implant_details": details,
                 "skills": [(key, skill.name, skill.effect, skill.effect_fr or skill.effect)
                            for key, skill in SKILLS.items()],
                 "skill_names": {key: skill.name for key, skill in SKILLS.items()},
