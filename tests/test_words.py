@@ -193,3 +193,30 @@ def test_numbers_are_written_as_the_reader_writes_them():
             "Zetzet moves 9.5 cm to (12.25, 40); 2 cm left.")
     finally:
         set_locale("fr")
+
+
+def test_registration_accepts_accented_names_and_tells_every_problem_at_once(new_client):
+    from tests.conftest import TEST_PASSWORD
+    from tests.helpers import WebUser
+
+    gaelle = WebUser(new_client(language="fr"), "Gaëlle")
+    gaelle.register(TEST_PASSWORD)
+    # The same name typed with a combining diaeresis is the same account.
+    api = new_client()
+    response = api.post("/api/v1/auth/login", json={"username": "gae\u0308lle",
+                                                    "password": TEST_PASSWORD})
+    assert response.status_code == 200 and response.json()["user"]["username"] == "Gaëlle"
+    assert api.post("/api/v1/auth/register", json={
+        "username": "Гаэль", "password": TEST_PASSWORD}).status_code == 422  # not Latin
+
+    browser = new_client(language="fr")
+    token = csrf_from(browser.get("/register"))
+    refused = browser.post("/register", data={"csrf_token": token, "username": "é",
+                                              "password": "court", "display_name": ""})
+    assert refused.status_code == 422
+    errors = {tag["id"]: tag.text for tag in soup(refused).select(".field-error")}
+    assert set(errors) == {"username-error", "password-error"}
+    assert errors["password-error"] == "Au moins 10 caractères."
+    body = api.post("/api/v1/auth/register", json={"username": "x", "password": "court"}
+                    ).json()["error"]
+    assert set(body["details"]["errors"]) == {"username", "password"}
