@@ -220,3 +220,42 @@ def test_registration_accepts_accented_names_and_tells_every_problem_at_once(new
     body = api.post("/api/v1/auth/register", json={"username": "x", "password": "court"}
                     ).json()["error"]
     assert set(body["details"]["errors"]) == {"username", "password"}
+
+
+def test_every_games_compendium_lists_its_catalogue_and_the_campaigns_own(
+        demo_tables, db, new_client):
+    from app.models import User
+    from app.services import content
+    from app.services.access import load_campaign_access
+
+    db.commit()
+    ids = dict(db.execute(select(Campaign.system, Campaign.id)).all())
+    gm = db.scalar(select(User).where(User.username == demo.GM_USERNAME))
+    saw = content.add_item(db=db, access=load_campaign_access(db, gm, ids["mutatior"]),
+                           kind="offensive_implant", name="Scie circulaire",
+                           fields={"attack": "2", "weight_kg": "30"})
+    db.commit()
+    alice = _login(new_client, "alice", "fr")
+
+    def rows(system: str, query: str = "") -> dict[str, dict[str, list[str]]]:
+        page = soup(alice.get(f"/campaigns/{ids[system]}/compendium",
+                              params={"q": query} if query else None))
+        return {section.select_one("h2").contents[0].strip(): {
+            row.select_one(".entry-name").contents[0].strip(): [
+                cell.text for cell in row.select("td")]
+            for row in section.select("tbody tr")} for section in page.select(
+            ".compendium-section")}
+
+    mutatior = rows("mutatior")
+    assert mutatior["Implants offensifs"]["Scie circulaire"] == ["2", "30"]
+    assert mutatior["Implants offensifs"]["Corne"] == ["1", "10"]
+    assert "Coquet" in mutatior["Compétences"]
+    cyborg = rows("cyborg")
+    assert cyborg["Armes"]["Fusil de chasse"][:3] == ["à distance", "Arme à feu", "perforation"]
+    assert set(cyborg) == {"Armes", "Véhicules", "Compétences"}
+    # Searching ignores case and accents; a campaign without a catalogue lists its own.
+    assert rows("cyborg", "FUSIL DE CHASSE") == {"Armes": {"Fusil de chasse": cyborg[
+        "Armes"]["Fusil de chasse"]}}
+    assert list(rows("mutatior", "scie")) == ["Implants offensifs"]
+    assert set(rows("libre")) == {"Profil de créature"}
+    assert saw.key.startswith("gm-")

@@ -12,12 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.cyborg import match, match_actions
+from app.rules.cyborg.chases import all_vehicles
 from app.rules.cyborg.content import (
     CHARACTERISTICS,
     DAMAGE_TYPES,
     FACTORS,
     GM_PREFIX,
     LIMBS,
+    all_weapons,
     skills,
     weapons,
 )
@@ -34,6 +36,8 @@ from app.rules.dice import Dice, RollRecord
 from app.rules.system import (
     N_,
     NO_CONTENT,
+    CompendiumEntry,
+    CompendiumSection,
     Content,
     ContentField,
     ContentKind,
@@ -183,6 +187,32 @@ class CyborgSystem:
     def weapon_choices(self) -> list[tuple[str, str, str]]:
         """The catalogue as (key, name, kind), printed order (§ (III) Catalogue des armes)."""
         return [(key, weapon.name, weapon.kind) for key, weapon in weapons().items()]
+
+    def compendium(self, content: Content = NO_CONTENT) -> list[CompendiumSection]:
+        """Weapons with their figures (the campaign's own marked), vehicles, and the skills
+        with their base (Cyborg § (III) Catalogue des armes, § (IV) Poursuites, § (II))."""
+        skill_names = {key: skill.name for key, skill in skills().items()}
+        weapon_entries = tuple(CompendiumEntry(weapon.name, (
+            (N_("Weapon type"), N_("melee") if weapon.kind == "melee" else N_("ranged")),
+            (N_("Skill"), skill_names.get(weapon.skill, weapon.skill)),
+            (N_("Damage"), DAMAGE_NAMES.get(weapon.damage_type, weapon.damage_type)),
+            (N_("Damage factor"), weapon.factor),
+            (N_("Magazine"), weapon.magazine),
+            (N_("Shots a turn"), weapon.shots_per_turn)), own=key.startswith(GM_PREFIX))
+            for key, weapon in all_weapons(content).items())
+        vehicle_entries = tuple(CompendiumEntry(vehicle.name, (
+            (N_("Driving skill"), skill_names.get(vehicle.skill, vehicle.skill)),
+            (N_("Resistance"), vehicle.resistance), (N_("Structure"), vehicle.structure),
+            (N_("Safety"), vehicle.safety)), own=key.startswith(GM_PREFIX))
+            for key, vehicle in all_vehicles(content).items())
+        skill_entries = tuple(CompendiumEntry(skill.name, (
+            (N_("Base"), skill.base),)) for skill in skills().values())
+        return [CompendiumSection("weapons", N_("Weapons"), weapon_entries,
+                                  "Cyborg § (III) Combats / Catalogue des armes"),
+                CompendiumSection("vehicles", N_("Vehicles"), vehicle_entries,
+                                  "Cyborg § (IV) Poursuites / Tableau des véhicules"),
+                CompendiumSection("skills", N_("Skills"), skill_entries,
+                                  "Cyborg § (II) Les compétences")]
 
     def skill_choices(self) -> list[tuple[str, str]]:
         return [(key, skill.name) for key, skill in skills().items()]

@@ -39,6 +39,8 @@ from app.rules.mutatior.sheet import (
 from app.rules.system import (
     N_,
     NO_CONTENT,
+    CompendiumEntry,
+    CompendiumSection,
     Content,
     ContentField,
     ContentKind,
@@ -184,6 +186,26 @@ class MutatiorSystem:
                 "skill_names": {key: skill.name for key, skill in SKILLS.items()},
                 "weights": dict(ORGAN_WEIGHTS), "rows": FORM_ROWS, "damage_orders": DAMAGE_ORDERS,
                 "defensive_slots": DEFENSIVE_SLOTS}
+
+    def compendium(self, content: Content = NO_CONTENT) -> list[CompendiumSection]:
+        """Implants and special organs with their figures (the campaign's own first), then
+        the skills and what each does (Mutatior § 2-2 Organes, § 2-3 Compétences)."""
+        details = self.catalogue(content)["implant_details"]
+        figures = {
+            "offensive": lambda item: ((N_("Attack bonus"), item.attack),
+                                       (N_("Weight (kg)"), item.weight_kg)),
+            "defensive": lambda item: ((N_("Armour"), item.armour),
+                                       (N_("Weight (kg)"), item.weight_kg)),
+            "special": lambda item: ((N_("Weight (kg)"), item.weight_kg),)}
+        titles = {"offensive": N_("Offensive implants"), "defensive": N_("Defensive implants"),
+                  "special": N_("Special organs")}
+        sections = [CompendiumSection(kind, titles[kind], tuple(
+            CompendiumEntry(item.name, figures[kind](item), own=item.key.startswith("gm-"))
+            for item in details[kind]), rule("2-2 Organes")) for kind in titles]
+        sections.append(CompendiumSection("skills", N_("Skills"), tuple(
+            CompendiumEntry(skill.name, text=skill.effect_fr or skill.effect)
+            for skill in SKILLS.values()), rule("2-3 Compétences")))
+        return sections
 
     def implant_names(self, content: Content = NO_CONTENT) -> dict[str, str]:
         """Every implant and special organ's name by key: the catalogue's and the campaign's
