@@ -176,7 +176,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", ROLLS + "/stream"): Rule("member", stream=True),
     ("GET", ROLLS + "/export.json"): Rule("member"),
     ("GET", ROLLS + "/export.txt"): Rule("member"),
-    ("GET", CAMPAIGN + "/compendium"): Rule("member"),
+    ("GET", "/campaigns/{campaign_id}/compendium"): Rule("member"),
     ("GET", CHAT): Rule("member"),
     ("GET", CHAT + "/panel"): Rule("member"),
     ("POST", CHAT): Rule("member", form={"body": "", "to": "table"}),
