@@ -95,6 +95,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", "/language"): Rule("anyone", form={"locale": "fr", "next": "/"}),
     ("GET", "/docs"): Rule("anyone"),
     ("GET", "/healthz"): Rule("anyone"),
+    ("GET", "/games/{key}"): Rule("anyone", params={"key": "libre"}),
     ("GET", "/register"): Rule("anyone"),
     ("POST", "/register"): Rule("anyone"),
     ("GET", "/login"): Rule("anyone"),

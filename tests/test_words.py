@@ -259,3 +259,16 @@ def test_every_games_compendium_lists_its_catalogue_and_the_campaigns_own(
     assert list(rows("mutatior", "scie")) == ["Implants offensifs"]
     assert set(rows("libre")) == {"Profil de créature"}
     assert saw.key.startswith("gm-")
+
+
+def test_the_home_page_lists_the_games_that_exist_each_a_link_to_what_it_is(new_client):
+    from app.rules.registry import all_systems
+
+    visitor = new_client(language="fr")
+    links = {a.text: a["href"] for a in soup(visitor.get("/")).select("ul.systems a")}
+    assert sorted(links.values()) == sorted(f"/games/{s.key}" for s in all_systems())
+    page = soup(visitor.get(links["Mutatior — le choc des titans"]))
+    assert page.select_one("h1").text == "Mutatior — le choc des titans"
+    assert "membre par membre" in page.select_one(".game-summary").text
+    assert "Corne" in page.select_one("#compendium-offensive").text
+    assert visitor.get("/games/monopoly").status_code == 404

@@ -56,6 +56,7 @@ templates.env.filters["outcome"] = rolls.outcome_label
 templates.env.filters["roll_summary"] = rolls.roll_summary
 # A fraction in the reader's locale (« 9,5 »); messages (``_()``) do it for their variables.
 templates.env.filters["number"] = i18n.number
+templates.env.filters["gettext_msg"] = lambda message: i18n.gettext(str(message))
 templates.env.globals.update(
     static_url=_static_url,
     system_name=_system_name,

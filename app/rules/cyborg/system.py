@@ -99,6 +99,8 @@ class CyborgSystem:
     name_fr = "Cyborg Anti-Alien"
     name_en = "Cyborg Anti-Alien"
     seed_file = "001_616c5a18be6336a5.txt"
+    summary = N_("Cyborgs rolled with the dice hunt aliens: d100 skills, a damage table by "
+                 "weapon and resistance, wounds, poisons and chases.")
     uses_board = True
     # A board square is a metre (docs/games/cyborg.md); a room and its corridors.
     board_defaults = {"unit": "sq", "width": 40, "height": 30}

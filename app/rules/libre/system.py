@@ -48,6 +48,8 @@ class LibreSystem:
     name_fr = "Jeu libre"
     name_en = "Free play"
     seed_file = None
+    summary = N_("Any game: characters with hit points, counters and statuses on a board, free "
+                 "rolls for everything; the GM judges the rest.")
     uses_board = True
     # A GM's creature profiles: a goblin typed once, added to any match in one click.
     content_kinds = (ContentKind("creature", N_("Creature profile"), (

@@ -65,6 +65,8 @@ class MutatiorSystem:
     name_fr = "Mutatior — le choc des titans"
     name_en = "Mutatior — clash of the titans"
     seed_file = "000_e34df4ff7a8d792c.txt"
+    summary = N_("Trainers build mutants limb by limb and organ by organ (muscles, "
+                 "biomoteurs, lobes, implants), then send their teams to fight in the arena.")
     uses_board = True
     # § 0- Généralités: a sand box of 60 cm across, in centimetres.
     board_defaults = {"unit": "cm", "width": BOARD_CM, "height": BOARD_CM}
