@@ -172,6 +172,11 @@ class TestValidate:
         sheet["skills"]["esquive_parade"] = 17
         assert problems_of(sheet) == {
             "skills.esquive_parade": "Cyborg § (II) Les compétences (N.B.)"}
+        # It says what it limits: the base and the credit, at creation.
+        (problem,) = validate(sheet)
+        assert {key: problem.params[key] for key in ("base", "credit", "total", "n")} == {
+            "base": 24, "credit": 17, "total": 41, "n": 40}
+        assert "base and credit together" in problem.message
 
     def test_the_given_skills_are_required_and_three_are_drawn(self) -> None:
         sheet = a_cyborg()

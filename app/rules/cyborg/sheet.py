@@ -440,9 +440,13 @@ def _credit_problems(sheet: Sheet) -> list[Problem]:
         # ranks' and the surgeons' bonuses come on top (docs/games/cyborg.md).
         created = base_percentage(skills()[line["key"]], rolled, custom) + line["allocated"]
         if line["cap"] is not None and created > line["cap"]:
-            problems.append(Problem(f"skills.{line['key']}", N_("%(skill)s is %(n)s %% at most."),
-                                    RULE_SKILLS + " (N.B.)",
-                                    {"skill": line["name"], "n": line["cap"]}))
+            problems.append(Problem(
+                f"skills.{line['key']}",
+                N_("%(skill)s: base and credit together are %(n)s %% at most at creation "
+                   "(here %(base)s %% + %(credit)s %% = %(total)s %%); ranks and surgery may "
+                   "raise it later."), RULE_SKILLS + " (N.B.)",
+                {"skill": line["name"], "n": line["cap"], "total": created,
+                 "base": created - line["allocated"], "credit": line["allocated"]}))
     return problems
 
 
