@@ -150,8 +150,9 @@ def test_the_table_page_offers_only_legal_forms_and_plays_through_them(db, arena
     assert page.select_one("svg#board")["viewbox"] == "0 0 60 60"
     assert page.select_one("#participant-m1 .participant-name").get_text(strip=True) == \
         "Grosbaf"
+    # A team is named after its trainer (Paul trains Grosbaf), not its first mutant.
     assert page.select_one(".current-placer").get_text(strip=True) == \
-        "Grosbaf's team places a figure."
+        "Paul's team places a figure."
     kinds = {form["data-kind"] for form in page.select("#action-panel form.action")}
     assert {"start_fight", "entrance_prize", "set_arena", "move"} <= kinds
     assert "attack" not in kinds

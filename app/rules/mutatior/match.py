@@ -113,7 +113,11 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
         team = (sheet.get("team") or "").strip() or (
             f"owner-{participant.owner_id}" if participant.owner_id is not None else "gm")
         if team not in teams:
+            trainers = options.get("trainers") or {}
             teams[team] = {"label": (sheet.get("team") or "").strip(),
+                           # § 3- Campagne: a team is its trainer's (the GM's for NPCs).
+                           "trainer": str(trainers.get(str(participant.owner_id), ""))[:80]
+                           if participant.owner_id is not None else "",
                            "owner_id": participant.owner_id, "members": [],
                            "rerolls": 0, "bought": []}
             order.append(team)
