@@ -183,3 +183,20 @@ def test_spectators_talk_and_the_page_shows_the_panel(table):
                                     {"body": "Silence dans les rangs", "to": "table"})
     assert response.status_code == 303
     assert read(table, "spectator")[-1] == "Silence dans les rangs"
+
+
+def test_the_play_page_include_loads_the_panel_with_its_match(table):
+    """``matches/_chat.html`` needs only ``campaign`` and ``match``: it loads the panel, whose
+    form then says at which match a message is said."""
+    from types import SimpleNamespace
+
+    from app.web.templating import templates
+
+    html = templates.env.get_template("matches/_chat.html").render(
+        campaign=SimpleNamespace(id=table.campaign_id), match=SimpleNamespace(id=7))
+    loader = soup(SimpleNamespace(text=html)).select_one("#chat-loader")
+    assert loader["hx-get"] == f"/campaigns/{table.campaign_id}/chat/panel?match_id=7"
+    assert loader["hx-trigger"] == "load"
+    panel = table.web["player"].page(CHAT.format(table.campaign_id) + "/panel?match_id=7")
+    assert panel.select_one("#chat-form input[name=match_id]")["value"] == "7"
+    assert panel.select_one("[sse-connect]")["sse-connect"].endswith("/chat/stream?after=0")
