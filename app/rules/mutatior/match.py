@@ -605,12 +605,14 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
 
 def team_weights(state: State) -> dict[str, dict[str, Any]]:
     """§ 3 Campagne: each team's biomass against the fight's category, with the team rules it
-    breaks (shown to everyone, not enforced: the table may agree to an uneven fight)."""
+    breaks (shown to everyone, not enforced: the table may agree to an uneven fight). Once the
+    GM starts the fight anyway, the warning is overruled and no longer shown."""
     category = state.get("category_t", 2)
     weights = {}
     for key, team in state["teams"].items():
         mutants = [mutant(state, tid) for tid in team["members"]]
-        problems = validate_team(mutants, category) if category in CATEGORIES_T else []
+        problems = validate_team(mutants, category) if (
+            category in CATEGORIES_T and state.get("phase") == "setup") else []
         weights[key] = {"kg": sum(m.biomass for m in mutants), "limit": category * 1000,
                         "problems": [{"message": p.message, "params": dict(p.params),
                                       "rule": p.rule} for p in problems]}
