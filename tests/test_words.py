@@ -130,6 +130,8 @@ def _as_written(db) -> list[str]:
     """What the table wrote (campaigns, characters) and the games' own terms (skills,
     implants): shown as written, whatever the reader's language. Longest first."""
     from app.models import Character
+    from app.rules.cyborg.chases import all_vehicles
+    from app.rules.cyborg.content import all_weapons
     from app.rules.cyborg.content import skills as cyborg_skills
     from app.rules.mutatior.content import IMPLANTS, SKILLS
 
@@ -140,6 +142,8 @@ def _as_written(db) -> list[str]:
     texts += [text for (text,) in db.execute(select(Character.notes))]
     texts += [skill.name for skill in SKILLS.values()] + [i.name for i in IMPLANTS.values()]
     texts += [skill.name for skill in cyborg_skills().values()]
+    texts += [vehicle.name for vehicle in all_vehicles().values()]
+    texts += [weapon.name for weapon in all_weapons().values()]
     return sorted({text for text in texts if text}, key=len, reverse=True)
 
 

@@ -102,6 +102,7 @@ class CompendiumEntry:
     figures: tuple[tuple[str, Any], ...] = ()
     text: str = ""
     own: bool = False
+    text_fr: str = ""  # the text in the seed's own French words, for French readers
 
 
 @dataclass(frozen=True)

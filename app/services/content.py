@@ -228,7 +228,8 @@ def compendium(*, db: Session, access: CampaignAccess, query: str = ""
     found = []
     for section in sections:
         entries = tuple(entry for entry in section.entries if wanted in _folded(" ".join(
-            [entry.name, entry.text, *(str(value) for _label, value in entry.figures)])))
+            [entry.name, entry.text, entry.text_fr,
+             *(str(value) for _label, value in entry.figures)])))
         if entries:
             found.append(replace(section, entries=entries))
     return found

@@ -205,7 +205,7 @@ class MutatiorSystem:
             CompendiumEntry(item.name, figures[kind](item), own=item.key.startswith("gm-"))
             for item in details[kind]), rule("2-2 Organes")) for kind in titles]
         sections.append(CompendiumSection("skills", N_("Skills"), tuple(
-            CompendiumEntry(skill.name, text=skill.effect_fr or skill.effect)
+            CompendiumEntry(skill.name, text=skill.effect, text_fr=skill.effect_fr)
             for skill in SKILLS.values()), rule("2-3 Compétences")))
         return sections
 
