@@ -69,6 +69,7 @@
     seen.state = stateSeq();
     setUpTabs(root);
     linkActionErrors(document);
+    announceTurn();
     setUpBoardView();
     scrollLogToEnd(true);
     const log = document.getElementById("log");
@@ -191,6 +192,7 @@
     }
     restore(pending);
     pending = null;
+    announceTurn();
   });
 
   function applyDeferredState() {
@@ -349,6 +351,22 @@
       first: first && first.id, form: form.id };
   });
 
+  // "Your turn!" is said once when the turn comes to this player (the panel is redrawn by
+  // every live update, so the notice itself cannot be the live region).
+  let wasMyTurn = null;
+  function announceTurn() {
+    const panel = document.getElementById("action-panel");
+    const status = document.getElementById("turn-status");
+    if (!panel || !status) return;
+    const mine = panel.dataset.myTurn === "true";
+    if (mine && wasMyTurn === false) {
+      status.textContent = panel.querySelector(".your-turn")?.textContent || "";
+    } else if (!mine) {
+      status.textContent = "";
+    }
+    wasMyTurn = mine;
+  }
+
   // A refused action names the field it is about: mark it for assistive technology and
   // describe it by the error (WCAG 3.3.1); without a field, the form's first field is.
   function linkActionErrors(root) {
@@ -366,6 +384,7 @@
 
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.target && event.target.querySelectorAll) linkActionErrors(event.target.parentNode || document);
+    announceTurn();
     if (document.getElementById("action-panel")) syncSeqInputs();
     if (!submitted) return;
     const done = submitted;

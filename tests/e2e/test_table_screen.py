@@ -246,3 +246,20 @@ def test_a_refused_action_marks_the_field_it_names(new_context, campaign):
     expect(field).to_have_attribute("aria-describedby", re.compile("action-add_token-error"))
     expect(gm.locator('#action-add_token [name="name"]')).not_to_have_attribute(
         "aria-invalid", "true")
+
+
+def test_the_turn_coming_to_a_player_is_announced(new_context, campaign):
+    """Issue 15: « À vous de jouer » is said (a status region outside the redrawn panel)
+    when the turn comes to the player's own token, and shown in the panel."""
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo"])
+    player = log_in(new_context, campaign.player)
+    player.set_viewport_size(DESKTOP)
+    player.goto(url)
+    expect(player.locator("#table[data-live]")).to_have_count(1)
+    expect(player.locator("#turn-status")).to_have_text("")
+    act(gm, "roll_initiative")
+    act(gm, "next_turn")
+    expect(player.locator("#turn-status")).to_have_text("Your turn!", timeout=LIVE)
+    expect(player.locator("#action-panel .your-turn")).to_be_visible()
+    expect(gm.locator("#action-panel .your-turn")).to_have_count(0)  # the GM is told nothing
