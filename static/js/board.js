@@ -157,6 +157,45 @@
     };
   }
 
+  // An undo (or redo) sends the whole journal again: merge it into the one on screen, line by
+  // line (by id), so a screen reader's log hears only what changed — a line struck through
+  // changes its class in place, a new line is added, a line no longer there goes.
+  // Every undo button carries the seq it was drawn at, and the journal and the stream lay
+  // their lines out with different blank space: neither is a change of the line itself.
+  function withoutSeq(html) {
+    return html.replace(/(name="seq" value=")\d+"/g, '$1"').replace(/\s+/g, " ").trim();
+  }
+
+  function mergeLog(html) {
+    const log = document.getElementById("log");
+    if (!log) return false;
+    const fresh = document.createElement("ol");
+    fresh.innerHTML = html;
+    const keep = new Set();
+    let previous = null;
+    for (const line of Array.from(fresh.children)) {
+      if (!line.id) return false; // not a journal we know how to merge: let htmx swap it
+      keep.add(line.id);
+      const old = document.getElementById(line.id);
+      if (!old || old.parentNode !== log) {
+        if (previous) previous.after(line); else log.prepend(line);
+        previous = line;
+      } else if (withoutSeq(old.innerHTML) === withoutSeq(line.innerHTML)) {
+        if (old.className !== line.className) old.className = line.className;
+        old.querySelectorAll('input[name="seq"]').forEach((input) => {
+          input.value = line.querySelector('input[name="seq"]')?.value || input.value;
+        });
+        previous = old;
+      } else {
+        old.replaceWith(line);
+        previous = line;
+      }
+    }
+    Array.from(log.children).forEach((line) => { if (!keep.has(line.id)) line.remove(); });
+    if (window.htmx) htmx.process(log);
+    return true;
+  }
+
   document.addEventListener("htmx:sseBeforeMessage", (event) => {
     const message = event.detail;
     const id = Number(message.lastEventId || 0);
@@ -165,6 +204,12 @@
       event.preventDefault(); // already on screen
     } else if (message.type === "logreset" && id < seen.log) {
       event.preventDefault();
+    } else if (message.type === "logreset" && mergeLog(message.data)) {
+      event.preventDefault(); // merged line by line: no whole journal read out again
+      seen.log = Math.max(seen.log, id);
+      restore(pending);
+      pending = null;
+      scrollLogToEnd(false);
     } else if (message.type === "state") {
       if (id < seen.state) {
         event.preventDefault();

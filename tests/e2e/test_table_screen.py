@@ -263,3 +263,24 @@ def test_the_turn_coming_to_a_player_is_announced(new_context, campaign):
     expect(player.locator("#turn-status")).to_have_text("Your turn!", timeout=LIVE)
     expect(player.locator("#action-panel .your-turn")).to_be_visible()
     expect(gm.locator("#action-panel .your-turn")).to_have_count(0)  # the GM is told nothing
+
+
+def test_an_undo_updates_the_journal_in_place(new_context, campaign):
+    """Issue 15: an undo strikes the taken-back lines through where they are, so a screen
+    reader's log hears only what changed (the lines before it stay the same elements)."""
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo"])
+    player = log_in(new_context, campaign.player)
+    player.goto(url)
+    expect(player.locator("#table[data-live]")).to_have_count(1)
+    act(gm, "roll_initiative")
+    act(gm, "next_turn")
+    expect(player.locator("#log > li.log-line")).to_have_count(3, timeout=LIVE)
+    first = player.locator("#log > li.log-line").first
+    first.evaluate("line => { line.dataset.seen = 'before the undo'; }")
+
+    gm.on("dialog", lambda dialog: dialog.accept())  # « Annuler 1 événement ? »
+    gm.locator("#log > li.log-line").nth(1).locator("button.undo-button").click()
+    expect(player.locator("#log > li.log-line.reverted").first).to_be_attached(timeout=LIVE)
+    expect(first).not_to_have_class(re.compile("reverted"))
+    expect(first).to_have_attribute("data-seen", "before the undo")  # not redrawn
