@@ -101,8 +101,8 @@ class MechaRingSystem:
         return [
             DemoCharacter("Écurie Boulon", {**team.blank_sheet(), "robot_name": "Boulon-Boum",
                                             "crew": "Lina et les frères Rivet", "implants": 3},
-                          "Équipe maison : trois implants, elle drafte la première.", player=0),
-            DemoCharacter("Team Acier Hurlant", {**team.blank_sheet(),
+                          "Équipe maison : trois implants, elle choisit ses pièces la première.", player=0),
+            DemoCharacter("Équipe Acier Hurlant", {**team.blank_sheet(),
                                                  "robot_name": "Hurleur-IX",
                                                  "crew": "Gaspard « Clé de 12 »",
                                                  "implants": 1},
@@ -115,7 +115,7 @@ class MechaRingSystem:
     def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
         """A three-robot tournament: the host's robot is given to the house bot, which rolls
         the order of the first round; the players take it from there."""
-        return DemoMatch("Tournoi de MMMA", ("Écurie Boulon", "Team Acier Hurlant",
+        return DemoMatch("Tournoi de MMMA", ("Écurie Boulon", "Équipe Acier Hurlant",
                                              "Garage du MJ"),
                          steps=(DemoStep({"kind": "set_bot", "seat": "t3", "on": "on"}),))
 
