@@ -1,7 +1,7 @@
 """Mecha-Ring through the real engine, the web pages, the JSON API and the live stream.
 
 Mia is the GM (the host); Paul runs the Écurie Boulon (3 implants: he drafts first), Pia the
-Team Acier Hurlant. The set-up is drawn with seeded dice; each later step scripts its dice
+Acier Hurlant. The set-up is drawn with seeded dice; each later step scripts its dice
 from the robots the draft gave (a pool of N dice gets N faces).
 """
 
@@ -292,3 +292,41 @@ def test_the_bots_stop_before_the_campaigns_dice_cap(db, ring):
         db.refresh(match)
         seqs.append(match.seq)
     assert seqs == sorted(seqs) and seqs[-1] > seqs[0]  # progress, never a refusal
+
+
+def test_the_compendium_lists_the_deck_the_campaign_plays(db, ring):
+    """§ Mise en place / § Cartes SFX: every card with its values, the GM's own marked, and
+    a house card the host left out listed apart, not in the deck."""
+    from app.rules.mecha_ring.content import PARTS, SFX
+    from app.services import content
+
+    gm = ring["access"]["mia"]
+    content.add_item(db=db, access=gm, kind="part", name="Bras Foreuse", fields={
+        "family": "bras", "mouvement": "0", "radar": "0", "attaque": "3", "defense": "1",
+        "value": "30", "copies": "2"})
+    content.add_item(db=db, access=gm, kind="left_out", name="Sans enclume",
+                     fields={"card": "chassis_enclume"})
+    db.commit()
+
+    def sections(who: str, language: str) -> dict[str, dict[str, list[str]]]:
+        db.execute(update(User).where(User.username_key == who).values(locale=language))
+        db.commit()
+        page = ring["people"][who].page(f"/campaigns/{ring['campaign']}/compendium")
+        return {section["id"]: {
+            row.select_one(".entry-name").contents[0].strip(): [
+                cell.get_text(strip=True) for cell in row.select("td")]
+            for row in section.select("tbody tr")} for section in page.select(
+                ".compendium-section")}
+
+    french = sections("paul", "fr")
+    parts = french["compendium-part"]
+    assert len(parts) == len(PARTS)  # the house parts, less Châssis Enclume, plus the GM's
+    assert "Châssis Enclume" not in parts
+    assert parts["Bras Foreuse"] == ["bras", "0", "0", "3", "1", "30", "2"]
+    assert parts["Crâne Blindé"][0] == "tête"
+    assert list(french["compendium-left_out"]) == ["Châssis Enclume"]
+    assert len(french["compendium-sfx"]) == len(SFX)
+    assert french["compendium-sfx"]["Pari truqué"][0] == "crédits de la banque"
+    english = sections("paul", "en")
+    assert english["compendium-sfx"]["Pari truqué"][0] == "crédits from the bank"
+    assert english["compendium-part"]["Bras Foreuse"] == parts["Bras Foreuse"]

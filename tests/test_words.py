@@ -133,6 +133,8 @@ def _as_written(db) -> list[str]:
     from app.rules.cyborg.chases import all_vehicles
     from app.rules.cyborg.content import all_weapons
     from app.rules.cyborg.content import skills as cyborg_skills
+    from app.rules.mecha_ring.content import PARTS as MECHA_PARTS
+    from app.rules.mecha_ring.content import SFX as MECHA_SFX
     from app.rules.mutatior.content import IMPLANTS, SKILLS
 
     db.commit()
@@ -144,6 +146,11 @@ def _as_written(db) -> list[str]:
     texts += [skill.name for skill in cyborg_skills().values()]
     texts += [vehicle.name for vehicle in all_vehicles().values()]
     texts += [weapon.name for weapon in all_weapons().values()]
+    # Mecha-Ring: the cards' names, and what a team's sheet says of its robot and its crew.
+    texts += [card["name"] for card in (*MECHA_PARTS.values(), *MECHA_SFX.values())]
+    texts += [str(sheet.get(field) or "") for (sheet,) in db.execute(
+        select(Character.sheet).join(Campaign).where(Campaign.system == "mecha_ring"))
+        for field in ("robot_name", "crew")]
     return sorted({text for text in texts if text}, key=len, reverse=True)
 
 

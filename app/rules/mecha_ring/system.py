@@ -12,10 +12,12 @@ from typing import Any
 
 from app.rules.mecha_ring import actions, forms, match, setup
 from app.rules.mecha_ring import sheet as team
-from app.rules.mecha_ring.content import EFFECTS, FAMILIES, PARTS, SFX, rule
+from app.rules.mecha_ring.content import EFFECTS, FAMILIES, PARTS, SFX, deck, left_out, rule
 from app.rules.system import (
     N_,
     NO_CONTENT,
+    CompendiumEntry,
+    CompendiumSection,
     Content,
     ContentField,
     ContentKind,
@@ -97,15 +99,43 @@ class MechaRingSystem:
         """The house card set, for the compendium and the printable sheet."""
         return {"parts": PARTS, "sfx": SFX}
 
+    def compendium(self, content: Content = NO_CONTENT) -> list[CompendiumSection]:
+        """The deck as the campaign plays it (§ Mise en place, § Cartes SFX): every robot
+        part with its four values and its price, every SFX card with its effect, the
+        campaign's own cards marked; then the house cards its host left out."""
+        cards = deck(content)
+        parts = tuple(CompendiumEntry(card["name"], (
+            (N_("Family"), FAMILY_NAMES[card["family"]]),
+            (N_("Mouvement"), card["mouvement"]), (N_("Radar"), card["radar"]),
+            (N_("Attaque"), card["attaque"]), (N_("Défense"), card["defense"]),
+            (N_("Value (crédits)"), card["value"]), (N_("Copies in the deck"), card["copies"]),
+        ), own=card["source"] == "gm") for card in sorted(
+            cards["parts"].values(), key=lambda card: (FAMILIES.index(card["family"]),
+                                                       card["name"])))
+        sfx = tuple(CompendiumEntry(card["name"], (
+            (N_("Effect"), EFFECT_NAMES[card["effect"]]), (N_("Cost (crédits)"), card["cost"]),
+            (N_("Amount (energy, dice or crédits)"), card["amount"]),
+            (N_("Energy of a multi-use card (0: single use)"), card["uses"]),
+            (N_("Copies in the deck"), card["copies"]),
+        ), own=card["source"] == "gm") for card in sorted(cards["sfx"].values(),
+                                                         key=lambda card: card["name"]))
+        out = tuple(CompendiumEntry({**PARTS, **SFX}[key]["name"], own=True)
+                    for key in sorted(left_out(content)) if key in {**PARTS, **SFX})
+        return [CompendiumSection("part", N_("Robot parts"), parts, rule("Mise en place")),
+                CompendiumSection("sfx", N_("SFX cards"), sfx, rule("Cartes SFX")),
+                CompendiumSection("left_out", N_("House cards left out of the deck"), out,
+                                  rule("Mise en place"))]
+
     def demo_characters(self) -> list[DemoCharacter]:
         return [
             DemoCharacter("Écurie Boulon", {**team.blank_sheet(), "robot_name": "Boulon-Boum",
                                             "crew": "Lina et les frères Rivet", "implants": 3},
-                          "Équipe maison : trois implants, elle drafte la première.", player=0),
-            DemoCharacter("Team Acier Hurlant", {**team.blank_sheet(),
-                                                 "robot_name": "Hurleur-IX",
-                                                 "crew": "Gaspard « Clé de 12 »",
-                                                 "implants": 1},
+                          "Équipe maison : trois implants, elle choisit ses pièces la "
+                          "première.", player=0),
+            DemoCharacter("Équipe Acier Hurlant", {**team.blank_sheet(),
+                                                   "robot_name": "Hurleur-IX",
+                                                   "crew": "Gaspard « Clé de 12 »",
+                                                   "implants": 1},
                           "Équipe maison.", player=1),
             DemoCharacter("Garage du MJ", {**team.blank_sheet(), "robot_name": "Rouille-Tank",
                                            "crew": "l'organisateur du tournoi", "implants": 0},
@@ -115,7 +145,7 @@ class MechaRingSystem:
     def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
         """A three-robot tournament: the host's robot is given to the house bot, which rolls
         the order of the first round; the players take it from there."""
-        return DemoMatch("Tournoi de MMMA", ("Écurie Boulon", "Team Acier Hurlant",
+        return DemoMatch("Tournoi de MMMA", ("Écurie Boulon", "Équipe Acier Hurlant",
                                              "Garage du MJ"),
                          steps=(DemoStep({"kind": "set_bot", "seat": "t3", "on": "on"}),))
 
