@@ -129,19 +129,23 @@ def test_outcome_words_are_the_readers(settings, app, db, new_client, demo_table
 def _as_written(db) -> list[str]:
     """What the table wrote (campaigns, characters) and the games' own terms (skills,
     implants): shown as written, whatever the reader's language. Longest first."""
-    from app.models import Character
+    from app.models import Character, Match
     from app.rules.cyborg.chases import all_vehicles
     from app.rules.cyborg.content import all_weapons
     from app.rules.cyborg.content import skills as cyborg_skills
     from app.rules.mecha_ring.content import PARTS as MECHA_PARTS
     from app.rules.mecha_ring.content import SFX as MECHA_SFX
     from app.rules.mutatior.content import IMPLANTS, SKILLS
+    from app.web.table_view import short_label
 
     db.commit()
     texts = [name for (name,) in db.execute(select(Campaign.name))]
     texts += [text for (text,) in db.execute(select(Campaign.description))]
     texts += [name for (name,) in db.execute(select(Character.name))]
     texts += [text for (text,) in db.execute(select(Character.notes))]
+    texts += [name for (name,) in db.execute(select(Match.name))]  # the GM's title
+    # A token's label under it on the board: its name, cut between words.
+    texts += [short_label(name) for (name,) in db.execute(select(Character.name))]
     texts += [skill.name for skill in SKILLS.values()] + [i.name for i in IMPLANTS.values()]
     texts += [skill.name for skill in cyborg_skills().values()]
     texts += [vehicle.name for vehicle in all_vehicles().values()]
