@@ -11,13 +11,14 @@ answers with its défense instinctive at once.
 from __future__ import annotations
 
 import copy
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.rules import notation
 from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.dice import Dice, Modifier, RollRecord
-from app.rules.match import Actor, Event, State, handler_for
+from app.rules.match import Actor, Event, IllegalAction, State, handler_for
 from app.rules.tiamat.combat import (
     ARMED_PARADES,
     RANGE_MODIFIERS,
@@ -45,14 +46,14 @@ from app.rules.tiamat.errors import TiamatRefusal
 from app.rules.tiamat.match import active, defence_options
 from app.rules.tiamat.pools import DIFFICULTIES, pool, simple_test
 
-RULE_INITIATIVE = "Combat « versus » § Initiative"
-RULE_MOVES = "Combat « versus » § Mouvements"
-RULE_PREPARE = "Combat « versus » § Se préparer"
-RULE_POSTURE = "Combat « versus » § Posture"
-RULE_COMBO = "Techniques § Combo / Les enchaînements"
-RULE_KILL = "Combat « versus » § Mise à mort"
-RULE_SUBMISSION = "Techniques § Attributs / Soumission"
-RULE_BTA = "Combat « Beat them all »"
+RULE_INITIATIVE = "Tiamat § Combat « versus » / Initiative"
+RULE_MOVES = "Tiamat § Combat « versus » / Mouvements"
+RULE_PREPARE = "Tiamat § Combat « versus » / Se préparer"
+RULE_POSTURE = "Tiamat § Combat « versus » / Posture"
+RULE_COMBO = "Tiamat § Techniques / Combo / Les enchaînements"
+RULE_KILL = "Tiamat § Combat « versus » / Mise à mort"
+RULE_SUBMISSION = "Tiamat § Techniques / Attributs / Soumission"
+RULE_BTA = "Tiamat § Combat « Beat them all »"
 DRAW_AND_SHOOT = ("tir_rapide", "shuriken")
 FOREVER = 10_000
 NAME_MAX = 80
@@ -737,7 +738,7 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             raise _refuse("bad_field", field="weapon", reason=", ".join(me["weapons"]) or "—")
         changes["weapon"] = weapon
         info["weapon"] = me["arsenal"][weapon]["name"] if weapon else None
-        info["rule"] = "Combat « versus » § Actions de combat possibles"
+        info["rule"] = "Tiamat § Combat « versus » / Actions de combat possibles"
     return [Event("manoeuvred", {**info, "changes": {me["id"]: changes},
                                  "set": {"combo": None}})]
 
@@ -813,7 +814,7 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
                              "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
                              "total": test.record.total, "success": test.success,
                              "margin": test.margin, "rolls": _rolls(test.record),
-                             "rule": "Tests et Actions § Jet de dés simple"})]
+                             "rule": "Tiamat § Tests et Actions / Jet de dés simple"})]
 
 
 def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -844,7 +845,7 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         "char_b": CHAR_NAMES[char_b],
         "skill_a": skill_a, "skill_b": skill_b, "total_a": roll_a.total,
         "total_b": roll_b.total, "initiator_wins": roll_a.total > roll_b.total,
-        "rolls": _rolls(roll_a, roll_b), "rule": "Tests et Actions § Jet d'opposition"})]
+        "rolls": _rolls(roll_a, roll_b), "rule": "Tiamat § Tests et Actions / Jet d'opposition"})]
 
 
 JUMP_DIFFICULTIES = (4, 6, 8, 10, 15)  # « Saut »: Habileté +1 … +5 mètres
@@ -862,7 +863,7 @@ def _jump(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
     metres = int_field(action, "metres", 1, habilete + len(JUMP_DIFFICULTIES))
     changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
     payload: dict[str, Any] = {"name": me["name"], "metres": metres, "free": metres <= habilete,
-                               "rule": "Combat « versus » § Mouvements / Saut"}
+                               "rule": "Tiamat § Combat « versus » / Mouvements / Saut"}
     if metres > habilete:
         difficulty = JUMP_DIFFICULTIES[metres - habilete - 1]
         acrobatie = int(me["skills"].get("acrobatie", 0))
@@ -911,6 +912,27 @@ def _reveal_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: 
 
 
 ADJUSTABLE = ("sante", "energie", "furie", "actions_left", "down")
+# What the GM types for a posture, a state or KO: the game's words as the page shows them
+# (« à terre », « sonné »), accents and case optional; the key is also read (the API).
+POSTURE_WORDS = {"debout": "debout", "a_terre": "à terre"}
+STATE_WORDS = {"sonne": "sonné", "terrorise": "terrorisé", "epuise": "épuisé",
+               "aveugle": "aveuglé", "ivre": "ivre", "empoisonne": "empoisonné",
+               "malade": "malade", "aucun": "aucun"}
+# An English reader's words for the same things (the help says « none » clears the states).
+ALIASES = {"none": "aucun", "standing": "debout", "on_the_ground": "a_terre", "down": "a_terre"}
+KO_WORDS = {"oui": "oui", "non": "non", "on": "on", "off": "off", "yes": "yes", "no": "no",
+            "true": "true", "false": "false", "1": "1", "0": "0"}
+
+
+def _word(action: Mapping[str, Any], field: str, words: Mapping[str, str]) -> str:
+    """The key of a word typed as the page names it; refused with the words if unknown."""
+    typed = unicodedata.normalize("NFKD", str(action.get(field, "")).strip().lower())
+    plain = "".join(c for c in typed if not unicodedata.combining(c))
+    key = "_".join(plain.replace("-", " ").replace("_", " ").split())
+    key = ALIASES.get(key, key) if key not in words else key
+    if key not in words:
+        raise IllegalAction("bad_field", field=field, choices=list(words.values()))
+    return key
 
 
 def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -932,13 +954,14 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             changes["ko"] = False  # « Il ne se réveillera que lorsqu'il aura regagné 1 point »
     elif field == "posture":
         before = who["posture"]
-        changes["posture"] = choice_field(action, "value", ("debout", "a_terre"))
+        changes["posture"] = _word(action, "value", POSTURE_WORDS)
     elif field == "ko":
         before = who["ko"]
-        changes["ko"] = flag(action, "value")
+        value = action.get("value")
+        changes["ko"] = value if isinstance(value, bool) else (
+            _word(action, "value", KO_WORDS) in ("oui", "on", "true", "yes", "1"))
     else:
-        name = choice_field(action, "value", ("sonne", "terrorise", "epuise", "aveugle",
-                                              "ivre", "empoisonne", "malade", "aucun"))
+        name = _word(action, "value", STATE_WORDS)
         rounds = int_field(action, "rounds", 0, 100, 1)
         before = dict(who["states"])
         states = {} if name == "aucun" else {**who["states"],
@@ -984,7 +1007,7 @@ def _recover(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                                 "before": {k: who[k] for k in changes if k in who},
                                 "after": {k: v for k, v in changes.items() if k != "states"},
                                 "rolls": _rolls(*rolls),
-                                "rule": "Conception du personnage § Points de santé, "
+                                "rule": "Tiamat § Conception du personnage / Points de santé, "
                                         "d'énergie et de furie",
                                 "changes": {who["id"]: changes}})]
 
