@@ -428,3 +428,19 @@ def test_the_gm_types_postures_and_states_as_the_page_names_them() -> None:
                          "value": "couché"}, [])
     assert refused.value.message_fr() == "« Valeur » : attendu : l'un de debout, à terre"
     assert "a_terre" not in refused.value.message
+
+
+def test_a_refused_choice_names_its_field_and_the_game_words_never_keys() -> None:
+    state = jack_first(boxer("straight_punch"))
+    with pytest.raises(IllegalAction) as refused:
+        play(state, GM, {"kind": "test", "participant": "p1", "characteristic": "force",
+                         "difficulty": "impossible"}, [])
+    assert refused.value.message_fr() == (
+        "« Difficulté » : attendu : l'un de facile (4), moyennement facile (6), difficile (8), "
+        "très difficile (10), héroïque (15), surhumaine (20)")
+    with pytest.raises(IllegalAction) as refused:
+        play(state, GM, {"kind": "test", "participant": "p1", "characteristic": "force",
+                         "skill": "kung_fu"}, [])
+    assert refused.value.message_fr() == ("« Compétence » : cette valeur n'est pas l'une de "
+                                          "celles proposées")
+    assert refused.value.message == "“Skill”: this value is not one of those offered"

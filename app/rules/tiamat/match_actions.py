@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import copy
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.rules import notation
-from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
+from app.rules.action_fields import flag, int_field, require_gm, text_field
 from app.rules.dice import Dice, Modifier, RollRecord
-from app.rules.match import Actor, Event, IllegalAction, State, handler_for
+from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State, handler_for
 from app.rules.tiamat.combat import (
     ARMED_PARADES,
     RANGE_MODIFIERS,
@@ -37,14 +37,13 @@ from app.rules.tiamat.combat import (
 )
 from app.rules.tiamat.content import (
     CHAR_NAMES,
-    CHARACTERISTICS,
     SKILL_NAMES,
     Technique,
     techniques,
 )
 from app.rules.tiamat.errors import TiamatRefusal
 from app.rules.tiamat.match import active, defence_options
-from app.rules.tiamat.pools import DIFFICULTIES, pool, simple_test
+from app.rules.tiamat.pools import DIFFICULTIES, DIFFICULTY_NAMES, pool, simple_test
 
 RULE_INITIATIVE = "Tiamat § Combat « versus » / Initiative"
 RULE_MOVES = "Tiamat § Combat « versus » / Mouvements"
@@ -197,7 +196,7 @@ def _modifiers(action: Mapping[str, Any], technique: Technique) -> list[list]:
     """Ranged modifiers (« Attaque à distance ») and the GM's situational bonus."""
     found: list[list] = []
     if technique.type == "distance" or (technique.also_ranged and flag(action, "ranged")):
-        distance = choice_field(action, "range", list(RANGE_MODIFIERS), "courte")
+        distance = _choice(action, "range", RANGE_NAMES, "courte")
         if RANGE_MODIFIERS[distance]:
             found.append([RANGE_MODIFIERS[distance], {"bout_portant": "bout portant",
                                                       "longue": "longue portée"}[distance]])
@@ -704,7 +703,7 @@ MANOEUVRES = ("move", "run", "stand_up", "go_down", "prepare", "draw")
 def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                ) -> list[Event]:
     me = _require_turn(state, actor)
-    what = choice_field(action, "what", MANOEUVRES)
+    what = _choice(action, "what", MANOEUVRES)
     if me["actions_left"] < 1:
         raise _refuse("no_action_left", name=me["name"])
     changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
@@ -735,7 +734,8 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     else:
         weapon = action.get("weapon") or None
         if weapon is not None and weapon not in me["weapons"]:
-            raise _refuse("bad_field", field="weapon", reason=", ".join(me["weapons"]) or "—")
+            raise _refuse("bad_field", field="weapon", choices=[
+                me["arsenal"].get(key, {}).get("name", key) for key in me["weapons"]])
         changes["weapon"] = weapon
         info["weapon"] = me["arsenal"][weapon]["name"] if weapon else None
         info["rule"] = "Tiamat § Combat « versus » / Actions de combat possibles"
@@ -793,11 +793,11 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
     helpers (« Agir en équipe », +1D10 each) and bonus dice."""
     who = _participant(state, action, "participant")
     _control(actor, who)
-    characteristic = choice_field(action, "characteristic", CHARACTERISTICS)
+    characteristic = _choice(action, "characteristic", CHAR_NAMES)
     skill = action.get("skill") or ""
     if skill and skill not in SKILL_NAMES:
-        raise _refuse("bad_field", field="skill", reason="compétence")
-    difficulty = choice_field(action, "difficulty", list(DIFFICULTIES), "difficile")
+        raise _refuse("bad_field", field="skill")
+    difficulty = _choice(action, "difficulty", DIFFICULTY_NAMES, "difficile")
     helpers = int_field(action, "helpers", 0, 10, 0)
     bonus = int_field(action, "bonus_dice", -5, 5, 0)
     level = int(who["skills"].get(skill, 0)) if skill else 0
@@ -826,10 +826,10 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     sides = []
     for side in ("a", "b"):
         who = _participant(state, action, f"participant_{side}")
-        characteristic = choice_field(action, f"characteristic_{side}", CHARACTERISTICS)
+        characteristic = _choice(action, f"characteristic_{side}", CHAR_NAMES)
         skill = action.get(f"skill_{side}") or ""
         if skill and skill not in SKILL_NAMES:
-            raise _refuse("bad_field", field=f"skill_{side}", reason="compétence")
+            raise _refuse("bad_field", field=f"skill_{side}")
         bonus = int_field(action, f"bonus_{side}", -10, 10, 0)
         level = int(who["skills"].get(skill, 0)) if skill else 0
         labels = tuple(Modifier(value, label) for value, label in (
@@ -924,6 +924,41 @@ KO_WORDS = {"oui": "oui", "non": "non", "on": "on", "off": "off", "yes": "yes", 
             "true": "true", "false": "false", "1": "1", "0": "0"}
 
 
+RANGE_NAMES = {"courte": "courte", "bout_portant": "bout portant", "longue": "longue"}
+# The fields of Tiamat's forms as the page labels them, for a refusal to name them so.
+FIELD_LABELS.update({
+    "participant": ("Who", "Qui"), "participant_a": ("Who acts", "Qui agit"),
+    "participant_b": ("Who opposes", "Qui s'oppose"),
+    "characteristic_a": ("Characteristic", "Caractéristique"),
+    "characteristic_b": ("Characteristic", "Caractéristique"),
+    "skill_a": ("Skill", "Compétence"), "skill_b": ("Skill", "Compétence"),
+    "bonus_a": ("Bonus points (GM)", "Points de bonus (MJ)"),
+    "bonus_b": ("Bonus points (GM)", "Points de bonus (MJ)"),
+    "technique": ("Technique", "Technique"), "option": ("Technique", "Technique"),
+    "metres": ("Length in metres", "Longueur en mètres"),
+    "amount": ("How many hours or days", "Combien d'heures ou de jours"),
+    "rounds": ("Rounds (states)", "Tours (états)"),
+    "helpers": ("Helpers", "Équipiers"),
+    "bonus_dice": ("Bonus or malus dice (D10)", "Dés de bonus ou de malus (D10)"),
+    "difficulty": ("Difficulty", "Difficulté"),
+    "gm_modifier": ("Situational modifier (GM)", "Modificateur de situation (MJ)"),
+    "range": ("Range", "Portée"), "location": ("Location", "Localisation"),
+    "orders": ("Orders", "Ordres"), "weapon": ("Weapon", "Arme"),
+})
+
+
+def _choice(action: Mapping[str, Any], field: str, choices: Mapping[str, str] | Sequence[str],
+            default: str | None = None) -> str:
+    """One of the keys a form offers. Refused with the game's words for them when they are
+    named (« très difficile (10) »), else as « not one of those offered »; never the keys."""
+    value = action.get(field, default)
+    if value in choices:
+        return value
+    if isinstance(choices, Mapping):
+        raise IllegalAction("bad_field", field=field, choices=list(choices.values()))
+    raise IllegalAction("bad_field", field=field)
+
+
 def _word(action: Mapping[str, Any], field: str, words: Mapping[str, str]) -> str:
     """The key of a word typed as the page names it; refused with the words if unknown."""
     typed = unicodedata.normalize("NFKD", str(action.get(field, "")).strip().lower())
@@ -940,7 +975,7 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     """The GM corrects a value, changes a posture or a state, recorded with a reason."""
     require_gm(actor)
     who = _participant(state, action, "participant")
-    field = choice_field(action, "field", (*ADJUSTABLE, "posture", "state", "ko"))
+    field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko"))
     reason = text_field(action, "reason", 200, required=False)
     changes: dict[str, Any] = {}
     before: Any
@@ -984,7 +1019,7 @@ def _recover(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if state.get("pending"):
         raise _refuse("attack_pending")
     who = _participant(state, action, "participant")
-    what = choice_field(action, "what", RECOVERY)
+    what = _choice(action, "what", RECOVERY)
     amount = int_field(action, "amount", 1, 30, 1)
     changes: dict[str, Any] = {}
     rolls: list[RollRecord] = []
