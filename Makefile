@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test install install-test migrate demo backup bench lint e2e extract clean
+.PHONY: run run-scaled test install install-test migrate demo backup bench bench-load bench-faults lint e2e extract clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,20 @@ demo: migrate
 run: demo
 	$(PY) -m app serve --host $(HOST) --port $(PORT)
 
+## N workers (WORKERS, default 4) on PostgreSQL + Redis on this machine, behind no proxy:
+## http://$(HOST):$(PORT). PG_URL and REDIS_URL say which ones (docs/deploy.md).
+WORKERS   ?= 4
+PG_URL    ?= postgresql+psycopg://postgres@127.0.0.1:5432/tablee
+REDIS_URL ?= redis://127.0.0.1:6379/0
+METRICS_DIR ?= $(CURDIR)/var/prometheus
+run-scaled: install
+	@createdb -h 127.0.0.1 -U postgres $(lastword $(subst /, ,$(PG_URL))) 2>/dev/null || true
+	TABLEE_DATABASE_URL=$(PG_URL) $(PY) -m app migrate
+	rm -rf $(METRICS_DIR) && mkdir -p $(METRICS_DIR)
+	TABLEE_DATABASE_URL=$(PG_URL) TABLEE_REDIS_URL=$(REDIS_URL) \
+	  PROMETHEUS_MULTIPROC_DIR=$(METRICS_DIR) \
+	  $(PY) -m app serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
+
 ## Install the test extras and run the whole suite: unit, service and web tests, then the
 ## browser tests in Debian's Chromium (skipped, saying so, when it is not installed)
 test: install-test
@@ -50,6 +64,17 @@ e2e: install-test
 
 bench: install-test
 	$(PY) -m bench
+
+## The load harness (docs/benchmarks.md § Load): 50/200/500 tables on SQLite, then on
+## PostgreSQL + Redis with 2 and 4 workers (about 15 minutes; TABLEE_BENCH_PG names the
+## database it empties). Faults: make bench-faults.
+bench-load: install-test
+	$(PY) -m bench.load
+
+## Faults during load (a worker killed, Redis and PostgreSQL restarted — private ones for
+## those two): each scenario prints what it checked; exit 1 if a check fails (~3 minutes).
+bench-faults: install-test
+	$(PY) -m bench.faults
 
 backup: install
 	$(PY) -m app backup

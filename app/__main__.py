@@ -26,12 +26,24 @@ def _demo(settings: Settings, _args: argparse.Namespace) -> None:
 def _serve(settings: Settings, args: argparse.Namespace) -> None:
     import uvicorn
 
+    from app.http.ops import configure_request_log
     from app.main import create_app
 
+    # One JSON line per request (app.http.ops) replaces uvicorn's access log.
     # X-Forwarded-For is believed only from TABLEE_TRUSTED_PROXIES (create_app), never by
     # uvicorn's default of trusting 127.0.0.1.
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, proxy_headers=False,
-                log_level="info")
+    options = {"host": args.host, "port": args.port, "proxy_headers": False,
+               "log_level": "info", "access_log": False}
+    if args.workers > 1:
+        if settings.database_url.startswith("sqlite") or not settings.database_url:
+            print("serve: several workers need PostgreSQL (TABLEE_DATABASE_URL) and Redis "
+                  "(TABLEE_REDIS_URL); see docs/deploy.md", file=sys.stderr)
+            sys.exit(2)
+        # Each worker process builds its own app from the environment (app.asgi).
+        uvicorn.run("app.asgi:create", factory=True, workers=args.workers, **options)
+        return
+    configure_request_log()
+    uvicorn.run(create_app(settings), **options)
 
 
 def _backup(settings: Settings, args: argparse.Namespace) -> None:
@@ -83,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="serve on HOST:PORT")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes (more than one: PostgreSQL and Redis)")
     backup = sub.add_parser("backup", help="write a consistent copy of the database")
     backup.add_argument("--target", default=None, help="file to write (default var/backups/…)")
     verify_log = sub.add_parser("verify-log", help="check the signatures of an exported roll "

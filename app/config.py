@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = 10_000
     max_import_bytes: int = 20 * 1024 * 1024
     default_locale: str = "fr"
+    # /metrics answers only ``Authorization: Bearer <this>``; empty: /metrics is a 404.
+    metrics_token: str = ""
     # Argon2 cost; tests lower it so thousands of logins stay fast.
     argon2_time_cost: int | None = None
     argon2_memory_cost: int | None = None

@@ -50,7 +50,7 @@ class Scale:
     rounds: int = 8  # actions per table when all tables play
     interval: float = 5.0  # mean think time of a table, in seconds
     streams: int = 1_000
-    fanout_rounds: int = 3
+    fanout_rounds: int = 5
     growth_samples: int = 150
     requests: int = 1_600
     concurrency: int = 8
@@ -206,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Tablée benchmark — {datetime.now().astimezone():%Y-%m-%d %H:%M %Z}"
           f"{' (--quick)' if args.quick else ''}")
     print(f"{_machine()}; load generator: {loop} + httpx")
-    print("Server: python -m app serve, one uvicorn worker, SQLite (WAL), in-process broker")
+    print("Server: python -m app serve, one uvicorn worker, SQLite (WAL), in-process broker"
+          + (f"; code from {os.environ['TABLEE_BENCH_ROOT']}"
+             if os.environ.get("TABLEE_BENCH_ROOT") else ""))
     busy = _busy()
     print(f"CPU used by other work just before the run: {busy:.0%}"
           f"{' — the machine is busy: the figures will be noisy' if busy > 0.1 else ''}\n")

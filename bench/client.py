@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import cast
 from urllib.parse import urlsplit
 
@@ -170,20 +170,23 @@ class Viewer(asyncio.Protocol):
 
 
 async def open_viewer(base_url: str, path: str, token: str, *, after: int | None = None,
-                      timeout: float = OPEN_TIMEOUT, opened: list[Viewer] | None = None
-                      ) -> Viewer:
+                      timeout: float = OPEN_TIMEOUT, opened: list[Viewer] | None = None,
+                      last_event_id: int | None = None,
+                      make: Callable[[bytes], Viewer] = Viewer) -> Viewer:
     """Open ``GET path`` as an SSE stream with a bearer token; returns once it answered 200.
 
     The viewer is added to ``opened`` as soon as it connects, so that a caller can close it
-    even if the server never answers.
+    even if the server never answers. ``last_event_id`` resumes like a browser that
+    reconnects; ``make`` builds the protocol (a ``Viewer`` subclass).
     """
     url = urlsplit(base_url)
     target = path + (f"?after={after}" if after is not None else "")
+    resume = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id is not None else ""
     request = (f"GET {target} HTTP/1.1\r\nHost: {url.netloc}\r\n"
-               f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n"
+               f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n{resume}"
                "Cache-Control: no-store\r\n\r\n").encode()
     loop = asyncio.get_running_loop()
-    _, viewer = await loop.create_connection(lambda: Viewer(request), url.hostname, url.port)
+    _, viewer = await loop.create_connection(lambda: make(request), url.hostname, url.port)
     if opened is not None:
         opened.append(viewer)
     try:

@@ -42,8 +42,9 @@ async def run(client: httpx.AsyncClient, server: Server, table_: Table, *, strea
         await last_arrival(viewers, await act(client, table_, gm), DELIVERY_TIMEOUT)
         await asyncio.sleep(SETTLE_SECONDS)
         after = server.rss_kib()
-        rows, lasts = [], []
+        rows, lasts, cpu = [], [], []
         for _ in range(rounds):
+            cpu_before = server.cpu_seconds()
             sent = time.perf_counter()
             seq = await act(client, table_, gm)
             answered = time.perf_counter()
@@ -51,17 +52,26 @@ async def run(client: httpx.AsyncClient, server: Server, table_: Table, *, strea
                 asyncio.gather(*(viewer.arrival(seq) for viewer in viewers)), DELIVERY_TIMEOUT)
             last = max(times) - sent
             lasts.append(last * 1000)
+            cpu.append((server.cpu_seconds() - cpu_before) * 1000)
             rows.append((seq, f"{(answered - sent) * 1000:.1f}",
-                         f"{(min(times) - sent) * 1000:.1f}", f"{last * 1000:.1f}"))
+                         f"{(min(times) - sent) * 1000:.1f}", f"{last * 1000:.1f}",
+                         f"{cpu[-1]:.1f}"))
             await asyncio.sleep(SETTLE_SECONDS)
     finally:
         close_all(viewers)
     per_stream = (after - before) / streams
     print(f"Fan-out: {streams} SSE streams on one match (opened in {opening:.1f} s); "
           f"server RSS {before / 1024:.1f} MiB → {after / 1024:.1f} MiB")
-    print(table(rows, ("seq", "POST → response ms", "first viewer ms", "last viewer ms")))
+    print(table(rows, ("seq", "POST → response ms", "first viewer ms", "last viewer ms",
+                       "server CPU ms")))
+    # CPU time is what a busy machine disturbs least: the server's CPU for one action and
+    # its fan-out, ÷ the streams, is the per-stream cost to compare before/after.
+    print(f"Server CPU per stream per event (median): "
+          f"{statistics.median(cpu) * 1000 / streams:.1f} µs")
     return [Figure(f"fan-out: 1 event → {streams} subscribers, last (median)",
                    statistics.median(lasts), " ms", aim=50),
+            Figure("fan-out: server CPU per stream per event", statistics.median(cpu) * 1000
+                   / streams, " µs"),
             Figure("memory per SSE connection", per_stream, " KiB", aim=100)]
 
 

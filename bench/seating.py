@@ -35,6 +35,7 @@ class Table:
     match_id: int
     members: list[Member]  # the GM first
     seq: int = 0
+    system: str = "libre"
 
     @property
     def path(self) -> str:
@@ -74,11 +75,13 @@ async def create_match(client: httpx.AsyncClient, gm: Member, campaign_id: int,
 
 
 async def seat_table(client: httpx.AsyncClient, label: str, *, players: int = 4,
-                     spectators: int = 1) -> Table:
-    """A GM, ``players`` players and ``spectators`` spectators around a new libre match."""
+                     spectators: int = 1, system: str = "libre") -> Table:
+    """A GM, ``players`` players and ``spectators`` spectators around a new match: free
+    play (``libre``), or ``cyborg`` (automated rules: the GM's cyborg Kenji on the board,
+    for characteristic tests, ``CYBORG_TEST``)."""
     gm = await register(client, f"{label}gm")
     campaign = _ok(await client.post(f"{API}/campaigns", headers=gm.headers,
-                                     json={"name": f"Bench {label}", "system": "libre"}), 201)
+                                     json={"name": f"Bench {label}", "system": system}), 201)
     members = [gm]
     for role, count in (("player", players), ("spectator", spectators)):
         if not count:
@@ -91,22 +94,40 @@ async def seat_table(client: httpx.AsyncClient, label: str, *, players: int = 4,
             _ok(await client.post(f"{API}/invites/{invite['token']}/accept",
                                   headers=member.headers))
             members.append(member)
+    if system == "cyborg":
+        from app.rules.cyborg.profiles import PROFILES
+
+        kenji = _ok(await client.post(f"{API}/campaigns/{campaign['id']}/characters",
+                                      headers=gm.headers,
+                                      json={"name": "Kenji", "owner_id": None,
+                                            "sheet": PROFILES["kenji"].sheet}), 201)
+        match = _ok(await client.post(f"{API}/campaigns/{campaign['id']}/matches",
+                                      headers=gm.headers, json={
+                                          "name": "Labo", "character_ids": [kenji["id"]],
+                                          "options": {"width": 40, "height": 30,
+                                                      "unit": "sq"}}), 201)
+        return Table(campaign["id"], match["id"], members, match["seq"], system)
     match_id, seq = await create_match(client, gm, campaign["id"])
     return Table(campaign["id"], match_id, members, seq)
 
 
 async def seat_tables(client: httpx.AsyncClient, count: int, prefix: str, *,
-                      concurrency: int = 8, **roles: int) -> list[Table]:
+                      concurrency: int = 8, automated_every: int = 0, **roles: int
+                      ) -> list[Table]:
+    """``count`` tables; with ``automated_every=n``, every n-th one plays ``cyborg``."""
     gate = asyncio.Semaphore(concurrency)
 
     async def one(index: int) -> Table:
+        system = "cyborg" if automated_every and index % automated_every == 0 else "libre"
         async with gate:
-            return await seat_table(client, f"{prefix}{index:03d}", **roles)
+            return await seat_table(client, f"{prefix}{index:03d}", system=system, **roles)
 
     return list(await asyncio.gather(*(one(index) for index in range(count))))
 
 
 ROLL = {"kind": "roll", "expression": "1d20+5", "purpose": "bench"}
+# Cyborg Anti-Alien, judged by the rules: a Force test of the GM's cyborg (token t1).
+CYBORG_TEST = {"kind": "test", "token": "t1", "characteristic": "force", "malus": 0}
 
 
 async def act(client: httpx.AsyncClient, table: Table, member: Member,

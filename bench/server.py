@@ -103,7 +103,10 @@ class Instance:
         env.update(TABLEE_DATABASE_URL=self.database_url, TABLEE_DATA_DIR=str(self.data_dir),
                    TABLEE_SECRET_KEY=self.secret_key,
                    # Cheap password hashing: seating hundreds of users must stay quick.
-                   TABLEE_ARGON2_TIME_COST="1", TABLEE_ARGON2_MEMORY_COST="64")
+                   TABLEE_ARGON2_TIME_COST="1", TABLEE_ARGON2_MEMORY_COST="64",
+                   # Every bench user registers from 127.0.0.1 (a real instance allows ten
+                   # an hour per address).
+                   TABLEE_REGISTRATIONS_PER_HOUR="1000000")
         return env
 
     def settings(self):
@@ -129,8 +132,33 @@ def tablee(instance: Instance) -> Iterator[Server]:
     port = free_port()
     command = [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1",
                "--port", str(port)]
-    with _serving(command, instance.env(), port, instance.data_dir / "server.log") as server:
-        yield server
+    with _serving(command, instance.env(), port, instance.data_dir / "server.log",
+                  cwd=tablee_root()) as server:
+        samples = os.environ.get("TABLEE_BENCH_PYSPY")
+        if not samples:
+            yield server
+            return
+        # Every thread of the server sampled by py-spy for its whole life, written (raw,
+        # "collapsed stacks") when it stops: ``python -m bench.profile --report FILE``.
+        spy = subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid),
+                                "--format", "raw", "--rate", "200", "--nonblocking",
+                                "--output", samples], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        try:
+            yield server
+        finally:
+            server.process.terminate()
+            try:
+                spy.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                spy.kill()
+
+
+def tablee_root() -> Path:
+    """Whose code the Tablée server runs: this checkout, or ``TABLEE_BENCH_ROOT`` (another
+    checkout of the project, say ``git archive main``, to measure before/after on one
+    machine in one sitting: ``python -m app`` finds the ``app`` package of its cwd first)."""
+    return Path(os.environ.get("TABLEE_BENCH_ROOT") or ROOT)
 
 
 @contextmanager
@@ -144,10 +172,10 @@ def bare(data_dir: Path) -> Iterator[Server]:
 
 
 @contextmanager
-def _serving(command: list[str], env: dict[str, str], port: int, log: Path
-             ) -> Iterator[Server]:
+def _serving(command: list[str], env: dict[str, str], port: int, log: Path, *,
+             cwd: Path = ROOT) -> Iterator[Server]:
     with log.open("wb") as output:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output,
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=output,
                                    stderr=subprocess.STDOUT)
         server = Server(f"http://127.0.0.1:{port}", port, process, log)
         try:

@@ -19,6 +19,7 @@ LAYERS = {
     "app.rules": "rules",
     "app.config": "core", "app.db": "core", "app.models": "core", "app.errors": "core",
     "app.i18n": "core", "app.auth": "core", "app.live": "core", "app.migrate": "core",
+    "app.telemetry": "core",
     "app.services": "services",
     "app.http": "http",
     "app.web": "web",

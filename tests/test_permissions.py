@@ -42,7 +42,8 @@ from tests.conftest import TEST_PASSWORD
 from tests.helpers import app_routes, csrf_from
 from tests.world import World, running_world, tiny_png
 
-LEVELS = ("anyone", "user", "member", "player", "owner", "gm", "admin")
+# "nobody": a page no browser reaches (/metrics without the scrape token): 404 for all.
+LEVELS = ("anyone", "user", "member", "player", "owner", "gm", "admin", "nobody")
 # What each person is, for campaign 1 and its character 1 (Paul's).
 GRANTS = {
     "anonymous": {"anyone"},
@@ -95,6 +96,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", "/language"): Rule("anyone", form={"locale": "fr", "next": "/"}),
     ("GET", "/docs"): Rule("anyone"),
     ("GET", "/healthz"): Rule("anyone"),
+    ("GET", "/readyz"): Rule("anyone"),
+    ("GET", "/metrics"): Rule("nobody"),
     ("GET", "/games/{key}"): Rule("anyone", params={"key": "libre"}),
     ("GET", "/register"): Rule("anyone"),
     ("POST", "/register"): Rule("anyone"),
@@ -380,6 +383,8 @@ def test_every_route_is_classified():
 
 
 def expectation(person: str, method: str, path: str, rule: Rule) -> str:
+    if rule.level == "nobody":
+        return "not found"
     if rule.level in GRANTS[person]:
         return "allowed"
     if person == "anonymous":

@@ -161,3 +161,21 @@ def test_only_newly_committed_events_are_announced():
 def test_a_broker_that_is_not_running_never_costs_the_caller_the_answer(caplog):
     match_publish.publish_outcome(MemoryBroker(), ActionOutcome(7, 12, []))
     assert "not announced" in caplog.text
+
+
+def test_open_streams_are_counted_and_a_closed_one_leaves_the_subscription(live, table):
+    import time
+
+    app = live.server.config.app
+    gauge = app.state.metrics.open_streams
+    channel = match_publish.channel(table.match_id)
+    with stream(live, table, "paul") as paul, stream(live, table, "sam") as sam:
+        paul.until(3)
+        sam.until(3)
+        assert gauge._value.get() == 2
+    deadline = time.monotonic() + 5  # the server notices the disconnects
+    while (gauge._value.get() or app.state.broker.subscriber_count(channel)) \
+            and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert gauge._value.get() == 0
+    assert app.state.broker.subscriber_count(channel) == 0

@@ -175,7 +175,7 @@ def world(database_template: str, tmp_path_factory) -> Iterator[World]:
 
 # Not pages: live streams (read below), file downloads, the health probe.
 NOT_PAGES = ("/stream", "/export", "/export.json", "/export.txt", "/portrait", "/{image_id}",
-             "/admin/backups/{name}", "/healthz")
+             "/admin/backups/{name}", "/healthz", "/readyz", "/metrics")
 
 
 def page_urls(world: World) -> list[str]:

@@ -17,17 +17,24 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Body, Header, Path, Query, Request
 from pydantic import Field, field_validator
-from sse_starlette import EventSourceResponse
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
-from app.http.deps import DbSession, MemberAccess, SettingsDep, TableDice, protected_router
-from app.http.streams import FeedSource, Item, event_stream
+from app.http.deps import (
+    CurrentUser,
+    DbSession,
+    IdParam,
+    MemberAccess,
+    SettingsDep,
+    TableDice,
+    protected_router,
+)
+from app.http.streams import EventStreamResponse, FeedSource, Item, event_stream
 from app.i18n import gettext
 from app.models import Match
 from app.rules.match import Actor
 from app.services import match_publish, tables
-from app.services.access import CampaignAccess
+from app.services.access import CampaignAccess, load_campaign_access
 from app.services.match_feed import Viewer
 
 router = protected_router(tags=["matches"])
@@ -208,12 +215,14 @@ def match_log(db: DbSession, access: MemberAccess, match_id: MatchId,
 
 @router.post(ONE + "/actions", response_model=ActionOut, responses=error_responses(404, 409))
 def post_action(body: ActionIn, request: Request, db: DbSession, settings: SettingsDep,
-                access: MemberAccess, match_id: MatchId, dice: TableDice,
+                user: CurrentUser, campaign_id: IdParam, match_id: MatchId, dice: TableDice,
                 idempotency_key: IdempotencyKey = None) -> ActionOut:
     """Act at the table. 409: the table moved on (``error.details`` has the current ``seq``
     and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
     for another payload (``idempotency_key_reused``). Spectators watch: 403."""
-    access.require_player_or_gm()
+    # The membership is read here rather than by the ``MemberAccess`` dependency: a sync
+    # dependency is a thread-pool hop of its own, and this is the hottest route.
+    access = load_campaign_access(db, user, campaign_id).require_player_or_gm()
     viewer = _viewer(access)
     outcome = tables.apply_action(db=db, secret=settings.resolved_secret_key, access=access,
                                   match_id=match_id, action=body.action,
@@ -251,7 +260,7 @@ _STREAM_DOC = (
     "lowered. Comments keep the connection alive.")
 
 
-@router.get(ONE + "/stream", response_class=EventSourceResponse,
+@router.get(ONE + "/stream", response_class=EventStreamResponse,
             responses={200: {"description": _STREAM_DOC,
                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                        **error_responses(404)})
@@ -262,7 +271,7 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
                  last_event_id: Annotated[int | None, Header(
                      alias="Last-Event-ID", ge=0, le=MAX_ID,
                      description="Sent by EventSource on reconnection: resume after it.")
-                 ] = None) -> EventSourceResponse:
+                 ] = None) -> EventStreamResponse:
     """The match's events, live, as you may see them (``after`` and ``Last-Event-ID`` are
     read by the stream itself; declared here for the documentation and validation)."""
     match = tables.get_match(db, access, match_id)

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app import auth
+from app import auth, telemetry
 from app.config import Settings
 from app.errors import CsrfFailed, NotAuthenticated
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
@@ -77,23 +77,37 @@ def _presented_token(request: Request, settings: Settings) -> tuple[str | None, 
     return request.cookies.get(settings.session_cookie_name), False
 
 
+def _session_user(db: Session, token: str, settings: Settings) -> User | None:
+    """The user of the session ``token`` names, detached (a service's rollback must not
+    expire who is asking: error pages use it). The read transaction ends here and its
+    connection goes back to the pool: the request may wait for a thread before its next
+    query, and when more requests than the pool has connections each held one meanwhile,
+    the threads that needed one starved (a storm of streams reconnecting at once froze a
+    worker; docs/benchmarks.md § Scale-out)."""
+    record = auth.find_session(db, token, settings)
+    user = record.user if record is not None else None
+    if user is not None:
+        db.expunge(user)
+    if db.in_transaction():
+        db.rollback()
+    return user
+
+
 async def current_viewer(request: Request, db: DbSession, settings: SettingsDep) -> Viewer:
     """Load the session (off the event loop) and set the request's language."""
     if (cached := getattr(request.state, "viewer", None)) is not None:
         return cached
     token, via_bearer = _presented_token(request, settings)
-    record = await run_in_threadpool(auth.find_session, db, token, settings) if token else None
-    if record is not None:
-        # Detached: a service's rollback must not expire who is asking (error pages use it).
-        db.expunge(record.user)
-    viewer = Viewer(user=record.user if record else None,
-                    session_token=token if record else None,
-                    via_bearer=via_bearer and record is not None,
+    user = await run_in_threadpool(_session_user, db, token, settings) if token else None
+    viewer = Viewer(user=user, session_token=token if user else None,
+                    via_bearer=via_bearer and user is not None,
                     anon_id=getattr(request.state, "anon_id", None))
     set_locale(choose_locale(viewer.user.locale if viewer.user else None,
                              request.cookies.get(LOCALE_COOKIE),
                              request.headers.get("accept-language")))
     request.state.viewer = viewer
+    if viewer.user is not None:
+        telemetry.note(user=viewer.user.id)  # for the request's log line
     return viewer
 
 

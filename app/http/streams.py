@@ -9,15 +9,19 @@ each line is filtered and rendered for that viewer before it is sent.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+import asyncio
+import re
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from fastapi import Request
 from sqlalchemy.orm import Session
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette.sse import AppStatus
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from app.errors import ValidationFailed
 from app.i18n import lazy_gettext as _l
@@ -26,6 +30,8 @@ from app.live.subscription import Subscription
 from app.services.match_feed import Viewer
 
 HEARTBEAT_SECONDS = 15
+# The scope key under which ``app.main.Tablee`` keeps the server's own ``send``.
+RAW_SEND = "tablee.raw_send"
 # Ask browsers to come back quickly after a drop (EventSource's ``retry``), in ms.
 RETRY_MS = 1_000
 
@@ -121,33 +127,160 @@ def resume_point(request: Request, newest: int) -> int:
     return int(raw)
 
 
-async def _events(request: Request, source: Source, after: int
-                  ) -> AsyncIterator[ServerSentEvent]:
+async def _events(request: Request, source: Source, after: int) -> AsyncIterator[bytes]:
     sent, fresh = after, True
-    yield ServerSentEvent(comment="connected", retry=RETRY_MS)
-    # Listen before reading the backlog, so nothing published meanwhile is missed.
-    async with source.watching(request.app.state.broker):
+    open_streams = request.app.state.metrics.open_streams
+    open_streams.inc()
+    try:
+        yield CONNECTED
+        # Listen before reading the backlog, so nothing published meanwhile is missed.
+        async with source.watching(request.app.state.broker):
+            while True:
+                items = await source.items_after(sent, fresh=fresh)
+                if items is None:
+                    return
+                fresh = False
+                if items:
+                    yield b"".join(encode(item) for item in items)
+                    sent = items[-1].id
+                    continue  # maybe a full page: read on before waiting
+                if not await source.wait(sent):
+                    return
+    finally:
+        open_streams.dec()
+
+
+def encode(item: Item) -> bytes:
+    """One SSE event: ``id``, ``event``, then each line of the data on a ``data:`` line
+    (lines end with CRLF, as they did with sse-starlette)."""
+    data = item.data
+    if "\n" in data or "\r" in data:  # only SSE's own line ends (not str.splitlines's)
+        data = "\r\ndata: ".join(_LINE_END.split(data))
+    return f"id: {item.id}\r\nevent: {item.event}\r\ndata: {data}\r\n\r\n".encode()
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+CONNECTED = f": connected\r\nretry: {RETRY_MS}\r\n\r\n".encode()
+PING = b": ping\r\n\r\n"
+
+
+class EventStreamResponse(Response):
+    """A lean Server-Sent Events response (it replaced sse-starlette's, whose per-message
+    cancel scope and task group cost more than the rest of a fan-out; docs/benchmarks.md).
+
+    Per stream: one task runs ``chunks`` and writes each chunk as it comes, one sends a
+    heartbeat comment after ``ping`` seconds without a chunk, and the response itself waits
+    for the client to leave. Whichever ends first ends the others: the generator is closed
+    (its ``finally`` blocks run: the subscription is left) when the client disconnects,
+    when the server shuts down (``_Shutdown``), or it ends the stream by returning.
+    """
+
+    media_type = "text/event-stream"
+
+    def __init__(self, chunks: AsyncIterator[bytes], *, ping: float,
+                 headers: Mapping[str, str] | None = None, status_code: int = 200) -> None:
+        # ``status_code`` is declared for FastAPI's OpenAPI, which reads its default.
+        super().__init__(status_code=status_code, headers=headers, media_type=self.media_type)
+        # Response adds "content-length: 0" for its empty body; a stream has no length.
+        self.raw_headers = [(name, value) for name, value in self.raw_headers
+                            if name != b"content-length"]
+        self._chunks = chunks
+        self._ping = ping
+        self._last_sent = 0.0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code,
+                    "headers": self.raw_headers})
+        if scope.get("method") == "HEAD":
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        loop = asyncio.get_running_loop()
+        self._last_sent = loop.time()
+        # The start went through every middleware (headers, request id, status for the
+        # log); the body chunks need none of them.
+        send = scope.get(RAW_SEND, send)
+        writer = asyncio.ensure_future(self._write(send))
+        pinger = asyncio.ensure_future(self._heartbeat(send, loop))
+        listener = asyncio.ensure_future(_disconnected(receive))
+        _Shutdown.watch(writer)
+        try:
+            await asyncio.wait((writer, listener), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (writer, pinger, listener):
+                task.cancel()
+            await asyncio.gather(writer, pinger, listener, return_exceptions=True)
+            _Shutdown.forget(writer)
+        if listener.cancelled():  # the client is still there: end the response properly
+            with suppress(OSError, RuntimeError):  # the client may have just gone
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if writer.done() and not writer.cancelled() and writer.exception() is not None:
+            raise writer.exception()  # type: ignore[misc]
+
+    async def _write(self, send: Send) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            async for chunk in self._chunks:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                self._last_sent = loop.time()
+        finally:
+            await self._chunks.aclose()  # type: ignore[attr-defined]
+
+    async def _heartbeat(self, send: Send, loop: asyncio.AbstractEventLoop) -> None:
+        """A comment after ``ping`` quiet seconds keeps proxies and browsers from timing out.
+        (A chunk and a ping never interleave: each ``send`` writes one whole chunk.)"""
         while True:
-            items = await source.items_after(sent, fresh=fresh)
-            if items is None:
-                return
-            fresh = False
-            for item in items:
-                yield ServerSentEvent(item.data, event=item.event, id=str(item.id))
-                sent = item.id
-            if items:
-                continue  # maybe a full page: read on before waiting
-            if not await source.wait(sent):
-                return
+            quiet = loop.time() - self._last_sent
+            if quiet >= self._ping:
+                await send({"type": "http.response.body", "body": PING, "more_body": True})
+                self._last_sent = loop.time()
+                quiet = 0.0
+            await asyncio.sleep(self._ping - quiet)
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+class _Shutdown:
+    """Ends every stream when the server is asked to stop: uvicorn waits for open responses
+    before it exits, and a stream never ends by itself. sse-starlette's hook on uvicorn's
+    exit handler (``AppStatus``) says when; one watcher per process polls it."""
+
+    writers: ClassVar[set[asyncio.Future[None]]] = set()
+    watcher: ClassVar[asyncio.Task[None] | None] = None
+    POLL_SECONDS = 0.5
+
+    @classmethod
+    def watch(cls, writer: asyncio.Future[None]) -> None:
+        cls.writers.add(writer)
+        loop = asyncio.get_running_loop()
+        watcher = cls.watcher
+        if watcher is None or watcher.done() or watcher.get_loop() is not loop:
+            cls.watcher = loop.create_task(cls._watch())
+
+    @classmethod
+    def forget(cls, writer: asyncio.Future[None]) -> None:
+        cls.writers.discard(writer)
+
+    @classmethod
+    async def _watch(cls) -> None:
+        while cls.writers:
+            # A stream whose loop ended without unwinding it (a test's server) left a done
+            # writer behind: drop those.
+            cls.writers = {writer for writer in cls.writers if not writer.done()}
+            if AppStatus.should_exit:
+                for writer in list(cls.writers):
+                    writer.cancel()
+            await asyncio.sleep(cls.POLL_SECONDS)
 
 
 def event_stream(request: Request, source: Source, *, newest: int,
-                 request_session: Session) -> EventSourceResponse:
+                 request_session: Session) -> EventStreamResponse:
     """The response for ``source``, resumed where the client says (``resume_point``, at most
     ``newest``). The request's session is closed first: a stream lives for hours and must
     not hold a pooled connection (the source opens its own per read)."""
     after = resume_point(request, newest)
     request_session.close()
-    return EventSourceResponse(_events(request, source, after),
-                               ping=HEARTBEAT_SECONDS,
+    return EventStreamResponse(_events(request, source, after), ping=HEARTBEAT_SECONDS,
                                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

@@ -149,6 +149,10 @@ class Broker(ABC):
             if not self._closed and self._hub.count(channel) == 0:
                 await self._left(channel)
 
+    async def ping(self) -> bool:
+        """Is the bus reachable now? (``/readyz``.) Never raises."""
+        return not self._closed
+
     def subscriber_count(self, channel: str) -> int:
         """Subscriptions to ``channel`` in this process."""
         return self._hub.count(channel)

@@ -102,6 +102,17 @@ class RedisBroker(Broker):
     async def _left(self, channel: str) -> None:
         await self._detached(self._release_remote(channel))
 
+    async def ping(self) -> bool:
+        """Redis answers a PING within two seconds, and the reader holds its connection."""
+        if self._closed:
+            return False
+        try:
+            async with asyncio.timeout(2):
+                await self._redis.ping()
+        except (RedisError, OSError, TimeoutError):
+            return False
+        return self._connection is not None
+
     # -- subscription changes ----------------------------------------------------------
 
     async def _ensure_remote(self, channel: str) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import telemetry
 from app.errors import CampaignArchived, Forbidden, NotFound
 from app.models import Campaign, Membership, Role, User
 
@@ -16,6 +17,12 @@ class CampaignAccess:
     campaign: Campaign
     membership: Membership
     user: User
+    # Kept as a plain int: a write transaction starts with a rollback that expires the
+    # ORM objects, and reading ``campaign.id`` then would cost a SELECT.
+    campaign_id: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.campaign_id = self.campaign.id
 
     @property
     def role(self) -> Role:
@@ -51,4 +58,5 @@ def load_campaign_access(db: Session, user: User, campaign_id: int) -> CampaignA
     ).first()
     if row is None:
         raise NotFound()
+    telemetry.note(campaign=campaign_id)  # for the request's log line
     return CampaignAccess(campaign=row[0], membership=row[1], user=user)

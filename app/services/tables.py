@@ -20,6 +20,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app import telemetry
 from app.db import write_transaction
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import lazy_gettext as _l
@@ -62,12 +63,13 @@ def system_of(match: Match) -> GameSystem:
 
 def get_match(db: Session, access: CampaignAccess, match_id: int, *,
               for_update: bool = False) -> Match:
-    query = select(Match).where(Match.id == match_id, Match.campaign_id == access.campaign.id)
+    query = select(Match).where(Match.id == match_id, Match.campaign_id == access.campaign_id)
     if for_update:
         query = query.with_for_update()
     match = db.scalar(query)
     if match is None:
         raise NotFound()
+    telemetry.note(game=match.system)  # the request log's and the action metrics' label
     return match
 
 

@@ -9,4 +9,6 @@ WEB_MODULES = ("pages", "accounts", "campaigns", "members", "invites", "characte
 def routers() -> list[APIRouter]:
     from importlib import import_module
 
-    return [import_module(f"app.web.{name}").router for name in WEB_MODULES]
+    from app.http.ops import router as ops_router  # /healthz, /readyz, /metrics
+
+    return [ops_router, *(import_module(f"app.web.{name}").router for name in WEB_MODULES)]

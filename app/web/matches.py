@@ -182,8 +182,10 @@ def act(request: Request, db: DbSession, settings: SettingsDep, access: MemberAc
     except NotFound as error:
         return error_page(request, error)
     except REFUSALS as error:
+        named = getattr(error, "field", None)  # the rules' "bad_field" names its field
         refusal = ActionError(str(action.get("kind", ""))[:40], str(error.message),
-                              {key: str(value) for key, value in action.items()})
+                              {key: str(value) for key, value in action.items()},
+                              field=named if isinstance(named, str) else None)
         if is_htmx(request):
             return _panel(request, db, access, match_id, error=refusal,
                           status_code=error.status)

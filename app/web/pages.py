@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Form, Path, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from app.errors import NotFound
 from app.http.deps import DbSession, SettingsDep, ViewerDep, protected_router
@@ -56,7 +56,3 @@ def switch_language(db: DbSession, settings: SettingsDep, viewer: ViewerDep,
 def api_docs(request: Request, viewer: ViewerDep) -> Response:
     return render(request, "api_docs.html")
 
-
-@router.get("/healthz", include_in_schema=False)
-def health() -> Response:
-    return JSONResponse({"status": "ok"})

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,6 +194,7 @@ class ActionError:
     kind: str
     message: str
     values: dict[str, str] = field(default_factory=dict)
+    field: str | None = None  # the form field it is about, when the rules named one
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,20 @@ class Panel:
     movable: list[str]
     can_redo: bool
     signature: str
+    my_turn: bool = False  # a player's own participant is the one to act
+
+
+def whose_turn(state: State) -> Mapping[str, Any] | None:
+    """The participant whose turn it is, for games that keep one in ``state["turn"]`` (a
+    token or a participant id); None for the others."""
+    turn = state.get("turn")
+    if not isinstance(turn, str):
+        return None
+    for pool in ("tokens", "participants"):
+        found = (state.get(pool) or {}).get(turn)
+        if isinstance(found, Mapping):
+            return found
+    return None
 
 
 def build_panel(db: Session, match: Match, access: CampaignAccess, actor: Actor,
@@ -214,10 +229,12 @@ def build_panel(db: Session, match: Match, access: CampaignAccess, actor: Actor,
     can_redo = writable and access.is_gm and matches.can_redo(db=db, match=match)
     names = sorted((tid, token.get("name")) for tid, token in (state.get("tokens") or {}).items())
     terrain = [shape.get("id") for shape in (state.get("board") or {}).get("terrain", [])]
+    current = whose_turn(state)
+    my_turn = bool(forms) and not actor.is_gm and current is not None and actor.controls(current)
     signature = json.dumps([[form.kind, form.choices] for form in forms] + [can_redo, names,
-                                                                             terrain],
+                                                                             terrain, my_turn],
                            sort_keys=True, default=str)
-    return Panel(forms, movable_tokens(forms), can_redo, signature)
+    return Panel(forms, movable_tokens(forms), can_redo, signature, my_turn)
 
 
 def panel_context(match: Match, access: CampaignAccess, state: State, panel: Panel, *,
@@ -225,11 +242,13 @@ def panel_context(match: Match, access: CampaignAccess, state: State, panel: Pan
     items = [{"form": form, "template": action_template(form),
               "key": secrets.token_urlsafe(16),
               "error": error.message if error and error.kind == form.kind else None,
+              "error_field": error.field if error and error.kind == form.kind else None,
               "values": error.values if error and error.kind == form.kind else {}}
              for form in panel.forms]
     unplaced = error if error and error.kind not in {form.kind for form in panel.forms} \
         else None
     return {"items": items, "state": state, "seq": match.seq, "can_redo": panel.can_redo,
+            "my_turn": panel.my_turn,
             "is_gm": access.is_gm, "is_spectator": access.role is Role.SPECTATOR,
             "archived": access.campaign.archived, "finished": match.status == "finished",
             "url": match_url(match.campaign_id, match.id), "error": unplaced,

@@ -17,6 +17,7 @@ from starlette.responses import HTMLResponse
 from app import i18n
 from app.http.deps import CSRF_FIELD, CSRF_HEADER, csrf_token_for
 from app.i18n import SUPPORTED_LOCALES, get_locale, language_name
+from app.rules.mutatior.content import catalogue as mutatior_catalogue
 from app.rules.registry import all_systems, get_system
 from app.services import rolls
 
@@ -50,12 +51,20 @@ def _sentence(text: object) -> object:
     return text[:1].upper() + text[1:]
 
 
+def _mutatior_implant(key: str, content: Any = None) -> str:
+    """An implant's name, never its key (« Queue épineuse », not « queue_epineuse »): the
+    match state keeps keys, the campaign's custom ones among them (``state.content``)."""
+    implant = mutatior_catalogue(content).get(key)
+    return implant.name if implant else key
+
+
 templates.env.filters["sentence"] = _sentence
 # Stored outcome words ("success", "master stroke") in the reader's language.
 templates.env.filters["outcome"] = rolls.outcome_label
 templates.env.filters["roll_summary"] = rolls.roll_summary
 # A fraction in the reader's locale (« 9,5 »); messages (``_()``) do it for their variables.
 templates.env.filters["number"] = i18n.number
+templates.env.filters["mutatior_implant"] = _mutatior_implant
 templates.env.filters["gettext_msg"] = lambda message: i18n.gettext(str(message))
 templates.env.globals.update(
     static_url=_static_url,

@@ -2,7 +2,7 @@
 linked to the signed roll log.
 
 Revision ID: 0007_chat
-Revises: 0006_trust
+Revises: 0007_table_screen
 Create Date: 2026-12-01 13:10:00
 """
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0007_chat'
-down_revision: str | None = "0007_table_screen"
+down_revision: str | None = '0007_table_screen'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -68,6 +68,8 @@
     seen.log = lastLogSeq();
     seen.state = stateSeq();
     setUpTabs(root);
+    linkActionErrors(document);
+    announceTurn();
     setUpBoardView();
     scrollLogToEnd(true);
     const log = document.getElementById("log");
@@ -166,8 +168,8 @@
     } else if (message.type === "state") {
       if (id < seen.state) {
         event.preventDefault();
-      } else if (gesture) {
-        deferredState = message.data; // do not pull the board from under a finger
+      } else if (gesture || carried) {
+        deferredState = message.data; // do not pull the board from under a finger or a key
         seen.state = id;
         event.preventDefault();
       }
@@ -190,6 +192,7 @@
     }
     restore(pending);
     pending = null;
+    announceTurn();
   });
 
   function applyDeferredState() {
@@ -348,7 +351,40 @@
       first: first && first.id, form: form.id };
   });
 
+  // "Your turn!" is said once when the turn comes to this player (the panel is redrawn by
+  // every live update, so the notice itself cannot be the live region).
+  let wasMyTurn = null;
+  function announceTurn() {
+    const panel = document.getElementById("action-panel");
+    const status = document.getElementById("turn-status");
+    if (!panel || !status) return;
+    const mine = panel.dataset.myTurn === "true";
+    if (mine && wasMyTurn === false) {
+      status.textContent = panel.querySelector(".your-turn")?.textContent || "";
+    } else if (!mine) {
+      status.textContent = "";
+    }
+    wasMyTurn = mine;
+  }
+
+  // A refused action names the field it is about: mark it for assistive technology and
+  // describe it by the error (WCAG 3.3.1); without a field, the form's first field is.
+  function linkActionErrors(root) {
+    root.querySelectorAll("form.action .form-error[id]").forEach((error) => {
+      const form = error.closest("form");
+      const named = error.dataset.field && form.querySelector(`[name="${CSS.escape(error.dataset.field)}"]`);
+      const field = named || form.querySelector("input:not([type=hidden]), select, textarea");
+      if (!field) return;
+      field.setAttribute("aria-invalid", "true");
+      const described = (field.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+      if (!described.includes(error.id)) described.push(error.id);
+      field.setAttribute("aria-describedby", described.join(" "));
+    });
+  }
+
   document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.target && event.target.querySelectorAll) linkActionErrors(event.target.parentNode || document);
+    announceTurn();
     if (document.getElementById("action-panel")) syncSeqInputs();
     if (!submitted) return;
     const done = submitted;
@@ -557,12 +593,68 @@
   document.addEventListener("pointerup", endGesture);
   document.addEventListener("pointercancel", endGesture);
 
-  // Keyboard: Enter or Space on one's own token selects it (then the move form, or a tap).
+  // Keyboard (WCAG 2.1.1): Enter or Space on one's own token picks it up; the arrow keys
+  // carry it a square at a time (Shift: a fifth) with the ruler showing the distance; Enter
+  // puts it down (the same move a drag sends), Escape puts it back. A status line says where.
+  let carried = null; // {token, from: {x, y}, at: {x, y}} while a token is moved by keyboard
+  const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+  function announce(message) {
+    const status = document.getElementById("board-status");
+    if (status) status.textContent = message;
+  }
+
+  function dropCarried(confirm) {
+    const svg = boardSvg();
+    const done = carried;
+    carried = null;
+    if (!done || !svg) return;
+    svg.querySelector("#ruler")?.classList.remove("active");
+    select(null);
+    const token = svg.querySelector(`.token[data-token="${done.token}"]`);
+    const moved = done.at.x !== done.from.x || done.at.y !== done.from.y;
+    if (confirm && moved) {
+      postMove(done.token, done.at.x, done.at.y);
+    } else if (token) {
+      placeToken(token, done.from.x, done.from.y);
+    }
+    applyDeferredState();
+  }
+
   document.addEventListener("keydown", (event) => {
     const token = event.target.closest && event.target.closest("#board .token[data-movable]");
-    if (!token || (event.key !== "Enter" && event.key !== " ")) return;
-    event.preventDefault();
-    select(selected === token.dataset.token ? null : token);
+    if (!token) return;
+    const svg = boardSvg();
+    const id = token.dataset.token;
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      if (carried && carried.token === id) {
+        dropCarried(true);
+        return;
+      }
+      const from = { x: Number(token.dataset.x), y: Number(token.dataset.y) };
+      carried = { token: id, from, at: { ...from } };
+      select(token);
+      announce(token.getAttribute("aria-label"));
+    } else if (event.key === "Escape" && carried && carried.token === id) {
+      event.preventDefault();
+      dropCarried(false);
+      announce(token.getAttribute("aria-label"));
+    } else if (ARROWS[event.key] && carried && carried.token === id && svg) {
+      event.preventDefault();
+      const step = Number(svg.dataset.step || 1) / (event.shiftKey ? 5 : 1);
+      const [dx, dy] = ARROWS[event.key];
+      const width = Number(svg.dataset.width);
+      const height = Number(svg.dataset.height);
+      carried.at = {
+        x: Math.round(Math.min(Math.max(carried.at.x + dx * step, 0), width) * 10) / 10,
+        y: Math.round(Math.min(Math.max(carried.at.y + dy * step, 0), height) * 10) / 10,
+      };
+      placeToken(token, carried.at.x, carried.at.y);
+      showRuler(svg, carried.from, carried.at);
+      const distance = svg.querySelector("#ruler text")?.textContent || "";
+      announce(`${carried.at.x}, ${carried.at.y} — ${distance}`);
+    }
   });
 
   if (document.readyState === "loading") {

@@ -195,3 +195,71 @@ def test_zoom_pan_and_a_drag_at_any_zoom(new_context, campaign):
     expect(player.locator("#ruler")).to_have_class(re.compile("active"))
     expect(player.locator("#ruler text")).to_have_text(re.compile(r"^\d+\.\d "))
     player.mouse.up()
+
+
+def test_a_token_moves_by_keyboard_alone_and_escape_puts_it_back(new_context, campaign):
+    """Issue 15: Tab to one's token, Enter picks it up, arrows carry it a square at a time
+    while the ruler and a status line say where, Enter puts it down (the same move a drag
+    sends), Escape puts it back; the board lists every figure with its place."""
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo", "Gobelin des cavernes profondes"])
+    player = log_in(new_context, campaign.player)
+    player.set_viewport_size(DESKTOP)
+    player.goto(url)
+    expect(player.locator("#table[data-live]")).to_have_count(1)
+    expect(player.locator("#board-list li")).to_have_count(2)
+    expect(player.locator("#board-list")).to_contain_text("Gobelin des cavernes profondes at")
+    aldo = player.locator('#board .token[data-token="t1"]')
+    start_x, start_y = int(aldo.get_attribute("data-x")), int(aldo.get_attribute("data-y"))
+    step = float(player.locator("#board").get_attribute("data-step"))
+
+    aldo.focus()
+    player.keyboard.press("Enter")
+    player.keyboard.press("ArrowRight")
+    player.keyboard.press("ArrowRight")
+    expect(player.locator("#board-status")).to_contain_text(f"{start_x + 2 * step:g}, {start_y}")
+    expect(player.locator("#ruler")).to_have_class(re.compile("active"))
+    player.keyboard.press("Escape")  # put back: nothing sent
+    expect(aldo).to_have_attribute("transform", f"translate({start_x} {start_y})")
+
+    aldo.focus()
+    player.keyboard.press("Enter")
+    player.keyboard.press("ArrowDown")
+    player.keyboard.press("Enter")
+    expect(aldo).to_have_attribute("data-y", f"{start_y + step:g}", timeout=LIVE)
+    expect(gm.locator("#log > li.kind-token_moved").last).to_contain_text("Aldo", timeout=LIVE)
+    expect(player.locator('#board .token[data-token="t1"]')).to_be_focused()
+
+
+def test_a_refused_action_marks_the_field_it_names(new_context, campaign):
+    """Issue 15: the error of a refused action is linked to its field (aria-invalid,
+    aria-describedby), whatever the game's form looks like."""
+    gm = log_in(new_context, campaign.gm)
+    open_match(gm, campaign, "Escarmouche", ["Aldo"])
+    # Past the browser's own check (max=), as an old browser or a script would send it.
+    gm.locator("#action-add_token").evaluate("form => { form.noValidate = true; }")
+    act(gm, "add_token", {"name": "Géant", "hp_max": "10", "x": "100000", "y": "10"})
+    error = gm.locator("#action-add_token-error")
+    expect(error).to_be_visible(timeout=LIVE)
+    field = gm.locator('#action-add_token [name="x"]')
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_have_attribute("aria-describedby", re.compile("action-add_token-error"))
+    expect(gm.locator('#action-add_token [name="name"]')).not_to_have_attribute(
+        "aria-invalid", "true")
+
+
+def test_the_turn_coming_to_a_player_is_announced(new_context, campaign):
+    """Issue 15: « À vous de jouer » is said (a status region outside the redrawn panel)
+    when the turn comes to the player's own token, and shown in the panel."""
+    gm = log_in(new_context, campaign.gm)
+    url = open_match(gm, campaign, "Escarmouche", ["Aldo"])
+    player = log_in(new_context, campaign.player)
+    player.set_viewport_size(DESKTOP)
+    player.goto(url)
+    expect(player.locator("#table[data-live]")).to_have_count(1)
+    expect(player.locator("#turn-status")).to_have_text("")
+    act(gm, "roll_initiative")
+    act(gm, "next_turn")
+    expect(player.locator("#turn-status")).to_have_text("Your turn!", timeout=LIVE)
+    expect(player.locator("#action-panel .your-turn")).to_be_visible()
+    expect(gm.locator("#action-panel .your-turn")).to_have_count(0)  # the GM is told nothing

@@ -1,0 +1,476 @@
+"""Deciding a hunt's actions (the only place dice are rolled): the GM's set-up, each side's
+player steps (seed § Séquence de jeu), and the GM's corrections."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
+from app.rules.board import DECIDE as BOARD_DECIDE
+from app.rules.board import decide_add_terrain
+from app.rules.chasse import combat, fire, steps
+from app.rules.chasse.content import IDLE_OUTCOMES, TERRAIN_KINDS, THREAT_OUTCOMES, scenarios
+from app.rules.chasse.fights import damage, enemies, in_contact, melee_round
+from app.rules.chasse.geometry import (
+    CONTACT,
+    distance,
+    inside,
+    o_pos,
+    path_cost,
+    rounded,
+    walk,
+)
+from app.rules.chasse.resolve import Acc, d6
+from app.rules.chasse.setup import prey_token, scenario_payload
+from app.rules.chasse.state import (
+    active_side,
+    alive,
+    carcasses,
+    controls_side,
+    evolve,
+    hunters,
+)
+from app.rules.chasse.state import prey as living_prey
+from app.rules.dice import Dice
+from app.rules.match import Actor, Event, IllegalAction, State, handler_for
+
+RULE_MOVE = "Chasse § Déplacements des Chasseurs"
+RULE_CHARGE = "Chasse § Charge"
+RULE_BUTCHER = "Chasse § Pillage / dépeçage"
+NOTE_MAX = 500
+GROUP_RANGE = 2.0
+
+
+class HuntRefused(IllegalAction):
+    templates_en: ClassVar[dict[str, str]] = {
+        **IllegalAction.templates_en,
+        "not_setup": "the hunt has already begun",
+        "no_prey": "place at least one prey before the hunt begins",
+        "wrong_step": "this belongs to another step of the turn",
+        "already_done": "{name} has already done that this turn",
+        "too_far": "{name} cannot reach that point: it costs {cost}\", Dmax is {dmax}\"",
+        "impassable": "impassable ground on the way",
+        "charged_last_turn": "{name} charged last turn and may not charge again",
+        "out_of_range": "out of range ({distance}\"): within 1\" or beyond {long}\"",
+        "not_in_contact": "{name} is not in contact with {target}",
+        "fire_too_far": "a fire is set within 2\" of the one who lights it",
+        "cannot_carry": "{name} may take at most {n} more units this turn",
+    }
+    templates_fr: ClassVar[dict[str, str]] = {
+        **IllegalAction.templates_fr,
+        "not_setup": "la chasse a déjà commencé",
+        "no_prey": "placez au moins une proie avant de commencer la chasse",
+        "wrong_step": "cela se fait à une autre étape du tour",
+        "already_done": "{name} l'a déjà fait ce tour-ci",
+        "too_far": "{name} ne peut pas aller jusque-là : cela coûte {cost}\", Dmax vaut {dmax}\"",
+        "impassable": "un obstacle infranchissable barre le chemin",
+        "charged_last_turn": "{name} a chargé au tour précédent et ne peut pas charger à nouveau",
+        "out_of_range": "hors de portée ({distance}\") : à moins de 1\" ou au-delà de {long}\"",
+        "not_in_contact": "{name} n'est pas au contact de {target}",
+        "fire_too_far": "un feu s'allume à 2\" au plus de celui qui l'allume",
+        "cannot_carry": "{name} peut encore prendre au plus {n} unités ce tour-ci",
+    }
+
+
+# — shared checks ——————————————————————————————————————————————————————————————
+
+def _require_setup(state: State, actor: Actor) -> None:
+    require_gm(actor)
+    if state["status"] != "setup":
+        raise HuntRefused("not_setup")
+
+
+def _side_actor(state: State, actor: Actor) -> dict[str, Any]:
+    side = active_side(state)
+    if side is None:
+        raise HuntRefused("wrong_step")
+    if not controls_side(state, side, actor):
+        raise HuntRefused("not_your_turn")
+    return side
+
+
+def _my_hunter(state: State, action: Mapping[str, Any], actor: Actor,
+               step: int | None) -> dict[str, Any]:
+    side = _side_actor(state, actor)
+    if step is not None and state["step"] != step:
+        raise HuntRefused("wrong_step")
+    token = state["tokens"].get(action.get("token")) if isinstance(action.get("token"),
+                                                                   str) else None
+    if token is None or token["kind"] != "hunter" or not alive(token) or \
+            token["side"] != side["id"]:
+        raise HuntRefused("unknown_participant", participant=str(action.get("token"))[:40])
+    if not actor.controls(token):
+        raise HuntRefused("not_allowed")
+    return token
+
+
+def _target(state: State, action: Mapping[str, Any], hunter: dict[str, Any]) -> dict:
+    token = state["tokens"].get(action.get("target")) if isinstance(action.get("target"),
+                                                                    str) else None
+    if token is None or not alive(token) or not enemies(hunter, token):
+        raise HuntRefused("unknown_participant", participant=str(action.get("target"))[:40])
+    return token
+
+
+def _gm_modifier(state: State) -> tuple[tuple[int, str], ...]:
+    modifier = state.get("modifier")
+    return ((modifier["value"], modifier["label"]),) if modifier else ()
+
+
+def _point(state: State, action: Mapping[str, Any]) -> list[float]:
+    board = state["board"]
+    return [float(int_field(action, "x", 0, board["width"])),
+            float(int_field(action, "y", 0, board["height"]))]
+
+
+# — the GM's set-up ————————————————————————————————————————————————————————————
+
+def _choose_scenario(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _require_setup(state, actor)
+    key = choice_field(action, "scenario", list(scenarios()))
+    acc = Acc(state, evolve)
+    payload = scenario_payload(key)
+    board = payload["board"]
+    mine = [t for t in state["tokens"].values() if t["kind"] == "hunter"]
+    payload["placements"] = {t["id"]: [round((n + 1) * board["width"] / (len(mine) + 1), 2),
+                                       board["height"] - 3] for n, t in enumerate(mine)}
+    acc.emit("scenario_set", payload)
+    for placed in scenarios()[key]["prey"]:
+        acc.emit("prey_added", {"token": prey_token(
+            acc.state, placed["species"], x=placed["x"], y=placed["y"],
+            group=placed.get("group", ""), dominant=bool(placed.get("dominant")))})
+    return acc.events
+
+
+def _add_prey(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _require_setup(state, actor)
+    species = choice_field(action, "species", list(state["catalogue"]["prey"]))
+    x, y = _point(state, action)
+    group = text_field(action, "group", 40, required=False)
+    members = [t for t in living_prey(state) if group and t.get("group") == group]
+    token = prey_token(state, species, x=x, y=y, group=group, dominant=bool(group) and not
+                       members)
+    return [Event("prey_added", {"token": token})]
+
+
+REACTION_TABLES = {"threat_placide": THREAT_OUTCOMES, "threat_agressive": THREAT_OUTCOMES,
+                   "idle": IDLE_OUTCOMES}
+
+
+def _set_reaction(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """The GM edits one cell of the prey tables for this hunt (house tables, issue 13:
+    "editable per scenario"): which outcome a modified blue die gives."""
+    _require_setup(state, actor)
+    table = choice_field(action, "table", list(REACTION_TABLES))
+    blue = int_field(action, "blue", 0, 7)
+    outcome = choice_field(action, "outcome", list(REACTION_TABLES[table]))
+    reactions = copy.deepcopy(state["reactions"])
+    row = reactions["idle"]["outcomes"] if table == "idle" else \
+        reactions["threat"][table.removeprefix("threat_")]
+    before, row[blue] = row[blue], outcome
+    return [Event("reactions_set", {"reactions": reactions, "table": table, "blue": blue,
+                                    "before": before, "after": outcome})]
+
+
+def _add_terrain(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """The GM draws the hunting ground (§ Le terrain de chasse): the shared board's shape
+    with its kind (obstacle, impassable, difficult, tree, bush, river, camp)."""
+    events = decide_add_terrain(state, action, actor)
+    events[0].payload["terrain"]["kind"] = choice_field(action, "ground", TERRAIN_KINDS,
+                                                        default="obstacle")
+    return events
+
+
+def _begin(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _require_setup(state, actor)
+    if not living_prey(state):
+        raise HuntRefused("no_prey")
+    acc = Acc(state, evolve)
+    acc.emit("hunt_begun", {})
+    acc.emit("turn_begun", {"active": 0, "round": 1,
+                            "side": acc.state["sides"][0]["name"] if acc.state["sides"]
+                            else ""})
+    steps.run(acc, dice, 1)
+    return acc.events
+
+
+# — a side's steps —————————————————————————————————————————————————————————————
+
+def _next_step(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    _side_actor(state, actor)
+    if state["step"] >= 10:
+        raise HuntRefused("wrong_step")
+    acc = Acc(state, evolve)
+    steps.leave(acc, dice)
+    return acc.events
+
+
+def _light_fire(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """§ Allumer un feu: 6, a shaman 3+, +1 per helper (3 at most)."""
+    hunter = _my_hunter(state, action, actor, 2)
+    if hunter["lit"]:
+        raise HuntRefused("already_done", name=hunter["name"])
+    where = _point(state, action)
+    if distance(o_pos(hunter), where) > fire.SPREAD:
+        raise HuntRefused("fire_too_far")
+    helpers = [h["id"] for h in sorted(hunters(state, hunter["side"]), key=lambda h: h["id"])
+               if h["id"] != hunter["id"] and not h["lit"]
+               and distance(o_pos(h), o_pos(hunter)) <= fire.SPREAD][:fire.HELPERS_MAX]
+    wanted = int_field(action, "helpers", 0, len(helpers), default=len(helpers))
+    helpers = helpers[:wanted]
+    target = fire.fire_target(hunter["shaman"])
+    roll = d6(dice, f"allumer un feu — {hunter['name']}",
+              modifiers=((len(helpers), "aides"),), target=target)
+    payload: dict[str, Any] = {"token": hunter["id"], "name": hunter["name"],
+                               "helpers": helpers, "shaman": hunter["shaman"],
+                               "target": target, "rolls": [roll], "rule": fire.RULE,
+                               "success": roll["total"] >= target}
+    if payload["success"]:
+        payload["fire"] = fire.new_fire(state, x=where[0], y=where[1],
+                                        label=f"feu de {hunter['name']}")
+    return [Event("fire_lit", payload)]
+
+
+def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """§ Déplacements des Chasseurs and § Charge (declared first, Dmax + D6, unmeasured)."""
+    hunter = _my_hunter(state, action, actor, 4)
+    spent = hunter.get("spent", 0)
+    if hunter.get("charged") or spent >= hunter["dmax"]:
+        raise HuntRefused("already_done", name=hunter["name"])
+    terrain, board = state["board"]["terrain"], state["board"]
+    acc = Acc(state, evolve)
+    if action.get("target") not in (None, ""):
+        if spent:  # "La charge doit être déclarée avant de bouger"
+            raise HuntRefused("already_done", name=hunter["name"])
+        target = _target(state, action, hunter)
+        if hunter.get("charged_last"):
+            raise HuntRefused("charged_last_turn", name=hunter["name"])
+        roll = d6(dice, f"charge — {hunter['name']}")
+        reach = hunter["dmax"] + roll["total"]
+        towards = (target["x"] - hunter["x"], target["y"] - hunter["y"])
+        end, cost, _ = walk(o_pos(hunter), towards, reach, terrain, board,
+                            stop_at=o_pos(target))
+        success = distance(end, o_pos(target)) <= CONTACT + 0.01
+        acc.emit("hunter_moved", {
+            "token": hunter["id"], "name": hunter["name"], "from": o_pos(hunter), "to": end,
+            "cost": cost, "dmax": hunter["dmax"], "crossed": [], "rolls": [roll],
+            "rule": RULE_CHARGE,
+            "charge": {"target": target["id"], "target_name": target["name"],
+                       "reach": reach, "success": success}})
+    else:
+        to = _point(state, action)
+        priced = path_cost(o_pos(hunter), to, terrain)
+        if priced is None:
+            raise HuntRefused("impassable")
+        cost, crossed = priced
+        if spent + cost > hunter["dmax"] + 1e-9:
+            raise HuntRefused("too_far", name=hunter["name"], cost=rounded(spent + cost),
+                              dmax=hunter["dmax"])
+        group = _followers(state, hunter, to) if flag(action, "group") else []
+        acc.emit("hunter_moved", {"token": hunter["id"], "name": hunter["name"],
+                                  "from": o_pos(hunter), "to": to, "cost": rounded(cost),
+                                  "spent": rounded(spent + cost), "dmax": hunter["dmax"],
+                                  "crossed": crossed, "rule": RULE_MOVE, "group": group})
+    steps.bank(acc, hunter["side"])
+    return acc.events
+
+
+def _followers(state: State, leader: dict[str, Any], to: list[float]) -> list[dict]:
+    """§ Déplacements des Chasseurs: a group of the same profile follows its "dominant",
+    "les autres figurines restant à moins de 2''": the hunters of the side and profile within
+    2" who have not moved make the same move when their own Dmax and the ground allow."""
+    dx, dy = to[0] - leader["x"], to[1] - leader["y"]
+    moves = []
+    for other in sorted(hunters(state, leader["side"]), key=lambda h: int(h["id"][1:])):
+        if other["id"] == leader["id"] or other["profile"] != leader["profile"] or \
+                other.get("spent") or distance(o_pos(other), o_pos(leader)) > GROUP_RANGE:
+            continue
+        end = [rounded(min(max(other["x"] + dx, 0), state["board"]["width"])),
+               rounded(min(max(other["y"] + dy, 0), state["board"]["height"]))]
+        priced = path_cost(o_pos(other), end, state["board"]["terrain"])
+        if priced is not None and priced[0] <= other["dmax"] + 1e-9:
+            moves.append({"token": other["id"], "name": other["name"], "from": o_pos(other),
+                          "to": end, "cost": rounded(priced[0])})
+    return moves
+
+
+def _shoot(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    hunter = _my_hunter(state, action, actor, 6)
+    if hunter["shot"]:
+        raise HuntRefused("already_done", name=hunter["name"])
+    target = _target(state, action, hunter)
+    catalogue = state["catalogue"]["weapons"]
+    throwable = [k for k in hunter["weapons"] if (catalogue.get(k) or {}).get("throw")]
+    weapon = catalogue[choice_field(action, "weapon", throwable)]
+    span = distance(o_pos(hunter), o_pos(target))
+    if combat.shot_range(weapon, span) is None:
+        raise HuntRefused("out_of_range", distance=rounded(span), long=weapon["throw"][1])
+    extra = _gm_modifier(state)
+    result = combat.shoot(dice, shooter=hunter, target=target, weapon=weapon, extra=extra)
+
+    return [Event("shot", {"shooter": hunter["id"], "target": target["id"],
+                           "shooter_name": hunter["name"], "target_name": target["name"],
+                           "result": result, "rolls": result["rolls"],
+                           "damage": damage(state, [result]), "modifier_used": bool(extra),
+                           "rule": combat.RULE_SHOT})]
+
+
+def _melee(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    hunter = _my_hunter(state, action, actor, 7)
+    if hunter["fought"]:
+        raise HuntRefused("already_done", name=hunter["name"])
+    target = _target(state, action, hunter)
+    if not in_contact(hunter, target):
+        raise HuntRefused("not_in_contact", name=hunter["name"], target=target["name"])
+    usable = [k for k in hunter["weapons"]
+              if (state["catalogue"]["weapons"].get(k) or {}).get("melee")] + ["mains_nues"]
+    weapon = choice_field(action, "weapon", usable, default=usable[0])
+    acc = Acc(state, evolve)
+    melee_round(acc, dice, leader=hunter["id"], defender=target["id"],
+                charged=hunter.get("charge_target") == target["id"], weapon=weapon,
+                extra=_gm_modifier(state))
+    return acc.events
+
+
+def _butcher(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """§ Pillage / dépeçage: in contact; 3 units a turn when it has not moved, 1 when it has."""
+    hunter = _my_hunter(state, action, actor, 10)
+    carcass = state["tokens"].get(action.get("carcass")) if isinstance(
+        action.get("carcass"), str) else None
+    if carcass is None or carcass not in carcasses(state):
+        raise HuntRefused("unknown_participant", participant=str(action.get("carcass"))[:40])
+    if not in_contact(hunter, carcass):
+        raise HuntRefused("not_in_contact", name=hunter["name"], target=carcass["name"])
+    room = (1 if hunter["moved"] else 3) - hunter.get("picked", 0)
+    room = min(room, carcass["food"])
+    if room <= 0:
+        raise HuntRefused("cannot_carry", name=hunter["name"], n=0)
+    units = int_field(action, "units", 1, room, default=room)
+    return [Event("butchered", {"token": hunter["id"], "name": hunter["name"],
+                                "carcass": carcass["id"], "carcass_name": carcass["name"],
+                                "units": units, "moved": hunter["moved"],
+                                "rule": RULE_BUTCHER})]
+
+
+def _end_turn(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    side = _side_actor(state, actor)
+    if state["step"] != 10:
+        raise HuntRefused("wrong_step")
+    acc = Acc(state, evolve)
+    steps.bank(acc, side["id"])
+    sides = acc.state["sides"]
+    following, round_number = state["active"], state["round"]
+    for _ in sides:  # a side whose hunters have all fallen plays no more turns
+        following = (following + 1) % len(sides)
+        round_number += 1 if following == 0 else 0
+        if hunters(acc.state, sides[following]["id"]):
+            break
+    reason = _ending(acc.state, round_number)
+    if reason:
+        acc.emit("hunt_ended", {"reason": reason, "result": scores(acc.state)})
+        return acc.events
+    acc.emit("turn_begun", {"active": following, "round": round_number,
+                            "side": sides[following]["name"]})
+    steps.run(acc, dice, 1)
+    return acc.events
+
+
+def _ending(state: State, round_number: int) -> str | None:
+    """The scenario's turns are played, or nothing is left to hunt or carry (house)."""
+    turns = (state.get("scenario") or {}).get("turns")
+    if turns and round_number > turns:
+        return "turns"
+    if not hunters(state):
+        return "no_hunters"
+    if not living_prey(state) and not carcasses(state) and not any(
+            h.get("carried") for h in hunters(state)):
+        return "no_prey"
+    camps = [s for s in state["board"]["terrain"] if s.get("kind") == "camp"]
+    if camps and round_number > 2 and all(
+            not h.get("carried") and any(inside(o_pos(h), c) for c in camps)
+            for h in hunters(state)):
+        return "back_at_camp"  # every hunter went home
+    return None
+
+
+def scores(state: State) -> dict[str, Any]:
+    """Food brought back per side (the solo score is the first line), the ranking, the
+    wounded and the dead (seed: "survivre et ramener à manger")."""
+    table = []
+    for side in state["sides"]:
+        mine = [t for t in state["tokens"].values() if t["kind"] == "hunter"
+                and t["side"] == side["id"]]
+        table.append({"side": side["id"], "name": side["name"], "food": side["food"],
+                      "dead": [t["name"] for t in mine if t["state"] in ("dead", "burnt")],
+                      "wounded": [t["name"] for t in mine if alive(t) and t["wounds"]]})
+    ranking = sorted(table, key=lambda row: (-row["food"], len(row["dead"]), row["side"]))
+    return {"sides": table, "ranking": [row["side"] for row in ranking]}
+
+
+# — the GM ————————————————————————————————————————————————————————————————————
+
+def _modifier(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    require_gm(actor)
+    return [Event("gm_modifier", {"value": int_field(action, "value", -3, 3),
+                                  "label": text_field(action, "label", 80)})]
+
+
+CORRECTABLE = {"wounds": (0, 5), "carried": (0, 50), "food": (0, 50)}
+
+
+def _correct(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    require_gm(actor)
+    token = state["tokens"].get(action.get("token")) if isinstance(action.get("token"),
+                                                                   str) else None
+    if token is None:
+        raise HuntRefused("unknown_participant", participant=str(action.get("token"))[:40])
+    field = choice_field(action, "field", [*CORRECTABLE, "x", "y"])
+    if field in ("x", "y"):  # a figure put back where it should stand
+        low, high = 0, state["board"]["width" if field == "x" else "height"]
+    else:
+        low, high = CORRECTABLE[field]
+        high = min(high, token["masse"]) if field == "wounds" else high
+    after = int_field(action, "value", low, high)
+    return [Event("gm_corrected", {"token": token["id"], "name": token["name"],
+                                   "field": field, "before": token.get(field, 0),
+                                   "after": after,
+                                   "reason": text_field(action, "reason", 200,
+                                                        required=False)})]
+
+
+def _note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    gm_only = flag(action, "gm_only") and actor.is_gm
+    return [Event("note_added", {"text": text_field(action, "text", NOTE_MAX, multiline=True),
+                                 "by": actor.user_id}, visibility="gm" if gm_only else "public")]
+
+
+def _end_hunt(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    require_gm(actor)
+    return [Event("hunt_ended", {"reason": "gm", "result": scores(state)})]
+
+
+DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]] = {
+    "choose_scenario": _choose_scenario,
+    "add_prey": _add_prey,
+    "set_reaction": _set_reaction,
+    "begin_hunt": _begin,
+    "next_step": _next_step,
+    "light_fire": _light_fire,
+    "move": _move,
+    "shoot": _shoot,
+    "melee": _melee,
+    "butcher": _butcher,
+    "end_turn": _end_turn,
+    "gm_modifier": _modifier,
+    "correct": _correct,
+    "note": _note,
+    "end_hunt": _end_hunt,
+    **BOARD_DECIDE,
+    "add_terrain": _add_terrain,
+}
+
+
+def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    return handler_for(DECIDE, state, action, actor)(state, action, actor, dice)

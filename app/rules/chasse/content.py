@@ -1,0 +1,168 @@
+"""Chasse préhistorique content, loaded once from ``data/*.toml`` (DESIGN.md § Content).
+
+Seed ``003_17f6fe9f5d5d7b1b.txt``: its movement, weapon and prey-profile tables and most of
+its prey-reaction table are missing, so most entries are house content; each says so
+(``source = "house"`` with a ``reason``) or cites its section (``source = "seed"``).
+A campaign's GM adds weapons and prey species (``Content``); ``catalogue`` merges them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+SEED = "003_17f6fe9f5d5d7b1b.txt"
+CLASSES = ("leger", "moyen", "lourd")
+TEMPERAMENTS = ("agressive", "placide")
+SPEEDS = ("tres_rapide", "rapide", "lourdaud")
+HUNTER_PROFILES = ("standard", "pataud")
+TERRAIN_KINDS = ("obstacle", "infranchissable", "difficile", "arbre", "buisson", "riviere",
+                 "camp")
+THREAT_OUTCOMES = ("fuit", "reste", "attaque", "charge")
+IDLE_OUTCOMES = ("reste", "erre_demi", "erre", "rode")
+DIRECTIONS = {"nord": (0.0, -1.0), "est": (1.0, 0.0), "sud": (0.0, 1.0), "ouest": (-1.0, 0.0)}
+GM_PREFIX = "gm-"
+
+
+def _load(name: str) -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("data").joinpath(name).read_text(
+        encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _check(where: str, entry: Mapping[str, Any]) -> None:
+    source = entry.get("source")
+    if source == "seed" and not entry.get("section"):
+        raise ValueError(f"{where}: a seed entry needs its section")
+    if source == "house" and not entry.get("reason"):
+        raise ValueError(f"{where}: a house entry needs its reason")
+    if source not in ("seed", "house"):
+        raise ValueError(f"{where}: source must be 'seed' or 'house'")
+
+
+def mass_class(masse: int) -> str:
+    """House: the defender's "type" of § Tirs / corps à corps, from its mass."""
+    return "leger" if masse <= 2 else "moyen" if masse == 3 else "lourd"
+
+
+@cache
+def profiles() -> dict[str, Any]:
+    data = _load("profiles.toml")
+    for group in ("hunter", "speed"):
+        for key, entry in data[group].items():
+            _check(f"profiles.{group}.{key}", entry)
+    if set(data["hunter"]) != set(HUNTER_PROFILES) or set(data["speed"]) != set(SPEEDS):
+        raise ValueError("profiles.toml: hunter and speed profiles are fixed")
+    return data
+
+
+def _check_weapon(entry: Mapping[str, Any]) -> None:
+    _check(f"weapon {entry.get('key')}", entry)
+    for table, low in (("to_hit", 1), ("save", 0)):
+        values = entry[table]
+        if set(values) != set(CLASSES) or not all(low <= v <= 6 for v in values.values()):
+            raise ValueError(f"weapon {entry['key']}: {table} by {CLASSES}")
+    throw = entry.get("throw")
+    if throw is not None and not (len(throw) == 2 and 0 < throw[0] < throw[1]):
+        raise ValueError(f"weapon {entry['key']}: throw is [short, long]")
+
+
+@cache
+def _seed_weapons() -> dict[str, dict[str, Any]]:
+    weapons = {}
+    for entry in _load("weapons.toml")["weapon"]:
+        _check_weapon(entry)
+        weapons[entry["key"]] = {"melee": False, "natural": False, "throw": None,
+                                 "no_small_malus": False, **entry}
+    return weapons
+
+
+@cache
+def _seed_prey() -> dict[str, dict[str, Any]]:
+    species = {}
+    for entry in _load("prey.toml")["prey"]:
+        _check(f"prey {entry.get('key')}", entry)
+        if not (1 <= entry["masse"] <= 5 and entry["temperament"] in TEMPERAMENTS
+                and entry["speed"] in SPEEDS and entry["weapon"] in _seed_weapons()):
+            raise ValueError(f"prey {entry['key']}: mass 1–5, temperament, speed, weapon")
+        species[entry["key"]] = dict(entry)
+    return species
+
+
+@cache
+def reactions() -> dict[str, Any]:
+    data = _load("reactions.toml")
+    for key in ("threat", "idle"):
+        _check(f"reactions.{key}", data[key])
+    check_reactions(data)
+    return data
+
+
+def check_reactions(data: Mapping[str, Any]) -> None:
+    threat, idle = data["threat"], data["idle"]
+    for temperament in TEMPERAMENTS:
+        row = threat[temperament]
+        if len(row) != 8 or not set(row) <= set(THREAT_OUTCOMES):
+            raise ValueError(f"reactions.threat.{temperament}: 8 outcomes (blue die 0–7)")
+    if len(idle["outcomes"]) != 8 or not set(idle["outcomes"]) <= set(IDLE_OUTCOMES):
+        raise ValueError("reactions.idle.outcomes: 8 outcomes (blue die 0–7)")
+    if len(idle["directions"]) != 6 or not set(idle["directions"]) <= set(DIRECTIONS):
+        raise ValueError("reactions.idle.directions: 6 directions (red die 1–6)")
+
+
+@cache
+def scenarios() -> dict[str, dict[str, Any]]:
+    found = {}
+    for entry in _load("scenarios.toml")["scenario"]:
+        _check(f"scenario {entry.get('key')}", entry)
+        for shape in entry["terrain"]:
+            if shape["kind"] not in TERRAIN_KINDS:
+                raise ValueError(f"scenario {entry['key']}: terrain kind {shape['kind']}")
+        if "reactions" in entry:
+            check_reactions(entry["reactions"])
+        for placed in entry["prey"]:
+            if placed["species"] not in _seed_prey():
+                raise ValueError(f"scenario {entry['key']}: species {placed['species']}")
+        found[entry["key"]] = dict(entry)
+    return found
+
+
+def _gm_weapon(item: Mapping[str, Any]) -> dict[str, Any]:
+    short, long_ = int(item.get("short") or 0), int(item.get("long") or 0)
+    return {"key": item["key"], "name": item["name"], "source": "gm",
+            "melee": bool(item.get("melee")), "natural": False,
+            "throw": [short, long_] if 0 < short < long_ else None,
+            "no_small_malus": bool(item.get("no_small_malus")),
+            "to_hit": {c: int(item[f"to_hit_{c}"]) for c in CLASSES},
+            "save": {c: int(item[f"save_{c}"]) for c in CLASSES}}
+
+
+def _gm_prey(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {"key": item["key"], "name": item["name"], "source": "gm",
+            "masse": int(item["masse"]), "temperament": item["temperament"],
+            "speed": item["speed"], "weapon": item["weapon"]}
+
+
+def weapons(content: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """The seed/house weapons, then the campaign's (``gm-…`` keys never collide)."""
+    found = dict(_seed_weapons())
+    for item in (content or {}).get("weapon", []):
+        found[item["key"]] = _gm_weapon(item)
+    return found
+
+
+def prey_species(content: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    found = dict(_seed_prey())
+    known = weapons(content)
+    for item in (content or {}).get("prey", []):
+        if item.get("weapon") in known:
+            found[item["key"]] = _gm_prey(item)
+    return found
+
+
+def hunter_weapons(content: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """What a hunter may carry: every weapon but the prey's natural ones."""
+    return {key: weapon for key, weapon in weapons(content).items() if not weapon["natural"]}

@@ -1,0 +1,99 @@
+"""A melee round and the wounds it leaves (seed § Tirs, its combat paragraphs: "Les combats
+sont simultanés"; "si plusieurs figurines combattent un même adversaire, choisir celle qui
+mène l'attaque, et appliquer +1 au jet pour toucher par figurine supplémentaire"), written
+into the scratch state as events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.chasse.combat import RULE_MELEE, melee_modifiers, strike
+from app.rules.chasse.geometry import CONTACT, distance, o_pos
+from app.rules.chasse.resolve import Acc
+from app.rules.chasse.state import alive
+from app.rules.dice import Dice
+
+EPSILON = 0.01
+
+
+def in_contact(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return distance(o_pos(a), o_pos(b)) <= CONTACT + EPSILON
+
+
+def allies(state: Mapping[str, Any], token: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Who fights on ``token``'s side: its side's hunters, or its group's prey."""
+    found = []
+    for other in state["tokens"].values():
+        if other["id"] == token["id"] or not alive(other) or other["kind"] != token["kind"]:
+            continue
+        same_side = token["kind"] == "hunter" and other["side"] == token["side"]
+        same_group = token["kind"] == "prey" and bool(token.get("group")) and \
+            other.get("group") == token["group"]
+        if same_side or same_group:
+            found.append(other)
+    return found
+
+
+def enemies(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    if a["kind"] != b["kind"]:
+        return True
+    return a["kind"] == "hunter" and a["side"] != b["side"]
+
+
+def melee_weapon(state: Mapping[str, Any], fighter: Mapping[str, Any],
+                 choice: str | None = None) -> dict[str, Any]:
+    """A prey's natural weapon; a hunter's chosen melee weapon, else the first it carries,
+    else its bare hands."""
+    catalogue = state["catalogue"]["weapons"]
+    if fighter["kind"] == "prey":
+        return catalogue[fighter["weapon"]]
+    usable = [key for key in fighter["weapons"] if catalogue.get(key, {}).get("melee")]
+    if choice in usable:
+        return catalogue[choice]
+    return catalogue[usable[0]] if usable else catalogue["mains_nues"]
+
+
+def damage(state: Mapping[str, Any], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The wounds the results leave: mass = wounds a figure takes (§ Les blessures)."""
+    wounds: dict[str, int] = {}
+    for result in results:
+        if result["outcome"] == "wound":
+            wounds[result["defender"]] = wounds.get(result["defender"], 0) + 1
+    found = []
+    for token_id, count in wounds.items():
+        token = state["tokens"][token_id]
+        after = min(token["wounds"] + count, token["masse"])
+        found.append({"token": token_id, "name": token["name"], "wounds": after,
+                      "dead": after >= token["masse"]})
+    return found
+
+
+def melee_round(acc: Acc, dice: Dice, *, leader: str, defender: str, charged: bool,
+                weapon: str | None = None, extra: tuple[tuple[int, str], ...] = (),
+                cause: str = "melee") -> None:
+    """One simultaneous round: the leader strikes (with its support), the defender strikes
+    back at the leader; both wounds land after."""
+    state = acc.state
+    first, second = state["tokens"][leader], state["tokens"][defender]
+    supporters = [a["id"] for a in allies(state, first)
+                  if in_contact(a, second) and a["id"] != leader]
+    mine = melee_weapon(state, first, weapon)
+    theirs = melee_weapon(state, second)
+    results = [strike(dice, attacker=first, defender=second, weapon=mine,
+                      modifiers=melee_modifiers(first, supporters=len(supporters),
+                                                charged=charged, extra=extra),
+                      purpose="corps à corps"),
+               # A hunter charged at by… its own target: its charge's +1 holds in this
+               # first round even when the prey struck first (§ Charge).
+               strike(dice, attacker=second, defender=first, weapon=theirs,
+                      modifiers=melee_modifiers(
+                          second, supporters=0,
+                          charged=second.get("charge_target") == first["id"]),
+                      purpose="riposte")]
+    acc.emit("melee", {"leader": leader, "defender": defender, "leader_name": first["name"],
+                       "defender_name": second["name"], "supporters": supporters,
+                       "charged": charged, "cause": cause, "results": results,
+                       "damage": damage(state, results), "modifier_used": bool(extra),
+                       "rolls": [roll for result in results for roll in result["rolls"]],
+                       "rule": RULE_MELEE})

@@ -1,0 +1,162 @@
+"""The prey act by themselves (seed § Déplacements des Proies).
+
+They must move when a fire is within 5" (they flee it, no test: "une Proie ayant dû fuir à
+cause d'un incendie ne fait pas ce test"), and when attacked or with a hunter within 3" (the
+D6 bleu / D6 rouge test: +1 on the blue die for an aggressive group, −1 for a placid one).
+The others test at the end of the turn. A group moves as its dominant does (§ Déplacements
+des Chasseurs: "ne considérer que le chef"); the followers keep its move.
+The table cells are house content (``data/reactions.toml``, scenario-editable):
+- Fuit: away from the nearest hunter, Dmax; a prey pushed off the board is gone.
+- Attaque: straight at the nearest hunter up to Dmax; on contact, a melee round at once.
+- Charge: Dmax + the red die, +1 in the first melee round.
+- Reste: stands its ground.
+- Erre (end-of-turn test): Dmax (or Dmax/2) towards the red die's compass direction.
+- Rôde: Dmax/2 towards the nearest hunter, a melee round on contact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.chasse.content import DIRECTIONS
+from app.rules.chasse.fights import in_contact, melee_round
+from app.rules.chasse.fire import fire_centre
+from app.rules.chasse.geometry import distance, nearest, o_pos, walk
+from app.rules.chasse.resolve import Acc, d6
+from app.rules.chasse.state import group_members, hunters
+from app.rules.dice import Dice
+
+RULE = "Chasse § Déplacements des Proies"
+THREAT_RANGE = 3.0
+
+
+def leader_of(state: Mapping[str, Any], token: Mapping[str, Any]) -> dict[str, Any]:
+    members = group_members(state, token)  # type: ignore[arg-type]
+    for member in members:
+        if member.get("dominant"):
+            return member
+    return members[0]
+
+
+def threatened(state: Mapping[str, Any], token: Mapping[str, Any]) -> bool:
+    return token.get("attacked") or any(
+        distance(o_pos(token), o_pos(h)) < THREAT_RANGE for h in hunters(state))  # type: ignore[arg-type]
+
+
+def _modifier(state: Mapping[str, Any], lead: Mapping[str, Any]) -> int:
+    if len(group_members(state, lead)) < 2:  # type: ignore[arg-type]
+        return 0
+    return 1 if lead["temperament"] == "agressive" else -1
+
+
+def _move_group(acc: Acc, lead: Mapping[str, Any], direction: tuple[float, float],
+                budget: float, *, stop_at: list[float] | None = None,
+                may_leave: bool = False) -> list[dict[str, Any]]:
+    """The dominant walks; the followers walk the same way as far as it went."""
+    board, terrain = acc.state["board"], acc.state["board"]["terrain"]
+    jumps = lead["speed"] == "tres_rapide"
+    end, _, off = walk(o_pos(lead), direction, budget, terrain, board, jumps=jumps,
+                       stop_at=stop_at)
+    moves = [{"token": lead["id"], "from": o_pos(lead), "to": end, "gone": off and may_leave}]
+    travelled = distance(o_pos(lead), end)
+    for member in group_members(acc.state, lead):  # type: ignore[arg-type]
+        if member["id"] == lead["id"]:
+            continue
+        to, _, left = walk(o_pos(member), direction, budget, terrain, board, jumps=jumps,
+                           stop_at=stop_at, length=travelled)
+        moves.append({"token": member["id"], "from": o_pos(member), "to": to,
+                      "gone": left and may_leave})
+    return moves
+
+
+def _towards(a: list[float], b: list[float]) -> tuple[float, float]:
+    return (b[0] - a[0], b[1] - a[1])
+
+
+def _emit(acc: Acc, lead: Mapping[str, Any], payload: dict[str, Any]) -> None:
+    members = [m["id"] for m in group_members(acc.state, lead)]  # type: ignore[arg-type]
+    acc.emit("prey_reacted", {"token": lead["id"], "name": lead["name"], "members": members,
+                              "dmax": lead["dmax"], "rule": RULE, **payload})
+
+
+def flee_fire(acc: Acc, token: Mapping[str, Any], fire: Mapping[str, Any], step: int) -> None:
+    lead = leader_of(acc.state, token)
+    away = _towards(fire_centre(fire), o_pos(lead))
+    if away == (0.0, 0.0):
+        away = DIRECTIONS["nord"]
+    moves = _move_group(acc, lead, away, lead["dmax"], may_leave=True)
+    _emit(acc, lead, {"cause": "fire", "step": step, "outcome": "fuit_feu",
+                      "fire": fire.get("label") or fire["id"], "moves": moves})
+
+
+def _blue_red(dice: Dice, lead: Mapping[str, Any]) -> tuple[dict, dict]:
+    blue = d6(dice, f"D6 bleu — {lead['name']}")
+    red = d6(dice, f"D6 rouge — {lead['name']}")
+    return blue, red
+
+
+def _attack(acc: Acc, dice: Dice, lead: Mapping[str, Any], hunter: Mapping[str, Any],
+            budget: float, outcome: str, test: dict[str, Any], rolls: list[dict],
+            step: int, cause: str) -> None:
+    moves = _move_group(acc, lead, _towards(o_pos(lead), o_pos(hunter)), budget,
+                        stop_at=o_pos(hunter))
+    _emit(acc, lead, {"cause": cause, "step": step, "outcome": outcome, "test": test,
+                      "rolls": rolls, "target": hunter["id"], "target_name": hunter["name"],
+                      "reach": budget, "moves": moves})
+    fresh = acc.token(lead["id"])
+    if in_contact(fresh, acc.token(hunter["id"])):  # "En cas de contact, engage le combat"
+        melee_round(acc, dice, leader=lead["id"], defender=hunter["id"],
+                    charged=outcome == "charge", cause=outcome)
+
+
+def threat_test(acc: Acc, dice: Dice, token: Mapping[str, Any], step: int) -> None:
+    """The test "en cas d'attaque, ou si un Chasseur est à moins de 3""."""
+    lead = leader_of(acc.state, token)
+    blue, red = _blue_red(dice, lead)
+    modifier = _modifier(acc.state, lead)
+    modified = max(0, min(7, blue["total"] + modifier))
+    outcome = acc.state["reactions"]["threat"][lead["temperament"]][modified]
+    test = {"table": "threat", "blue": blue["total"], "red": red["total"],
+            "modifier": modifier, "modified": modified, "temperament": lead["temperament"]}
+    hunter = nearest(o_pos(lead), hunters(acc.state))
+    cause = "attacked" if token.get("attacked") else "hunter_near"
+    if hunter is None or outcome == "reste":
+        _emit(acc, lead, {"cause": cause, "step": step, "outcome": "reste", "test": test,
+                          "rolls": [blue, red], "moves": []})
+        return
+    if outcome == "fuit":
+        away = _towards(o_pos(hunter), o_pos(lead))
+        moves = _move_group(acc, lead, away if away != (0, 0) else DIRECTIONS["nord"],
+                            lead["dmax"], may_leave=True)
+        _emit(acc, lead, {"cause": cause, "step": step, "outcome": "fuit", "test": test,
+                          "rolls": [blue, red], "target": hunter["id"],
+                          "target_name": hunter["name"], "moves": moves})
+        return
+    budget = lead["dmax"] + (red["total"] if outcome == "charge" else 0)
+    _attack(acc, dice, lead, hunter, budget, outcome, test, [blue, red], step, cause)
+
+
+def idle_test(acc: Acc, dice: Dice, token: Mapping[str, Any], step: int) -> None:
+    """The end-of-turn test of a prey that did not have to move (house table)."""
+    lead = leader_of(acc.state, token)
+    blue, red = _blue_red(dice, lead)
+    modifier = _modifier(acc.state, lead)
+    modified = max(0, min(7, blue["total"] + modifier))
+    table = acc.state["reactions"]["idle"]
+    outcome = table["outcomes"][modified]
+    direction = table["directions"][red["total"] - 1]
+    test = {"table": "idle", "blue": blue["total"], "red": red["total"], "modifier": modifier,
+            "modified": modified, "temperament": lead["temperament"], "direction": direction}
+    base = {"cause": "end_of_turn", "step": step, "test": test, "rolls": [blue, red]}
+    hunter = nearest(o_pos(lead), hunters(acc.state))
+    if outcome == "rode" and hunter is not None:
+        _attack(acc, dice, lead, hunter, lead["dmax"] / 2, "rode", test, [blue, red], step,
+                "end_of_turn")
+        return
+    if outcome in ("erre", "erre_demi"):
+        reach = lead["dmax"] if outcome == "erre" else lead["dmax"] / 2
+        moves = _move_group(acc, lead, DIRECTIONS[direction], reach, may_leave=True)
+        _emit(acc, lead, {**base, "outcome": outcome, "reach": reach, "moves": moves})
+        return
+    _emit(acc, lead, {**base, "outcome": "reste", "moves": []})

@@ -1,0 +1,88 @@
+"""Opening a hunt: the hunters from the roster, the sides, the content copied into the log;
+then the GM's scenario (ground, camp, prey) and prey (seed § Les figurines, § Le terrain de
+chasse). Hunters stand along the south edge (the camp side) until the GM or their player
+moves them; the north is the top of the board."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.board import new_board
+from app.rules.chasse.content import prey_species, profiles, reactions, scenarios, weapons
+from app.rules.chasse.sheet import masse
+from app.rules.dice import Dice
+from app.rules.match import Event, MatchSetup
+
+BOARD = {"unit": "in", "width": 48, "height": 36}
+
+
+def start(setup: MatchSetup, dice: Dice) -> list[Event]:
+    options = setup.options
+    content = options.get("content") or {}
+    board = new_board(options, **BOARD)
+    sides: list[dict[str, Any]] = []
+    hunters = []
+    for index, participant in enumerate(setup.participants):
+        owner = participant.owner_id
+        side = next((s for s in sides if s["owner_id"] == owner), None)
+        if side is None:
+            side = {"id": f"s{len(sides) + 1}", "owner_id": owner, "name": participant.name,
+                    "food": 0}
+            sides.append(side)
+        hunters.append(_hunter(index, participant.name, participant.character_id, owner,
+                               side["id"], participant.sheet or {}, board,
+                               len(setup.participants)))
+    catalogue = {"weapons": weapons(content), "prey": prey_species(content)}
+    rx = reactions()
+    events = [Event("match_started", {
+        "name": setup.name, "board": board, "catalogue": catalogue, "sides": sides,
+        "reactions": {"threat": dict(rx["threat"]), "idle": dict(rx["idle"])}})]
+    events += [Event("hunter_added", {"token": token}) for token in hunters]
+    return events
+
+
+def _hunter(index: int, name: str, character_id: int | None, owner: int | None, side: str,
+            sheet: Mapping[str, Any], board: Mapping[str, Any], count: int) -> dict[str, Any]:
+    profile = sheet.get("profile", "standard")
+    profile = profile if profile in profiles()["hunter"] else "standard"
+    data = profiles()["hunter"][profile]
+    return {"id": f"t{index + 1}", "kind": "hunter", "name": name,
+            "character_id": character_id, "owner_id": owner, "side": side,
+            "profile": profile, "shaman": bool(sheet.get("shaman")),
+            "weapons": list(sheet.get("weapons") or ["mains_nues"]),
+            "masse": masse({"profile": profile}), "dmax": data["dmax"],
+            "melee_bonus": data["melee_bonus"], "wounds": int(sheet.get("wounds") or 0),
+            "x": round((index + 1) * board["width"] / (count + 1), 2),
+            "y": max(board["height"] - 2, 0),
+            # A hunter who died in an earlier hunt comes as a memory: it never acts.
+            "state": "dead" if sheet.get("dead") else "ok", "food": 0, "carried": 0,
+            "brought": 0,
+            "moved": False, "fought": False, "shot": False, "lit": False, "picked": 0,
+            "charged": False, "charged_last": False, "charge_target": None}
+
+
+def prey_token(state: Mapping[str, Any], species_key: str, *, x: float, y: float,
+               group: str = "", dominant: bool = False) -> dict[str, Any]:
+    species = state["catalogue"]["prey"][species_key]
+    speed = profiles()["speed"][species["speed"]]
+    return {"id": f"t{state['next_token']}", "kind": "prey", "name": species["name"],
+            "species": species_key, "temperament": species["temperament"],
+            "speed": species["speed"], "dmax": speed["dmax"], "masse": species["masse"],
+            "weapon": species["weapon"], "wounds": 0, "x": x, "y": y, "group": group,
+            "dominant": dominant, "state": "ok", "reacted": False, "attacked": False,
+            "fled_fire": False, "fought": False}
+
+
+def scenario_payload(key: str) -> dict[str, Any]:
+    scenario = scenarios()[key]
+    terrain = [{"id": f"z{n + 1}", "label": shape.get("label", ""), "kind": shape["kind"],
+                "x": shape["x"], "y": shape["y"], "w": shape["w"], "h": shape["h"]}
+               for n, shape in enumerate(scenario["terrain"])]
+    payload = {"scenario": {"key": key, "name": scenario["name"], "turns": scenario["turns"]},
+               "board": {"unit": "in", "width": scenario["width"],
+                         "height": scenario["height"], "terrain": terrain}}
+    if "reactions" in scenario:  # a scenario's own prey tables (checked at load)
+        payload["reactions"] = {"threat": dict(scenario["reactions"]["threat"]),
+                                "idle": dict(scenario["reactions"]["idle"])}
+    return payload

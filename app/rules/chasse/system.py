@@ -1,0 +1,132 @@
+"""Chasse préhistorique as a Tablée game system (``shared/seeds/003_17f6fe9f5d5d7b1b.txt``).
+
+The sheet: ``sheet.py``; content with provenance: ``content.py`` and ``data/*.toml``; the
+hunt: ``setup.py`` (start), ``state.py`` (the fold), ``actions.py`` (deciding), ``steps.py``
+(the ten steps), ``prey.py`` (the prey's reactions), ``fire.py``, ``combat.py`` and
+``fights.py`` (throws and melee), ``match.py`` (forms, view, between hunts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.chasse import actions, match, setup, state
+from app.rules.chasse.content import CLASSES, SPEEDS, hunter_weapons, weapons
+from app.rules.chasse.sheet import blank_sheet, derived, from_form, validate, validate_change
+from app.rules.system import (
+    N_,
+    NO_CONTENT,
+    Content,
+    ContentField,
+    ContentKind,
+    DemoCharacter,
+    DemoMatch,
+    DemoStep,
+    Problem,
+    Sheet,
+)
+
+RULE_WEAPONS = "Chasse § Tirs (table absente du texte : règles maison)"
+RULE_PREY = "Chasse § Les figurines (table absente du texte : règles maison)"
+CLASS_NAMES = {"leger": "léger (M1–M2)", "moyen": "moyen (M3)", "lourd": "lourd (M4–M5)"}
+SPEED_NAMES = {"tres_rapide": "très rapide", "rapide": "rapide", "lourdaud": "lourdaud"}
+TEMPERAMENT_NAMES = {"agressive": "agressive", "placide": "placide"}
+
+
+def _weapon_kind() -> ContentKind:
+    fields = [ContentField("melee", N_("Melee weapon"), "bool", required=False),
+              ContentField("short", N_("Short range (inches, 0: not thrown)"), "int", low=0,
+                           high=24, required=False),
+              ContentField("long", N_("Long range (inches)"), "int", low=0, high=36,
+                           required=False),
+              ContentField("no_small_malus", N_("No malus against M1 prey (like bows and "
+                                                "slings)"), "bool", required=False)]
+    to_hit = {"leger": N_("To hit against light figures (M1–M2)"),
+              "moyen": N_("To hit against medium figures (M3)"),
+              "lourd": N_("To hit against heavy figures (M4–M5)")}
+    save = {"leger": N_("Save of light figures (0: none)"),
+            "moyen": N_("Save of medium figures (0: none)"),
+            "lourd": N_("Save of heavy figures (0: none)")}
+    fields += [ContentField(f"to_hit_{k}", to_hit[k], "int", low=1, high=6) for k in CLASSES]
+    fields += [ContentField(f"save_{k}", save[k], "int", low=0, high=6) for k in CLASSES]
+    return ContentKind("weapon", N_("Weapons"), tuple(fields), RULE_WEAPONS)
+
+
+def _prey_kind() -> ContentKind:
+    natural = tuple((k, w["name"]) for k, w in weapons().items() if w["melee"])
+    return ContentKind("prey", N_("Prey species"), (
+        ContentField("masse", N_("Mass (M1–M5: wounds and food)"), "int", low=1, high=5),
+        ContentField("temperament", N_("Temperament"), "choice",
+                     choices=tuple(TEMPERAMENT_NAMES.items())),
+        ContentField("speed", N_("Speed"), "choice",
+                     choices=tuple((k, SPEED_NAMES[k]) for k in SPEEDS)),
+        ContentField("weapon", N_("Attack"), "choice", choices=natural),
+    ), RULE_PREY)
+
+
+class ChasseSystem:
+    key = "chasse"
+    name_fr = "Chasse préhistorique"
+    name_en = "Prehistoric hunt"
+    seed_file = "003_17f6fe9f5d5d7b1b.txt"
+    uses_board = True
+    board_defaults = setup.BOARD
+    content_kinds = (_weapon_kind(), _prey_kind())
+    class_names = CLASS_NAMES
+    speed_names = SPEED_NAMES
+
+    def new_sheet(self) -> Sheet:
+        return blank_sheet()
+
+    def validate_sheet(self, sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
+        return validate(sheet, content)
+
+    def derived(self, sheet: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
+        return derived(sheet, content)
+
+    def sheet_from_form(self, form: Mapping[str, str]) -> Sheet:
+        return from_form(form)
+
+    def validate_change(self, before: Sheet, after: Sheet,
+                        content: Content = NO_CONTENT) -> list[Problem]:
+        return validate_change(before, after, content)
+
+    def weapon_choices(self, content: Content = NO_CONTENT) -> list[tuple[str, str]]:
+        return [(key, w["name"]) for key, w in hunter_weapons(content).items()]
+
+    def weapon_table(self, keys: list[str], content: Content = NO_CONTENT) -> list[dict]:
+        """The printable sheet's weapon lines: ranges, to hit and save by class."""
+        known = hunter_weapons(content)
+        return [known[key] for key in keys if key in known]
+
+    def demo_characters(self) -> list[DemoCharacter]:
+        return [
+            DemoCharacter("Ourk le Pisteur", {**blank_sheet(), "weapons": ["javelot", "couteau"]},
+                          player=0),
+            DemoCharacter("Ghâ la Chamane", {**blank_sheet(), "shaman": True,
+                                             "weapons": ["fronde", "couteau"]}, player=0),
+            DemoCharacter("Bronk", {**blank_sheet(), "profile": "pataud",
+                                    "weapons": ["lance", "massue"]}, player=1),
+        ]
+
+    def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
+        """The boar valley: scenario chosen, the hunt begun, the hunters moving up."""
+        return DemoMatch("La vallée des sangliers", ("Ourk le Pisteur", "Ghâ la Chamane",
+                                                     "Bronk"), steps=(
+            DemoStep({"kind": "choose_scenario", "scenario": "vallee"}),
+            DemoStep({"kind": "begin_hunt"}),
+            DemoStep({"kind": "next_step"}, by=0),
+            DemoStep({"kind": "move", "token": "t1", "x": 14, "y": 29}, by=0),
+            DemoStep({"kind": "move", "token": "t2", "x": 26, "y": 29}, by=0),
+        ))
+
+    start = staticmethod(setup.start)
+    decide = staticmethod(actions.decide)
+    evolve = staticmethod(state.evolve)
+    legal_actions = staticmethod(match.legal_actions)
+    view = staticmethod(match.view)
+    between_matches = staticmethod(match.between_matches)
+
+
+CHASSE = ChasseSystem()

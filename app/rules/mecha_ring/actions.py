@@ -1,0 +1,575 @@
+"""Mecha-Ring's ``decide``: every action at the table, the only place dice are rolled.
+
+Each handler checks the moment (``fight.step``, ``shop``), who acts, the cards and crédits,
+then emits events carrying every outcome (the faces, the energy before and after, the card
+won); ``Emitter`` folds them as they come, so a strike that ends a fight chains the bets, the
+torses bought and the market in the same action (§ Tour de jeu, § Phase de marché).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.action_fields import choice_field, int_field, require_gm, text_field
+from app.rules.dice import Dice
+from app.rules.match import Actor, Event, State, handler_for
+from app.rules.mecha_ring import bots
+from app.rules.mecha_ring.common import (
+    Emitter,
+    check_controls,
+    draw_card,
+    record,
+    refuse,
+    seat_of,
+)
+from app.rules.mecha_ring.content import MAX_ENERGY
+from app.rules.mecha_ring.match import (
+    VICTORY_POINTS,
+    current_attacker,
+    fighters,
+    in_tournament,
+    points,
+    sfx_card,
+)
+from app.rules.mecha_ring.robot import (
+    SLOT_FAMILY,
+    SLOTS,
+    card,
+    legs_spendable,
+    radar_spendable,
+    radar_success,
+    roll_pool,
+    standing,
+    strike,
+    targets,
+    total,
+)
+from app.rules.mecha_ring.setup import deal, start_fight
+
+RECHARGE_COST = 10  # "en dépensant 10 crédits par point"
+NOTE_MAX = 500
+
+
+def _fight(state: State, step: str) -> dict[str, Any]:
+    fight = state.get("fight")
+    if state.get("phase") != "fight" or not fight or fight["step"] != step:
+        raise refuse("wrong_step")
+    return fight
+
+
+# — the round's order ——————————————————————————————————————————————————————————————
+
+def _roll_order(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+                em: Emitter) -> None:
+    """"Chaque joueur lance autant de dés à 6 faces que sa valeur totale de Mouvement"."""
+    fight = _fight(state, "order")
+    seats = fighters(state)
+    if not actor.is_gm and not any(actor.controls(state["tokens"][tid]) for tid in seats):
+        raise refuse("not_allowed")
+    from app.rules.mecha_ring.robot import order_by_movement
+
+    parts = state["catalogue"]["parts"]
+    pools = {tid: total(state["tokens"][tid]["robot"], parts, "mouvement") for tid in seats}
+    order, rolled, tiebreaks = order_by_movement(dice, pools)
+    rolls = [record(f"Mouvement — {state['tokens'][tid]['name']}", rolled[tid]["dice"])
+             for tid in seats if rolled[tid]["dice"]]
+    rolls += [record(f"Égalité — {state['tokens'][tid]['name']}", [face])
+              for round_ in tiebreaks for tid, face in round_.items()]
+    em.emit("order_rolled", {"round": fight["round"], "order": order, "dice": rolled,
+                             "pools": pools, "tiebreaks": tiebreaks, "rolls": rolls})
+
+
+def _climb(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+           em: Emitter) -> None:
+    """"Chaque joueur (du dernier au premier) peut monter d'une place dans l'ordre du tour en
+    dépensant un point d'énergie sur ses jambes"."""
+    fight = _fight(state, "climb")
+    tid = fight["climb_queue"][0]
+    check_controls(state, actor, tid)
+    climb = action.get("climb") in (True, "on", "true", "1", "yes")
+    order = list(fight["order"])
+    if climb:
+        place = order.index(tid)
+        if place == 0:
+            raise refuse("first_already")
+        if not legs_spendable(state["tokens"][tid]["robot"]):
+            raise refuse("no_energy")
+        order[place - 1], order[place] = order[place], order[place - 1]
+    em.emit("climbed", {"seat": tid, "climb": climb, "order": order,
+                        "passed": order[order.index(tid) + 1] if climb else None})
+
+
+# — an attack ——————————————————————————————————————————————————————————————————————
+
+def _declare(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+             em: Emitter) -> None:
+    """The attacker picks an opponent and rolls the radar: "S'il obtient un ou plusieurs
+    chiffre(s) impair(s), il peut choisir le morceau … sinon c'est le défenseur"."""
+    fight = _fight(state, "attack")
+    tid = current_attacker(state)
+    if fight["pending"]:
+        raise refuse("wrong_step")
+    attacker = check_controls(state, actor, tid)
+    opponents = [other for other in fighters(state) if other != tid]
+    target = choice_field(action, "target", opponents)
+    count = total(attacker["robot"], state["catalogue"]["parts"], "radar")
+    faces = roll_pool(dice, count)
+    success = radar_success(faces)
+    forced = None
+    if attacker["buffs"]["sure_radar"]:
+        success, forced = True, "sure"
+    elif attacker["buffs"]["jammed"]:
+        success, forced = False, "jammed"
+    em.emit("radar_rolled", {
+        "attacker": tid, "defender": target, "faces": faces, "count": count,
+        "success": success, "forced": forced, "jammed": attacker["buffs"]["jammed"],
+        "chooser": tid if success else target,
+        "rolls": [record(f"Radar — {attacker['name']}", faces)] if faces else []})
+
+
+def _boost(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+           em: Emitter) -> None:
+    """"Le joueur peut transformer son échec au radar en réussite en dépensant un point
+    d'énergie sur un morceau de robot ayant une valeur en radar"."""
+    fight = _fight(state, "attack")
+    pending = fight["pending"]
+    tid = current_attacker(state)
+    if not pending or pending["step"] != "choose" or pending["chooser"] == tid:
+        raise refuse("wrong_step")
+    attacker = check_controls(state, actor, tid)
+    slot = choice_field(action, "slot", radar_spendable(attacker["robot"],
+                                                        state["catalogue"]["parts"]))
+    em.emit("radar_boosted", {"attacker": tid, "slot": slot,
+                              "energy_after": attacker["robot"][slot]["energy"] - 1})
+
+
+def _choose(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+            em: Emitter) -> None:
+    fight = _fight(state, "attack")
+    pending = fight["pending"]
+    if not pending or pending["step"] != "choose":
+        raise refuse("wrong_step")
+    check_controls(state, actor, pending["chooser"])
+    robot = state["tokens"][pending["defender"]]["robot"]
+    slot = action.get("slot")
+    if slot not in targets(robot):
+        raise refuse("not_a_target")
+    em.emit("part_chosen", {"attacker": current_attacker(state), "defender":
+                            pending["defender"], "slot": slot, "by": pending["chooser"]})
+    if pending["chooser"] == pending["defender"]:
+        _resolve(em, dice)  # the defender chose: their moment to react is already past
+
+
+def _take_strike(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+                 em: Emitter) -> None:
+    """The reaction window closes (the defender has played an SFX or not): the strike."""
+    fight = _fight(state, "attack")
+    pending = fight["pending"]
+    if not pending or pending["step"] != "window":
+        raise refuse("wrong_step")
+    check_controls(state, actor, pending["defender"])
+    _resolve(em, dice)
+
+
+def _resolve(em: Emitter, dice: Dice) -> None:
+    """Attack dice against the aimed part's défense dice (§ Tour de jeu)."""
+    state = em.state
+    pending = state["fight"]["pending"]
+    tid, target, slot = current_attacker(state), pending["defender"], pending["slot"]
+    attacker, defender = state["tokens"][tid], state["tokens"][target]
+    parts = state["catalogue"]["parts"]
+    part = defender["robot"][slot]
+    attack_dice = total(attacker["robot"], parts, "attaque") + attacker["buffs"]["attack"]
+    defence_dice = card(parts, part["card"])["defense"] + defender["buffs"]["defence"]
+    result = strike(dice, attack_dice, defence_dice)
+    after = max(0, part["energy"] - result.damage)
+    destroyed = part["card"] if after == 0 else None
+    fell = destroyed is not None and slot == "torse"
+    first = state["first_to_12"]
+    if destroyed and not first and points(attacker) + 1 >= VICTORY_POINTS:
+        first = tid
+    rolls = [record(f"Attaque — {attacker['name']}", list(result.attack))] \
+        if result.attack else []
+    if result.defence:
+        rolls.append(record(f"Défense — {defender['name']}", list(result.defence)))
+    em.emit("struck", {
+        "attacker": tid, "defender": target, "slot": slot, "card": part["card"],
+        "attack": list(result.attack), "defence": list(result.defence),
+        "attack_dice": attack_dice, "defence_dice": defence_dice,
+        "attack_bonus": attacker["buffs"]["attack"], "defence_bonus":
+        defender["buffs"]["defence"], "attack_total": sum(result.attack),
+        "defence_total": sum(result.defence), "hit": result.hit, "sixes": result.sixes,
+        "damage": result.damage, "energy_before": part["energy"], "energy_after": after,
+        "destroyed": destroyed, "fell": fell, "first_to_12": first,
+        "points": points(attacker) + (1 if destroyed else 0), "rolls": rolls})
+    if len(fighters(em.state)) <= 1:
+        _end_fight(em, dice)
+
+
+# — between rounds ————————————————————————————————————————————————————————————————
+
+def _repair_seat(state: State, action: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+    """Repairs happen between rounds (for a robot still standing, not yet ready) and, house,
+    during the market phase (any robot still in the tournament)."""
+    seat = seat_of(state, action, actor)
+    if state.get("phase") == "market":
+        if seat["out"]:
+            raise refuse("fallen")
+        return seat
+    fight = _fight(state, "repairs")
+    if not standing(seat["robot"]):
+        raise refuse("fallen")
+    if seat["id"] in fight["ready"]:
+        raise refuse("wrong_step")
+    return seat
+
+
+def _install(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+             em: Emitter) -> None:
+    """"S'il lui manque un morceau et que le joueur a un morceau de ce type dans sa main, il
+    peut le remplacer (avec son énergie à 4)"."""
+    seat = _repair_seat(state, action, actor)
+    card_id = action.get("card")
+    if card_id not in seat["hand"]:
+        raise refuse("no_such_card")
+    slot = action.get("slot")
+    if slot not in SLOTS or SLOT_FAMILY[slot] != card(state["catalogue"]["parts"],
+                                                       card_id)["family"]:
+        raise refuse("wrong_slot")
+    if seat["robot"][slot] is not None:
+        raise refuse("slot_taken")
+    em.emit("installed", {"seat": seat["id"], "card": card_id, "slot": slot})
+
+
+def _recharge(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+              em: Emitter) -> None:
+    """"On peut aussi recharger l'énergie manquante, en dépensant 10 crédits par point"."""
+    seat = _repair_seat(state, action, actor)
+    slot = action.get("slot")
+    if slot not in SLOTS or seat["robot"][slot] is None:
+        raise refuse("no_such_card")
+    missing = MAX_ENERGY - seat["robot"][slot]["energy"]
+    if missing <= 0:
+        raise refuse("full_energy")
+    count = int_field(action, "points", 1, missing, default=missing)
+    cost = count * RECHARGE_COST
+    if cost > seat["credits"]:
+        raise refuse("too_poor", cost=cost, credits=seat["credits"])
+    em.emit("recharged", {"seat": seat["id"], "slot": slot, "points": count, "cost": cost,
+                          "energy_after": seat["robot"][slot]["energy"] + count})
+
+
+def _ready(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+           em: Emitter) -> None:
+    fight = _fight(state, "repairs")
+    seat = _repair_seat(state, action, actor)
+    em.emit("ready", {"seat": seat["id"]})
+    if all(tid in em.state["fight"]["ready"] for tid in fighters(em.state)):
+        em.emit("round_started", {"round": fight["round"] + 1})
+
+
+# — the end of a fight, the bets, the market ——————————————————————————————————————————
+
+def _end_fight(em: Emitter, dice: Dice) -> None:
+    """One Combatank stands: the bets ("chaque joueur gagne … la valeur des morceaux de robot
+    placés dans son butin durant le précédent combat (le challenger double cette somme si il
+    a gagné le combat)"), the end of the tournament if someone reached 12, else the torses
+    the losers buy and the market (§ Phase de marché)."""
+    state = em.state
+    fight = state["fight"]
+    standing_ = fighters(state)
+    winner = standing_[0] if standing_ else None
+    parts = state["catalogue"]["parts"]
+    payouts = {}
+    for tid in fight["seats"]:
+        amount = sum(card(parts, c)["value"] for c in state["tokens"][tid]["fight_loot"])
+        if tid == winner and tid == fight["challenger"]:
+            amount *= 2
+        payouts[tid] = amount
+    em.emit("fight_ended", {"winner": winner, "fallen": list(fight["fallen"]),
+                            "payouts": payouts, "challenger": fight["challenger"],
+                            "doubled": winner == fight["challenger"],
+                            "points": {tid: points(state["tokens"][tid])
+                                       for tid in state["seats"]}})
+    if em.state["first_to_12"]:
+        _end_tournament(em, winner)
+        return
+    piles = copy.deepcopy(em.state["piles"])
+    for tid in fight["fallen"]:
+        seat = em.state["tokens"][tid]
+        found = draw_card(piles, dice, "torse")
+        if found is None:
+            em.emit("torso_drawn", {"seat": tid, "card": None, "cost": 0, "paid": False,
+                                    "empty": True})
+            continue
+        cost = card(parts, found["card"])["value"]
+        paid = cost <= seat["credits"]
+        if not paid:
+            piles["torse"].append(found["card"])
+        em.emit("torso_drawn", {"seat": tid, "card": found["card"], "cost": cost,
+                                "paid": paid, "credits": seat["credits"]})
+    left = in_tournament(em.state)
+    if len(left) <= 1:
+        em.emit("tournament_ended", {"winner": left[0] if left else winner, "champion": None,
+                                     "reason": "alone", "points": _points(em.state)})
+        return
+    order = [tid for tid in fight["fallen"] if tid in left] + ([winner] if winner in left
+                                                               else [])
+    em.emit("market_opened", {"order": order})
+
+
+def _points(state: State) -> dict[str, int]:
+    return {tid: points(state["tokens"][tid]) for tid in state["seats"]}
+
+
+def _end_tournament(em: Emitter, winner: str | None) -> None:
+    """§ Fin du tournoi: the first to 12 is champion only by winning the fight under way; else
+    they win the game but not the title — unless the fight's winner has more points, who is
+    then winner and champion."""
+    state = em.state
+    first = state["first_to_12"]
+    score = _points(state)
+    if winner == first:
+        champion, game, reason = first, first, "champion"
+    elif winner is not None and score[winner] > score[first]:
+        champion, game, reason = winner, winner, "overtaken"
+    else:
+        champion, game, reason = None, first, "no_title"
+    em.emit("tournament_ended", {"winner": game, "champion": champion, "reason": reason,
+                                 "first_to_12": first, "fight_winner": winner,
+                                 "points": score})
+
+
+def _buyer(state: State, actor: Actor) -> dict[str, Any]:
+    shop = state.get("shop")
+    if state.get("phase") != "market" or not shop:
+        raise refuse("wrong_step")
+    return check_controls(state, actor, shop["order"][shop["index"]])
+
+
+def _buy(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+         em: Emitter) -> None:
+    """"acheter un morceau de robot au marché, en payant la valeur en crédits … il le place au
+    choix dans son Combatank ou dans sa main, et remplace la carte prise au marché"."""
+    seat = _buyer(state, actor)
+    card_id = action.get("card")
+    if card_id not in state["market"]:
+        raise refuse("no_such_card")
+    found = card(state["catalogue"]["parts"], card_id)
+    if found["value"] > seat["credits"]:
+        raise refuse("too_poor", cost=found["value"], credits=seat["credits"])
+    place = action.get("place") or "hand"
+    replaced = None
+    if place != "hand":
+        if place not in SLOTS or SLOT_FAMILY[place] != found["family"]:
+            raise refuse("wrong_slot")
+        current = seat["robot"][place]
+        if current is not None and place == "torse" and not standing(seat["robot"]):
+            raise refuse("slot_taken")
+        replaced = current["card"] if current else None
+    piles = copy.deepcopy(state["piles"])
+    refill = draw_card(piles, dice, "parts_top", "parts")
+    em.emit("bought", {"seat": seat["id"], "card": card_id, "cost": found["value"],
+                       "place": place, "replaced": replaced, "refill": refill})
+
+
+def _pass(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+          em: Emitter) -> None:
+    """"La phase de marché se poursuit tant qu'il y a des joueurs qui veulent (et peuvent) se
+    payer des pièces": a full turn of passes closes it; then each draws an SFX and the next
+    fight begins ("A la fin de chaque phase de marché … pioche une carte SFX")."""
+    seat = _buyer(state, actor)
+    em.emit("passed", {"seat": seat["id"]})
+    shop = em.state["shop"]
+    if shop["passes"] >= len(shop["order"]):
+        em.emit("market_closed", {})
+        for tid in in_tournament(em.state):
+            deal(em, dice, tid, 0, sfx=1, actor=actor)
+        start_fight(em, em.state["fight"]["number"] + 1)
+
+
+# — SFX cards ———————————————————————————————————————————————————————————————————————
+
+def _sfx_target(state: State, action: Mapping[str, Any], seat: dict, sfx: Mapping[str, Any]
+                ) -> dict[str, Any]:
+    effect = sfx["effect"]
+    if effect == "repair":
+        slot = action.get("slot")
+        part = seat["robot"].get(slot) if slot in SLOTS else None
+        if part is None:
+            raise refuse("no_such_card")
+        if part["energy"] >= MAX_ENERGY:
+            raise refuse("full_energy")
+        return {"slot": slot, "before": part["energy"],
+                "after": min(MAX_ENERGY, part["energy"] + sfx["amount"])}
+    if effect in ("jam", "sabotage"):
+        others = [tid for tid in in_tournament(state) if tid != seat["id"]]
+        target = choice_field(action, "target", others)
+        if effect == "jam":
+            return {"target": target}
+        robot = state["tokens"][target]["robot"]
+        slot = action.get("slot")
+        if slot not in SLOTS or slot == "torse" or robot.get(slot) is None:
+            raise refuse("not_a_target")
+        before = robot[slot]["energy"]
+        return {"target": target, "slot": slot, "before": before,
+                "after": max(min(before, 1), before - sfx["amount"])}
+    return {}
+
+
+def _play_sfx(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+              em: Emitter) -> None:
+    """"Ces cartes … peuvent être jouées à tout moment, même quand c'est le tour de jeu d'un
+    autre joueur. Les cartes SFX ont un coût que le joueur doit payer au moment où il les
+    joue" — then "le joueur en tire une autre pour sa main". House: a multi-use card is used
+    once when played (one energy spent), then by ``use_sfx``."""
+    if state.get("phase") not in ("fight", "market"):
+        raise refuse("wrong_step")
+    seat = seat_of(state, action, actor)
+    if seat["out"]:
+        raise refuse("fallen")
+    card_id = action.get("card")
+    if card_id not in seat["sfx_hand"]:
+        raise refuse("no_such_card")
+    sfx = sfx_card(state, card_id)
+    if sfx["cost"] > seat["credits"]:
+        raise refuse("too_poor", cost=sfx["cost"], credits=seat["credits"])
+    em.emit("sfx_played", {"seat": seat["id"], "card": card_id, "name": sfx["name"],
+                           "cost": sfx["cost"], "effect": sfx["effect"], "amount": sfx["amount"],
+                           "uses": sfx["uses"], "from_hand": True,
+                           **_sfx_target(state, action, seat, sfx)})
+    deal(em, dice, seat["id"], 0, sfx=1, actor=actor)
+
+
+def _use_sfx(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+             em: Emitter) -> None:
+    """A multi-use card in play: "en dépensant un point d'énergie à chaque fois sur la carte"."""
+    if state.get("phase") not in ("fight", "market"):
+        raise refuse("wrong_step")
+    seat = seat_of(state, action, actor)
+    card_id = action.get("card")
+    if card_id not in [entry["card"] for entry in seat["sfx_in_play"]]:
+        raise refuse("no_such_card")
+    sfx = sfx_card(state, card_id)
+    em.emit("sfx_played", {"seat": seat["id"], "card": card_id, "name": sfx["name"], "cost": 0,
+                           "effect": sfx["effect"], "amount": sfx["amount"],
+                           "uses": sfx["uses"], "from_hand": False,
+                           **_sfx_target(state, action, seat, sfx)})
+
+
+# — the host (GM) ———————————————————————————————————————————————————————————————————
+
+def _correct(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+             em: Emitter) -> None:
+    """The host settles what the text leaves open or fixes a slip: crédits or a part's
+    energy, recorded as an event."""
+    require_gm(actor)
+    seat = seat_of(state, action, actor)
+    field = choice_field(action, "field", ["credits", *[slot for slot in SLOTS
+                                                        if seat["robot"][slot]]])
+    if field == "credits":
+        before, after = seat["credits"], int_field(action, "value", 0, 100000)
+    else:
+        before = seat["robot"][field]["energy"]
+        after = int_field(action, "value", 1, MAX_ENERGY)
+    em.emit("corrected", {"seat": seat["id"], "field": field, "before": before,
+                          "after": after})
+
+
+def _modifier(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+              em: Emitter) -> None:
+    """The host's situational modifier (the text has none; a house tool for what the table
+    agrees on: a slippery ring, a cheering crowd): dice more or fewer on a Combatank's next
+    attack or défense, recorded as an event."""
+    require_gm(actor)
+    seat = seat_of(state, action, actor)
+    roll = choice_field(action, "roll", ["attack", "defence"])
+    amount = int_field(action, "dice", -3, 3)
+    if amount == 0:
+        raise refuse("bad_field", field="dice", reason="-3…-1, 1…3")
+    em.emit("modifier_set", {"seat": seat["id"], "roll": roll, "dice": amount,
+                             "reason": text_field(action, "reason", 120, required=False)})
+
+
+def _note(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+          em: Emitter) -> None:
+    em.emit("note_added", {"text": text_field(action, "text", NOTE_MAX, multiline=True),
+                           "by": actor.user_id})
+
+
+def _set_bot(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+             em: Emitter) -> None:
+    """The host gives a seat to the house bot, or takes it back (``bots.py``)."""
+    require_gm(actor)
+    seat = seat_of(state, action, actor)
+    on = action.get("on") in (True, "on", "true", "1", "yes")
+    em.emit("bot_set", {"seat": seat["id"], "on": on})
+
+
+def _let_bots_play(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+                   em: Emitter) -> None:
+    """The host nudges the bots on when they stopped after their moves' limit."""
+    require_gm(actor)
+    if bots.next_move(state) is None:
+        raise refuse("wrong_step")
+
+
+def _stand_in(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+              em: Emitter) -> None:
+    """The host lets the table go on without an absent player: the house bot makes the one
+    move awaited from that seat (the seat stays its player's)."""
+    require_gm(actor)
+    move = bots.stand_in(state)
+    if move is None:
+        raise refuse("wrong_step")
+    bots.play_once(em, dice, HANDLERS, move)
+
+
+def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+         em: Emitter) -> None:
+    """The host stops the tournament: the most victory points wins, no title (house)."""
+    require_gm(actor)
+    score = _points(state)
+    leader = max(state["seats"], key=lambda tid: score[tid]) if state["seats"] else None
+    em.emit("tournament_ended", {"winner": leader, "champion": None, "reason": "host",
+                                 "points": score})
+
+
+HANDLERS = {
+    "roll_order": _roll_order, "climb": _climb, "attack": _declare, "boost_radar": _boost,
+    "choose_part": _choose, "take_strike": _take_strike, "install": _install,
+    "recharge": _recharge, "ready": _ready, "buy": _buy, "pass": _pass,
+    "play_sfx": _play_sfx, "use_sfx": _use_sfx, "correct": _correct, "note": _note,
+    "end_match": _end, "set_bot": _set_bot, "modifier": _modifier, "let_bots_play": _let_bots_play,
+    "stand_in": _stand_in,
+}
+
+
+# The page's forms post one ``choice`` ("t1|bras_scie#2|bras_g") where the JSON API may send
+# the fields themselves.
+CHOICE_FIELDS = {"install": ("seat", "card", "slot"), "recharge": ("seat", "slot"),
+                 "buy": ("card", "place"), "play_sfx": ("seat", "card"),
+                 "use_sfx": ("seat", "card"), "correct": ("seat", "field")}
+
+
+def _expand(action: Mapping[str, Any]) -> Mapping[str, Any]:
+    names = CHOICE_FIELDS.get(action.get("kind"))  # type: ignore[arg-type]
+    choice = action.get("choice")
+    if not names or not isinstance(choice, str) or not choice:
+        return action
+    parts = choice.split("|")
+    if len(parts) != len(names):
+        raise refuse("bad_field", field="choice", reason="|".join(names))
+    return {**action, **dict(zip(names, parts, strict=True))}
+
+
+def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    handler = handler_for(HANDLERS, state, action, actor)
+    action = _expand(action)
+    em = Emitter(state)
+    counted = bots.CountingDice(dice)
+    handler(state, action, actor, counted, em)
+    bots.run(em, counted, HANDLERS)
+    return em.events

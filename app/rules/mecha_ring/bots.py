@@ -1,0 +1,237 @@
+"""The house bot: a seat the host gives to the table plays legal, sensible moves by itself
+(issue: "so that one person can try a whole tournament alone and a group of two can play at
+four"). House content, documented in docs/games/mecha_ring.md.
+
+After every action, ``run`` lets the bots whose move the table waits for play, through the
+same handlers as anyone (so the same checks, dice and events), its move marked
+``bot: true``. A bot rolls the order, climbs with legs to spare, attacks the opponent easiest
+to finish, aims at the weakest part (the defender offers its toughest), spends radar energy
+when it can spare it, repairs and recharges keeping crédits for a torse, buys upgrades at the
+market and passes. It plays a few SFX cards: an attack card before attacking, a défense card
+when its part is about to be hit, a crédits card at the market — never spending the crédits it
+keeps for a torse.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.rules.dice import Dice
+from app.rules.match import Actor, State
+from app.rules.mecha_ring.content import MAX_ENERGY
+from app.rules.mecha_ring.match import current_attacker, fighters, points
+from app.rules.mecha_ring.robot import (
+    SLOT_FAMILY,
+    SLOTS,
+    card,
+    legs_spendable,
+    radar_spendable,
+    targets,
+)
+
+BOT = Actor(None, is_gm=True)
+MOVES_PER_ACTION = 80  # then a human (or the host's "let the bots play") continues
+RESERVE = 40  # crédits a bot keeps for the next torse
+DICE_BUDGET = 40  # dice an action may have thrown before a bot makes one more move
+RECHARGE_COST = 10
+
+
+def is_bot(state: State, tid: str | None) -> bool:
+    return tid is not None and bool(state["tokens"][tid].get("bot"))
+
+
+def _strength(state: State, card_id: str) -> int:
+    found = card(state["catalogue"]["parts"], card_id)
+    return found["mouvement"] + found["radar"] + found["attaque"] + found["defense"]
+
+
+def _sfx(state: State, tid: str, effect: str) -> dict[str, Any] | None:
+    """Play the bot's first SFX card of this effect it can afford above its reserve."""
+    seat = state["tokens"][tid]
+    for card_id in seat["sfx_hand"]:
+        found = state["catalogue"]["sfx"][card_id.split("#", 1)[0]]
+        spare = seat["credits"] - (0 if effect == "credits" else RESERVE)
+        if found["effect"] == effect and found["cost"] <= spare:
+            return {"kind": "play_sfx", "seat": tid, "card": card_id}
+    return None
+
+
+def _fight_move(state: State) -> dict[str, Any] | None:
+    fight = state["fight"]
+    tokens = state["tokens"]
+    parts = state["catalogue"]["parts"]
+    step = fight["step"]
+    if step == "order" and any(is_bot(state, tid) for tid in fighters(state)):
+        return {"kind": "roll_order"}
+    if step == "climb" and fight["climb_queue"] and is_bot(state, fight["climb_queue"][0]):
+        tid = fight["climb_queue"][0]
+        legs = tokens[tid]["robot"]["jambes"]
+        climb = fight["order"].index(tid) > 0 and legs_spendable(tokens[tid]["robot"]) \
+            and legs["energy"] >= 3
+        return {"kind": "climb", "climb": climb}
+    if step == "attack":
+        tid = current_attacker(state)
+        pending = fight["pending"]
+        if pending is None and is_bot(state, tid):
+            if not tokens[tid]["buffs"]["attack"] and (boost := _sfx(state, tid, "attack")):
+                return boost
+            others = [other for other in fighters(state) if other != tid]
+            # the torse in reach first, then the leader on victory points
+            target = max(others, key=lambda o: ("torse" in targets(tokens[o]["robot"]),
+                                                points(tokens[o]), -others.index(o)))
+            return {"kind": "attack", "target": target}
+        if pending and pending["step"] == "choose":
+            spare = [slot for slot in radar_spendable(tokens[tid]["robot"], parts)
+                     if tokens[tid]["robot"][slot]["energy"] >= 3]
+            if pending["chooser"] != tid and is_bot(state, tid) and spare:
+                return {"kind": "boost_radar", "slot": spare[0]}
+            if is_bot(state, pending["chooser"]):
+                robot = tokens[pending["defender"]]["robot"]
+                options = targets(robot)
+                if pending["chooser"] == pending["defender"]:
+                    slot = max(options, key=lambda s: (s != "torse", card(
+                        parts, robot[s]["card"])["defense"], robot[s]["energy"]))
+                else:
+                    slot = min(options, key=lambda s: (s != "torse", robot[s]["energy"], card(
+                        parts, robot[s]["card"])["defense"]))
+                return {"kind": "choose_part", "slot": slot}
+        if pending and pending["step"] == "window" and is_bot(state, pending["defender"]):
+            defender = pending["defender"]
+            if not tokens[defender]["buffs"]["defence"] and (
+                    shield := _sfx(state, defender, "defence")):
+                return shield
+            return {"kind": "take_strike"}
+    if step == "repairs":
+        for tid in fighters(state):
+            if is_bot(state, tid) and tid not in fight["ready"]:
+                return _repair(state, tid) or {"kind": "ready", "seat": tid}
+    return None
+
+
+def _repair(state: State, tid: str) -> dict[str, Any] | None:
+    seat = state["tokens"][tid]
+    parts = state["catalogue"]["parts"]
+    for card_id in seat["hand"]:
+        for slot in SLOTS:
+            if seat["robot"][slot] is None and SLOT_FAMILY[slot] == card(parts,
+                                                                         card_id)["family"]:
+                return {"kind": "install", "seat": tid, "card": card_id, "slot": slot}
+    spendable = (seat["credits"] - RESERVE) // RECHARGE_COST
+    for slot in ("torse", *[s for s in SLOTS if s != "torse"]):
+        part = seat["robot"][slot]
+        if part and part["energy"] < MAX_ENERGY and spendable > 0:
+            return {"kind": "recharge", "seat": tid, "slot": slot,
+                    "points": min(spendable, MAX_ENERGY - part["energy"])}
+    return None
+
+
+def _market_move(state: State) -> dict[str, Any] | None:
+    shop = state["shop"]
+    tid = shop["order"][shop["index"]]
+    if not is_bot(state, tid):
+        return None
+    seat = state["tokens"][tid]
+    parts = state["catalogue"]["parts"]
+    bonus = _sfx(state, tid, "credits")
+    if bonus:
+        return bonus
+    repair = _repair(state, tid) if seat["robot"]["torse"] else None
+    if repair and repair["kind"] == "install":
+        return repair
+    best: tuple[int, dict[str, Any]] | None = None
+    for card_id in state["market"]:
+        found = card(parts, card_id)
+        if found["value"] > seat["credits"] - RESERVE:
+            continue
+        for slot in SLOTS:
+            if SLOT_FAMILY[slot] != found["family"] or slot == "torse":
+                continue
+            current = seat["robot"][slot]
+            gain = _strength(state, card_id) - (_strength(state, current["card"])
+                                                if current else 0)
+            if gain > 1 and (best is None or gain > best[0]):
+                best = (gain, {"kind": "buy", "card": card_id, "place": slot})
+    return best[1] if best else {"kind": "pass"}
+
+
+def next_move(state: State) -> dict[str, Any] | None:
+    if state.get("status") != "running":
+        return None
+    if state.get("phase") == "fight" and state.get("fight"):
+        return _fight_move(state)
+    if state.get("phase") == "market" and state.get("shop"):
+        return _market_move(state)
+    return None
+
+
+def waiting_seat(state: State) -> str | None:
+    """The seat a human's move is awaited from (for the host's "play this move for them")."""
+    from app.rules.mecha_ring.match import whose_turn
+
+    if state.get("status") != "running":
+        return None
+    tid = whose_turn(state)
+    fight = state.get("fight")
+    if tid is None and state.get("phase") == "fight" and fight:
+        if fight["step"] == "order":
+            tid = next(iter(fighters(state)), None)
+        elif fight["step"] == "repairs":
+            tid = next((seat for seat in fighters(state) if seat not in fight["ready"]), None)
+    return None if tid is None or is_bot(state, tid) else tid
+
+
+def stand_in(state: State) -> dict[str, Any] | None:
+    """The move the house bot would make for the awaited human seat (once)."""
+    tid = waiting_seat(state)
+    if tid is None:
+        return None
+    trial = copy.deepcopy(state)
+    trial["tokens"][tid]["bot"] = True
+    return next_move(trial)
+
+
+def play_once(em: Any, dice: Dice, handlers: Mapping[str, Callable[..., None]],
+              move: dict[str, Any]) -> None:
+    first = len(em.events)
+    handlers[move["kind"]](copy.deepcopy(em.state), move, BOT, dice, em)
+    if len(em.events) > first:
+        # the bot's own move says so in the log; what follows from it (a fight's end,
+        # the bets…) is the table's
+        em.events[first].payload["bot"] = True
+
+
+class CountingDice:
+    """The action's dice, counted: the bots stop before the table's cap on the dice of one
+    action (``app.services.dice_cap``, 100 by default) could refuse the whole action."""
+
+    def __init__(self, dice: Dice) -> None:
+        self.dice, self.thrown = dice, 0
+
+    def roll(self, sides: int, *, count: int = 1) -> list[int]:
+        faces = self.dice.roll(sides, count=count)
+        self.thrown += count
+        return faces
+
+
+def run(em: Any, dice: CountingDice, handlers: Mapping[str, Callable[..., None]],
+        limit: int = MOVES_PER_ACTION) -> int:
+    """Let the bots play while the table waits for them and the action's dice allow (at most
+    ``DICE_BUDGET`` thrown before a bot's move); how many moves they made. A move the table's
+    dice cap refuses is undone and the bots stop there (the host's "let the bots play", or the
+    next action, goes on)."""
+    for done in range(limit):
+        move = next_move(em.state)
+        if move is None or dice.thrown >= DICE_BUDGET:
+            return done
+        mark = (len(em.events), copy.deepcopy(em.state))
+        try:
+            play_once(em, dice, handlers, move)
+        except Exception as error:
+            if getattr(error, "code", None) != "too_many_dice":
+                raise
+            del em.events[mark[0]:]
+            em.state = mark[1]
+            return done
+    return limit

@@ -1,0 +1,180 @@
+"""Mecha-Ring's ``legal_actions``: only what this viewer may do now, with only legal choices.
+
+The forms carry names, never keys, for the page (game terms keep their French names).
+"""
+
+from __future__ import annotations
+
+from app.rules.match import ActionForm, Actor, State
+from app.rules.mecha_ring.actions import RECHARGE_COST
+from app.rules.mecha_ring.bots import next_move, stand_in, waiting_seat
+from app.rules.mecha_ring.content import MAX_ENERGY
+from app.rules.mecha_ring.match import current_attacker, fighters, in_tournament, sfx_card
+from app.rules.mecha_ring.robot import (
+    SLOT_FAMILY,
+    SLOTS,
+    card,
+    legs_spendable,
+    radar_spendable,
+    standing,
+    targets,
+)
+
+
+def _mine(state: State, actor: Actor) -> list[str]:
+    return [tid for tid in state["seats"] if actor.controls(state["tokens"][tid])]
+
+
+def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
+    if actor.is_spectator or state.get("status") != "running" or not state.get("tokens"):
+        return []
+    mine = _mine(state, actor)
+    forms: list[ActionForm] = []
+    phase = state.get("phase")
+    if phase == "fight":
+        forms += _fight_forms(state, actor, mine)
+    elif phase == "market":
+        forms += _market_forms(state, actor, mine)
+    if phase in ("fight", "market"):
+        forms += _sfx_forms(state, mine)
+    forms.append(ActionForm("note", "Add a note", "mecha_ring/_note.html"))
+    if actor.is_gm:
+        forms.append(ActionForm("correct", "Correct a value", "mecha_ring/_correct.html",
+                                {"seats": [tid for tid in state["seats"]],
+                                 "fields": {tid: ["credits"] + [
+                                     slot for slot in SLOTS
+                                     if state["tokens"][tid]["robot"][slot]]
+                                     for tid in state["seats"]}}))
+        forms.append(ActionForm("modifier", "Situational modifier",
+                                "mecha_ring/_modifier.html",
+                                {"seats": in_tournament(state)}))
+        forms.append(ActionForm("set_bot", "House bots", "mecha_ring/_set_bot.html",
+                                {"seats": [[tid, bool(state["tokens"][tid].get("bot"))]
+                                           for tid in in_tournament(state)]}))
+        waiting = waiting_seat(state)
+        if waiting is not None and stand_in(state) is not None:
+            forms.append(ActionForm("stand_in", "Play this move for them",
+                                    "mecha_ring/_stand_in.html", {"seat": waiting}))
+        if next_move(state) is not None:
+            forms.append(ActionForm("let_bots_play", "Let the bots play",
+                                    "mecha_ring/_let_bots_play.html"))
+        forms.append(ActionForm("end_match", "End the tournament", "mecha_ring/_end.html"))
+    return forms
+
+
+def _fight_forms(state: State, actor: Actor, mine: list[str]) -> list[ActionForm]:
+    fight = state["fight"]
+    tokens = state["tokens"]
+    parts = state["catalogue"]["parts"]
+    forms: list[ActionForm] = []
+    step = fight["step"]
+    if step == "order" and (actor.is_gm or any(tid in fighters(state) for tid in mine)):
+        forms.append(ActionForm("roll_order", "Roll the order", "mecha_ring/_roll_order.html"))
+    elif step == "climb" and fight["climb_queue"] and fight["climb_queue"][0] in mine:
+        tid = fight["climb_queue"][0]
+        place = fight["order"].index(tid)
+        forms.append(ActionForm("climb", "Climb one place", "mecha_ring/_climb.html", {
+            "seat": tid, "can_climb": place > 0 and legs_spendable(tokens[tid]["robot"]),
+            "over": fight["order"][place - 1] if place > 0 else None}))
+    elif step == "attack":
+        tid = current_attacker(state)
+        pending = fight["pending"]
+        if pending is None and tid in mine:
+            forms.append(ActionForm("attack", "Attack", "mecha_ring/_attack.html", {
+                "seat": tid, "targets": [other for other in fighters(state) if other != tid]}))
+        elif pending and pending["step"] == "choose":
+            if pending["chooser"] in mine:
+                robot = tokens[pending["defender"]]["robot"]
+                forms.append(ActionForm("choose_part", "Choose the part hit",
+                                        "mecha_ring/_choose_part.html", {
+                                            "defender": pending["defender"],
+                                            "slots": targets(robot)}))
+            spend = radar_spendable(tokens[tid]["robot"], parts) if tid else []
+            if pending["chooser"] != tid and tid in mine and spend:
+                forms.append(ActionForm("boost_radar", "Spend radar energy",
+                                        "mecha_ring/_boost_radar.html",
+                                        {"seat": tid, "slots": spend}))
+        elif pending and pending["step"] == "window" and pending["defender"] in mine:
+            forms.append(ActionForm("take_strike", "Take the strike",
+                                    "mecha_ring/_take_strike.html", {
+                                        "defender": pending["defender"],
+                                        "slot": pending["slot"], "attacker": tid}))
+    elif step == "repairs":
+        waiting = [tid for tid in mine if tid in fighters(state)
+                   and tid not in fight["ready"]]
+        forms += _repair_forms(state, waiting)
+        if waiting:
+            forms.append(ActionForm("ready", "Ready for the next round",
+                                    "mecha_ring/_ready.html", {"seats": waiting}))
+    return forms
+
+
+def _repair_forms(state: State, seats: list[str]) -> list[ActionForm]:
+    tokens = state["tokens"]
+    parts = state["catalogue"]["parts"]
+    forms: list[ActionForm] = []
+    installs = {}
+    for tid in seats:
+        robot = tokens[tid]["robot"]
+        options = [[c, slot] for c in tokens[tid]["hand"] for slot in SLOTS
+                   if robot[slot] is None and SLOT_FAMILY[slot] == card(parts, c)["family"]]
+        if options:
+            installs[tid] = options
+    if installs:
+        forms.append(ActionForm("install", "Replace a missing part", "mecha_ring/_install.html",
+                                {"seats": list(installs), "options": installs}))
+    recharges = {}
+    for tid in seats:
+        seat = tokens[tid]
+        affordable = seat["credits"] // RECHARGE_COST
+        options = [[slot, min(MAX_ENERGY - seat["robot"][slot]["energy"], affordable)]
+                   for slot in SLOTS if seat["robot"][slot]
+                   and seat["robot"][slot]["energy"] < MAX_ENERGY and affordable > 0]
+        if options:
+            recharges[tid] = options
+    if recharges:
+        forms.append(ActionForm("recharge", "Recharge energy", "mecha_ring/_recharge.html",
+                                {"seats": list(recharges), "options": recharges,
+                                 "price": RECHARGE_COST}))
+    return forms
+
+
+def _market_forms(state: State, actor: Actor, mine: list[str]) -> list[ActionForm]:
+    shop = state["shop"]
+    tokens = state["tokens"]
+    parts = state["catalogue"]["parts"]
+    forms: list[ActionForm] = []
+    buyer = shop["order"][shop["index"]]
+    if buyer in mine:
+        seat = tokens[buyer]
+        offers = [[c, ["hand"] + [slot for slot in SLOTS if slot != "torse"
+                                  and SLOT_FAMILY[slot] == card(parts, c)["family"]]]
+                  for c in state["market"] if card(parts, c)["value"] <= seat["credits"]]
+        if offers:
+            forms.append(ActionForm("buy", "Buy a part", "mecha_ring/_buy.html",
+                                    {"seat": buyer, "offers": offers}))
+        forms.append(ActionForm("pass", "Pass", "mecha_ring/_pass.html", {"seat": buyer}))
+    forms += _repair_forms(state, [tid for tid in mine if not tokens[tid]["out"]
+                                   and standing(tokens[tid]["robot"])])
+    return forms
+
+
+def _sfx_forms(state: State, mine: list[str]) -> list[ActionForm]:
+    tokens = state["tokens"]
+    players = [tid for tid in mine if not tokens[tid]["out"]]
+    hands = {tid: [c for c in tokens[tid]["sfx_hand"]
+                   if sfx_card(state, c)["cost"] <= tokens[tid]["credits"]] for tid in players}
+    hands = {tid: cards for tid, cards in hands.items() if cards}
+    in_play = {tid: [entry["card"] for entry in tokens[tid]["sfx_in_play"]]
+               for tid in players if tokens[tid]["sfx_in_play"]}
+    forms: list[ActionForm] = []
+    others = in_tournament(state)
+    if hands:
+        forms.append(ActionForm("play_sfx", "Play an SFX card", "mecha_ring/_play_sfx.html",
+                                {"seats": list(hands), "cards": hands, "opponents": others}))
+    if in_play:
+        forms.append(ActionForm("use_sfx", "Use an SFX card in play",
+                                "mecha_ring/_use_sfx.html",
+                                {"seats": list(in_play), "cards": in_play,
+                                 "opponents": others}))
+    return forms

@@ -1,0 +1,469 @@
+"""Mecha-Ring at the table: the tournament's state, the fold, who acts now, the view.
+
+One Tablée match is one tournament (2 to 4 players): set-up, then fights and market phases
+until the end (§ Fin du tournoi). The state keeps the seats (``tokens``: robot, hands, crédits,
+loot), the piles, the market, the running fight (``fight``) or market (``shop``). Deciding
+(the dice) lives in ``actions.py``; this module is pure. Piles are unordered: the server draws
+at random when it draws, so no deck order exists to leak; ``view`` hides the piles' contents
+and the other players' hands.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.rules.match import Actor, Event, State
+from app.rules.mecha_ring.content import MAX_ENERGY, instances, key_of
+from app.rules.mecha_ring.robot import SLOTS, standing
+
+VICTORY_POINTS = 12  # § But du jeu
+
+
+# — reading the state ————————————————————————————————————————————————————————————
+
+def seat_cards(state: State) -> Mapping[str, Any]:
+    return state["catalogue"]["parts"]
+
+
+def sfx_card(state: State, card_id: str) -> Mapping[str, Any]:
+    return state["catalogue"]["sfx"][key_of(card_id)]
+
+
+def points(seat: Mapping[str, Any]) -> int:
+    """Victory points: one per card in the loot pile (§ Tour de jeu)."""
+    return len(seat["loot"])
+
+
+def in_tournament(state: State) -> list[str]:
+    return [tid for tid in state["seats"] if not state["tokens"][tid]["out"]]
+
+
+def fighters(state: State) -> list[str]:
+    """Seats whose Combatank still stands in the running fight."""
+    fight = state.get("fight") or {}
+    return [tid for tid in fight.get("seats", [])
+            if standing(state["tokens"][tid]["robot"])]
+
+
+def current_attacker(state: State) -> str | None:
+    fight = state.get("fight")
+    if not fight or fight["step"] != "attack" or fight["attacker"] >= len(fight["order"]):
+        return None
+    return fight["order"][fight["attacker"]]
+
+
+def whose_turn(state: State) -> str | None:
+    """The seat the table waits for (None when anyone may act, e.g. repairs)."""
+    if state.get("phase") == "market":
+        shop = state["shop"]
+        return shop["order"][shop["index"]] if shop["order"] else None
+    fight = state.get("fight")
+    if state.get("phase") != "fight" or not fight:
+        return None
+    if fight["step"] == "climb":
+        return fight["climb_queue"][0] if fight["climb_queue"] else None
+    if fight["step"] == "attack":
+        pending = fight["pending"]
+        if pending and pending["step"] == "choose":
+            return pending["chooser"]
+        if pending and pending["step"] == "window":
+            return pending["defender"]
+        return current_attacker(state)
+    return None
+
+
+# — the fold ——————————————————————————————————————————————————————————————————————
+
+def evolve(state: State, event: Event) -> State:
+    handler = _EVOLVE.get(event.kind)
+    if handler is not None:
+        handler(state, event.payload)
+        if state.get("tokens") is not None:
+            state["turn"] = whose_turn(state)
+    return state
+
+
+def new_piles(catalogue: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Every card of the deck in its pile, sorted (the piles are unordered: a draw is at
+    random, and the start's public event need not list the deck)."""
+    parts = catalogue["parts"]
+    return {"torse": sorted(instances(parts, "torse")),
+            "parts": sorted(c for c in instances(parts) if parts[key_of(c)]["family"] != "torse"),
+            "parts_top": [], "sfx": sorted(instances(catalogue["sfx"])), "sfx_discard": []}
+
+
+def _take(state: State, pile: str, card: str) -> None:
+    state["piles"][pile].remove(card)
+
+
+def _started(state: State, p: dict) -> None:
+    state.clear()
+    state.update(name=p["name"], status="running", phase="setup",
+                 catalogue=copy.deepcopy(p["catalogue"]), seats=list(p["draft_order"]),
+                 tokens={}, piles=new_piles(p["catalogue"]), market=[], fight=None,
+                 shop=None, first_to_12=None, result=None, turn=None, notes=0,
+                 challenger=None, history=[])
+    for seat in p["seats"]:
+        state["tokens"][seat["id"]] = {
+            **seat, "robot": {slot: None for slot in SLOTS}, "hand": [], "sfx_hand": [],
+            "sfx_in_play": [], "credits": 0, "loot": [], "fight_loot": [],
+            "buffs": {"attack": 0, "defence": 0, "sure_radar": False, "jammed": False},
+            "out": False, "bot": False}
+
+
+def _drafted(state: State, p: dict) -> None:
+    for step in p["steps"]:
+        _take(state, step["from"], step["card"])
+        if step["slot"]:
+            state["tokens"][step["seat"]]["robot"][step["slot"]] = {
+                "card": step["card"], "energy": MAX_ENERGY}
+    # § Mise en place: "Toutes les cartes défaussées sont mélangées et remises sur le dessus".
+    state["piles"]["parts_top"] = list(p["discards"])
+
+
+def _dealt(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    for entry in p["cards"]:
+        _take(state, entry["from"], entry["card"])
+        seat["sfx_hand" if entry["from"] == "sfx" else "hand"].append(entry["card"])
+    if p.get("reshuffled"):
+        state["piles"]["sfx"] += state["piles"]["sfx_discard"]
+        state["piles"]["sfx_discard"] = []
+
+
+def _market_dealt(state: State, p: dict) -> None:
+    for entry in p["cards"]:
+        _take(state, entry["from"], entry["card"])
+        state["market"].append(entry["card"])
+
+
+def _credits(state: State, p: dict) -> None:
+    for tid, amount in p["credits"].items():
+        state["tokens"][tid]["credits"] += amount
+    state["challenger"] = p["challenger"]
+
+
+def _fight_started(state: State, p: dict) -> None:
+    state["phase"] = "fight"
+    state["shop"] = None
+    state["challenger"] = p["challenger"]
+    state["fight"] = {"number": p["number"], "round": 1, "step": "order", "order": [],
+                      "rolls": {}, "climb_queue": [], "attacker": 0, "pending": None,
+                      "ready": [], "fallen": [], "seats": list(p["seats"]),
+                      "challenger": p["challenger"]}
+    for tid in p["seats"]:
+        state["tokens"][tid]["fight_loot"] = []
+
+
+def _order_rolled(state: State, p: dict) -> None:
+    fight = state["fight"]
+    fight.update(step="climb", order=list(p["order"]), rolls=copy.deepcopy(p["dice"]),
+                 tiebreaks=copy.deepcopy(p["tiebreaks"]),
+                 climb_queue=[tid for tid in reversed(p["order"])], attacker=0, pending=None)
+    _skip_climbs(state)
+
+
+def _skip_climbs(state: State) -> None:
+    """Nobody left who may climb (first place, or no leg energy to spend): attacks begin."""
+    from app.rules.mecha_ring.robot import legs_spendable
+
+    fight = state["fight"]
+    while fight["climb_queue"]:
+        tid = fight["climb_queue"][0]
+        if fight["order"].index(tid) > 0 and legs_spendable(state["tokens"][tid]["robot"]):
+            return
+        fight["climb_queue"].pop(0)
+    fight["step"] = "attack"
+    _skip_fallen_attackers(state)
+
+
+def _climbed(state: State, p: dict) -> None:
+    fight = state["fight"]
+    tid = p["seat"]
+    if p["climb"]:
+        state["tokens"][tid]["robot"]["jambes"]["energy"] -= 1
+        fight["order"] = list(p["order"])
+    fight["climb_queue"].pop(0)
+    _skip_climbs(state)
+
+
+def _skip_fallen_attackers(state: State) -> None:
+    fight = state["fight"]
+    while fight["attacker"] < len(fight["order"]) and not standing(
+            state["tokens"][fight["order"][fight["attacker"]]]["robot"]):
+        fight["attacker"] += 1
+    if fight["attacker"] >= len(fight["order"]):
+        fight["step"] = "repairs"
+        fight["ready"] = []
+        fight["pending"] = None
+
+
+def _radar(state: State, p: dict) -> None:
+    attacker = state["tokens"][p["attacker"]]
+    if p.get("forced") == "sure":
+        attacker["buffs"]["sure_radar"] = False
+    if p.get("jammed"):
+        attacker["buffs"]["jammed"] = False
+    state["fight"]["pending"] = {"defender": p["defender"], "step": "choose",
+                                 "chooser": p["chooser"], "success": p["success"],
+                                 "slot": None}
+
+
+def _boosted(state: State, p: dict) -> None:
+    state["tokens"][p["attacker"]]["robot"][p["slot"]]["energy"] -= 1
+    pending = state["fight"]["pending"]
+    pending["chooser"] = p["attacker"]
+    pending["success"] = True
+
+
+def _chosen(state: State, p: dict) -> None:
+    pending = state["fight"]["pending"]
+    pending["slot"] = p["slot"]
+    pending["step"] = "window"
+
+
+def _struck(state: State, p: dict) -> None:
+    fight = state["fight"]
+    attacker = state["tokens"][p["attacker"]]
+    defender = state["tokens"][p["defender"]]
+    attacker["buffs"]["attack"] = 0
+    defender["buffs"]["defence"] = 0
+    part = defender["robot"][p["slot"]]
+    part["energy"] = p["energy_after"]
+    if p["destroyed"]:
+        defender["robot"][p["slot"]] = None
+        attacker["loot"].append(p["destroyed"])
+        attacker["fight_loot"].append(p["destroyed"])
+    if p["fell"] and p["defender"] not in fight["fallen"]:
+        fight["fallen"].append(p["defender"])
+    if p.get("first_to_12") and not state["first_to_12"]:
+        state["first_to_12"] = p["first_to_12"]
+    fight["pending"] = None
+    fight["attacker"] += 1
+    _skip_fallen_attackers(state)
+
+
+def _installed(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    seat["hand"].remove(p["card"])
+    if p.get("replaced"):
+        seat["hand"].append(p["replaced"])
+    seat["robot"][p["slot"]] = {"card": p["card"], "energy": MAX_ENERGY}
+
+
+def _recharged(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    seat["robot"][p["slot"]]["energy"] += p["points"]
+    seat["credits"] -= p["cost"]
+
+
+def _ready(state: State, p: dict) -> None:
+    fight = state["fight"]
+    if p["seat"] not in fight["ready"]:
+        fight["ready"].append(p["seat"])
+
+
+def _round(state: State, p: dict) -> None:
+    fight = state["fight"]
+    fight.update(round=p["round"], step="order", order=[], rolls={}, climb_queue=[],
+                 attacker=0, pending=None, ready=[])
+
+
+def _fight_ended(state: State, p: dict) -> None:
+    fight = state["fight"]
+    fight["step"] = "over"
+    fight["pending"] = None
+    fight["winner"] = p["winner"]
+    for tid, amount in p["payouts"].items():
+        state["tokens"][tid]["credits"] += amount
+    state["history"].append({"fight": fight["number"], "winner": p["winner"],
+                             "fallen": list(p["fallen"]), "payouts": dict(p["payouts"]),
+                             "challenger": p["challenger"], "rounds": fight["round"]})
+
+
+def _torso(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    if p["card"] is None:  # the torse pile is empty (house): out of the tournament
+        seat["out"] = True
+        return
+    _take(state, "torse", p["card"])
+    if p["paid"]:
+        seat["credits"] -= p["cost"]
+        seat["robot"]["torse"] = {"card": p["card"], "energy": MAX_ENERGY}
+    else:  # cannot pay: out of the tournament, the torse goes back to its pile
+        state["piles"]["torse"].append(p["card"])
+        seat["out"] = True
+
+
+def _market_opened(state: State, p: dict) -> None:
+    state["phase"] = "market"
+    state["shop"] = {"order": list(p["order"]), "index": 0, "passes": 0}
+
+
+def _next_buyer(state: State) -> None:
+    shop = state["shop"]
+    shop["index"] = (shop["index"] + 1) % len(shop["order"])
+
+
+def _bought(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    state["market"].remove(p["card"])
+    seat["credits"] -= p["cost"]
+    if p["place"] == "hand":
+        seat["hand"].append(p["card"])
+    else:
+        if p.get("replaced"):
+            seat["hand"].append(p["replaced"])
+        seat["robot"][p["place"]] = {"card": p["card"], "energy": MAX_ENERGY}
+    if p.get("refill"):
+        _take(state, p["refill"]["from"], p["refill"]["card"])
+        state["market"].append(p["refill"]["card"])
+    state["shop"]["passes"] = 0
+    _next_buyer(state)
+
+
+def _passed(state: State, p: dict) -> None:
+    state["shop"]["passes"] += 1
+    _next_buyer(state)
+
+
+def _sfx_played(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    if p.get("from_hand", True):
+        seat["sfx_hand"].remove(p["card"])
+        seat["credits"] -= p["cost"]
+        if p["uses"]:
+            seat["sfx_in_play"].append({"card": p["card"], "energy": p["uses"]})
+    if p["uses"]:
+        entry = next(e for e in seat["sfx_in_play"] if e["card"] == p["card"])
+        entry["energy"] -= 1
+        if entry["energy"] <= 0:
+            seat["sfx_in_play"].remove(entry)
+            state["piles"]["sfx_discard"].append(p["card"])
+    else:
+        state["piles"]["sfx_discard"].append(p["card"])
+    _effect(state, p)
+
+
+def _effect(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    effect = p["effect"]
+    if effect in ("repair", "sabotage"):
+        target = state["tokens"][p.get("target") or p["seat"]]
+        target["robot"][p["slot"]]["energy"] = p["after"]
+    elif effect == "attack":
+        seat["buffs"]["attack"] += p["amount"]
+    elif effect == "defence":
+        seat["buffs"]["defence"] += p["amount"]
+    elif effect == "sure_radar":
+        seat["buffs"]["sure_radar"] = True
+    elif effect == "jam":
+        state["tokens"][p["target"]]["buffs"]["jammed"] = True
+    elif effect == "credits":
+        seat["credits"] += p["amount"]
+
+
+def _market_closed(state: State, p: dict) -> None:
+    state["shop"] = None
+    state["phase"] = "between"
+
+
+def _tournament_ended(state: State, p: dict) -> None:
+    state["phase"] = "over"
+    state["status"] = "finished"
+    state["result"] = {"winner": p["winner"], "champion": p["champion"],
+                       "reason": p["reason"], "points": dict(p["points"])}
+    if state.get("fight"):
+        state["fight"]["pending"] = None
+
+
+def _corrected(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    if p["field"] == "credits":
+        seat["credits"] = p["after"]
+    else:
+        seat["robot"][p["field"]]["energy"] = p["after"]
+
+
+def _modifier(state: State, p: dict) -> None:
+    state["tokens"][p["seat"]]["buffs"][p["roll"]] += p["dice"]
+
+
+def _bot_set(state: State, p: dict) -> None:
+    state["tokens"][p["seat"]]["bot"] = p["on"]
+
+
+def _note(state: State, p: dict) -> None:
+    state["notes"] += 1
+
+
+_EVOLVE: dict[str, Callable[[State, dict], None]] = {
+    "tournament_started": _started,
+    "drafted": _drafted,
+    "dealt": _dealt,
+    "market_dealt": _market_dealt,
+    "credits_given": _credits,
+    "fight_started": _fight_started,
+    "order_rolled": _order_rolled,
+    "climbed": _climbed,
+    "radar_rolled": _radar,
+    "radar_boosted": _boosted,
+    "part_chosen": _chosen,
+    "struck": _struck,
+    "installed": _installed,
+    "recharged": _recharged,
+    "ready": _ready,
+    "round_started": _round,
+    "fight_ended": _fight_ended,
+    "torso_drawn": _torso,
+    "market_opened": _market_opened,
+    "bought": _bought,
+    "passed": _passed,
+    "sfx_played": _sfx_played,
+    "market_closed": _market_closed,
+    "tournament_ended": _tournament_ended,
+    "corrected": _corrected,
+    "note_added": _note,
+    "bot_set": _bot_set,
+    "modifier_set": _modifier,
+}
+
+
+# — what a viewer sees —————————————————————————————————————————————————————————————
+
+def view(state: State, viewer: Actor) -> State:
+    """Hands and piles are secret (issue: "hands and the order of the decks are never sent to
+    anyone else"): a player sees their own hands, the counts of the others' and of the piles;
+    the GM (the host) sees everything."""
+    if viewer.is_gm or not state.get("tokens"):
+        return state
+    shown = copy.deepcopy(state)
+    shown["piles"] = {name: len(cards) for name, cards in state["piles"].items()}
+    for seat in shown["tokens"].values():
+        if not viewer.controls(seat):
+            seat["hand"] = len(seat["hand"])
+            seat["sfx_hand"] = len(seat["sfx_hand"])
+    return shown
+
+
+def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]:
+    """The tournament's record on each team's sheet (§ Fin du tournoi)."""
+    result = state.get("result")
+    changed: dict[int, dict] = {}
+    if not result:
+        return changed
+    for tid, seat in state["tokens"].items():
+        sheet = sheets.get(seat.get("character_id"))
+        if sheet is None:
+            continue
+        new = copy.deepcopy(sheet)
+        new["tournaments"] = int(new.get("tournaments", 0)) + 1
+        if result["winner"] == tid:
+            new["wins"] = int(new.get("wins", 0)) + 1
+        if result["champion"] == tid:
+            new["titles"] = int(new.get("titles", 0)) + 1
+        new["best_points"] = max(int(new.get("best_points", 0)), points(seat))
+        changed[seat["character_id"]] = new
+    return changed

@@ -1,0 +1,155 @@
+"""Mecha-Ring as a Tablée game system (seed ``002_4824fb48e45db48f.txt``).
+
+A character is a team (its robot's name, its crew, its implants, its record); a match is a
+whole tournament (set-up, fights, market phases) played by 2 to 4 teams. The campaign's GM is
+the host; the deck may be widened per campaign with the GM's own cards (``content_kinds``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.rules.mecha_ring import actions, forms, match, setup
+from app.rules.mecha_ring import sheet as team
+from app.rules.mecha_ring.content import EFFECTS, FAMILIES, PARTS, SFX, rule
+from app.rules.system import (
+    N_,
+    NO_CONTENT,
+    Content,
+    ContentField,
+    ContentKind,
+    DemoCharacter,
+    DemoMatch,
+    DemoStep,
+    Problem,
+    Sheet,
+)
+
+FAMILY_NAMES = {"torse": "torse", "tete": "tête", "bras": "bras", "jambes": "jambes"}
+SLOT_NAMES = {"tete": "tête", "bras_g": "bras gauche", "bras_d": "bras droit",
+              "jambes": "jambes", "torse": "torse"}
+EFFECT_NAMES = {"repair": N_("repair (+energy on one of your parts)"),
+                "attack": N_("attack (+dice on your next attack)"),
+                "defence": N_("défense (+dice the next time you are hit)"),
+                "sure_radar": N_("sure radar (next radar roll succeeds)"),
+                "jam": N_("jamming (an opponent's next radar roll fails)"),
+                "credits": N_("crédits from the bank"),
+                "sabotage": N_("sabotage (−energy on an opponent's part, never below 1)")}
+
+
+def _value(name: str, label: str) -> ContentField:
+    return ContentField(name, label, "int", 0, 6)
+
+
+class MechaRingSystem:
+    key = "mecha_ring"
+    name_fr = "Mecha-Ring"
+    name_en = "Mecha-Ring"
+    seed_file = "002_4824fb48e45db48f.txt"
+    uses_board = False
+    content_kinds = (
+        ContentKind("part", N_("Robot parts"), (
+            ContentField("family", N_("Family"), "choice",
+                         choices=tuple((key, FAMILY_NAMES[key]) for key in FAMILIES)),
+            _value("mouvement", N_("Mouvement")), _value("radar", N_("Radar")),
+            _value("attaque", N_("Attaque")), _value("defense", N_("Défense")),
+            ContentField("value", N_("Value (crédits)"), "int", 0, 500),
+            ContentField("copies", N_("Copies in the deck"), "int", 1, 8),
+        ), rule=rule("Mise en place")),
+        ContentKind("sfx", N_("SFX cards"), (
+            ContentField("effect", N_("Effect"), "choice",
+                         choices=tuple((key, EFFECT_NAMES[key]) for key in EFFECTS)),
+            ContentField("cost", N_("Cost (crédits)"), "int", 0, 500),
+            ContentField("amount", N_("Amount (energy, dice or crédits)"), "int", 0, 100),
+            ContentField("uses", N_("Energy of a multi-use card (0: single use)"), "int", 0, 9),
+            ContentField("copies", N_("Copies in the deck"), "int", 1, 8),
+        ), rule=rule("Cartes SFX")),
+        ContentKind("left_out", N_("House cards left out of the deck"), (
+            ContentField("card", N_("Card"), "choice",
+                         choices=tuple((key, card["name"]) for key, card in
+                                       {**PARTS, **SFX}.items())),
+        ), rule=rule("Mise en place")),
+    )
+    slot_names = SLOT_NAMES
+    family_names = FAMILY_NAMES
+    effect_names = EFFECT_NAMES
+
+    def new_sheet(self) -> Sheet:
+        return team.blank_sheet()
+
+    def validate_sheet(self, sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
+        return team.validate(sheet)
+
+    def validate_change(self, before: Sheet, after: Sheet,
+                        content: Content = NO_CONTENT) -> list[Problem]:
+        return team.validate_change(before, after)
+
+    def derived(self, sheet: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
+        return team.derived(sheet)
+
+    def sheet_from_form(self, form: Mapping[str, str]) -> Sheet:
+        """Fields: ``robot_name``, ``crew``, ``implants``, ``tournaments``, ``wins``,
+        ``titles``, ``best_points``."""
+        return team.from_form(form)
+
+    def cards(self) -> dict[str, Any]:
+        """The house card set, for the compendium and the printable sheet."""
+        return {"parts": PARTS, "sfx": SFX}
+
+    def demo_characters(self) -> list[DemoCharacter]:
+        return [
+            DemoCharacter("Écurie Boulon", {**team.blank_sheet(), "robot_name": "Boulon-Boum",
+                                            "crew": "Lina et les frères Rivet", "implants": 3},
+                          "Équipe maison : trois implants, elle drafte la première.", player=0),
+            DemoCharacter("Team Acier Hurlant", {**team.blank_sheet(),
+                                                 "robot_name": "Hurleur-IX",
+                                                 "crew": "Gaspard « Clé de 12 »",
+                                                 "implants": 1},
+                          "Équipe maison.", player=1),
+            DemoCharacter("Garage du MJ", {**team.blank_sheet(), "robot_name": "Rouille-Tank",
+                                           "crew": "l'organisateur du tournoi", "implants": 0},
+                          "Le robot de l'hôte (MJ)."),
+        ]
+
+    def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
+        """A three-robot tournament: the host's robot is given to the house bot, which rolls
+        the order of the first round; the players take it from there."""
+        return DemoMatch("Tournoi de MMMA", ("Écurie Boulon", "Team Acier Hurlant",
+                                             "Garage du MJ"),
+                         steps=(DemoStep({"kind": "set_bot", "seat": "t3", "on": "on"}),))
+
+    def campaign_summary(self, matches: list[tuple[str, Mapping[str, Any]]],
+                         characters: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+        """The campaign page's standings (the teams' records) and each tournament's history:
+        victory points, fights won, the winner and the champion — public facts only."""
+        standings = sorted(({"name": name, **team.derived(sheet),
+                             "best_points": sheet.get("best_points", 0)}
+                            for name, sheet in characters),
+                           key=lambda row: (-row["titles"], -row["wins"], -row["best_points"],
+                                            row["name"]))
+        tournaments = []
+        for name, state in matches:
+            tokens = state.get("tokens") or {}
+            if not tokens or "seats" not in state:
+                continue
+            result = state.get("result") or {}
+            tournaments.append({
+                "name": name, "over": state.get("status") == "finished",
+                "fights": len(state.get("history") or []),
+                "winner": tokens.get(result.get("winner") or "", {}).get("name"),
+                "champion": tokens.get(result.get("champion") or "", {}).get("name"),
+                "points": sorted(((tokens[tid]["name"], match.points(tokens[tid]))
+                                  for tid in state["seats"]), key=lambda row: -row[1])})
+        return {"standings": standings, "tournaments": tournaments}
+
+    # — the table —
+    start = staticmethod(setup.start)
+    decide = staticmethod(actions.decide)
+    evolve = staticmethod(match.evolve)
+    legal_actions = staticmethod(forms.legal_actions)
+    view = staticmethod(match.view)
+    between_matches = staticmethod(match.between_matches)
+
+
+MECHA_RING = MechaRingSystem()

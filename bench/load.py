@@ -1,0 +1,552 @@
+"""``python -m bench.load``: tables of six playing at once, on one stack or several.
+
+Each simulated table is a match with six members — a GM, four players, a spectator — each
+with the match's API stream open, like six browsers. Four tables in five play ``libre``
+(free play): after a think time (exponential, ``--think`` seconds on average) one of the
+five actors posts a public roll or a note. One in five plays Cyborg Anti-Alien, whose
+rules judge every action: its GM has the cyborg Kenji make Force tests. A sample is the
+time from sending the POST to the moment the last of the table's six viewers has the
+event. Browsers also drop their stream now and then (``--reconnect`` seconds on average)
+and come back one second later with ``Last-Event-ID``, as EventSource does; every viewer
+must end with every event of its table exactly once (missing and doubled events are
+counted).
+
+Stacks: ``sqlite`` (one worker, in-process broker), ``pg2`` and ``pg4`` (PostgreSQL +
+Redis, 2 or 4 uvicorn workers: ``python -m app serve --workers N``). Tables are seated once
+per database and reused by every size (the first ``n`` of them). Loopback only, bounded:
+``--duration`` seconds of play per size, a delivery timeout per action.
+
+PostgreSQL: ``TABLEE_BENCH_PG`` (default ``postgresql+psycopg://postgres@127.0.0.1:5432/
+tablee_bench_load``; the database is emptied), Redis: ``TABLEE_BENCH_REDIS`` (default
+``redis://127.0.0.1:6379/6``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from bench.client import StreamError, Viewer, api_client, open_viewer
+from bench.report import percentile, table
+from bench.seating import CYBORG_TEST, Member, Table, seat_tables
+from bench.server import (
+    ROOT,
+    Instance,
+    Server,
+    _serving,
+    free_port,
+    machine_cpu_seconds,
+    new_instance,
+    raise_open_files,
+    tablee,
+)
+
+DELIVERY_TIMEOUT = 15.0
+RETRY_SECONDS = 1.0  # EventSource's retry, as the server asks (app.http.streams.RETRY_MS)
+RETRIES = 8  # an action is tried again this many times (lost connection, 503)
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/tablee_bench_load"
+REDIS_URL = "redis://127.0.0.1:6379/6"
+ACTIONS = ({"kind": "roll", "expression": "1d20+5", "purpose": "load"},
+           {"kind": "roll", "expression": "3d6", "purpose": "load"},
+           {"kind": "note", "text": "On avance vers la porte nord."})
+
+
+# -- processes ------------------------------------------------------------------------------
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (uvicorn's workers), from ``/proc``."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        tree.append(current)
+        todo += children.get(current, [])
+    return tree
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    total = 0.0
+    for member in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def tree_rss_mib(pid: int) -> float:
+    total = 0
+    for member in process_tree(pid):
+        try:
+            status = Path(f"/proc/{member}/status").read_text().splitlines()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")),
+                      0)
+    return total / 1024
+
+
+# -- stacks ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stack:
+    name: str
+    workers: int
+    postgres: bool
+
+
+STACKS = {"sqlite": Stack("SQLite, 1 worker", 1, False),
+          "pg2": Stack("PostgreSQL + Redis, 2 workers", 2, True),
+          "pg4": Stack("PostgreSQL + Redis, 4 workers", 4, True)}
+
+
+def _postgres_env(instance: Instance, pg_url: str, redis_url: str) -> dict[str, str]:
+    env = instance.env()
+    env.update(TABLEE_DATABASE_URL=pg_url, TABLEE_REDIS_URL=redis_url)
+    return env
+
+
+def fresh_postgres(instance: Instance, pg_url: str) -> None:
+    """Empty the bench database (created if missing) and migrate it."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    url = make_url(pg_url)
+    admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        exists = connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :name"),
+                                   {"name": url.database})
+        if not exists:
+            connection.execute(text(f'CREATE DATABASE "{url.database}"'))
+    admin.dispose()
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text("DROP SCHEMA public CASCADE"))
+        connection.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+    env = dict(os.environ, TABLEE_DATABASE_URL=pg_url)
+    subprocess.run([sys.executable, "-m", "app", "migrate"], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+@contextmanager
+def serve(stack: Stack, instance: Instance, pg_url: str, redis_url: str) -> Iterator[Server]:
+    if not stack.postgres:
+        with tablee(instance) as server:
+            yield server
+        return
+    port = free_port()
+    command = [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port),
+               "--workers", str(stack.workers)]
+    log = instance.data_dir / f"server-{stack.workers}.log"
+    with _serving(command, _postgres_env(instance, pg_url, redis_url), port, log) as server:
+        _wait_for_workers(server, stack.workers)
+        yield server
+
+
+def _wait_for_workers(server: Server, workers: int, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if len(process_tree(server.process.pid)) > workers \
+                and httpx.get(server.url + "/readyz", timeout=2).status_code == 200:
+            return
+        time.sleep(0.2)
+
+
+# -- browsers -------------------------------------------------------------------------------
+
+class Browser:
+    """One member's tab: its stream, reopened after a drop with ``Last-Event-ID``; keeps
+    every event id it received across its connections."""
+
+    def __init__(self, base_url: str, path: str, token: str, start: int) -> None:
+        self.base_url, self.path, self.token = base_url, path, token
+        self.start = start
+        self.arrivals: dict[int, float] = {}
+        self.doubled = 0
+        self.reconnects = 0
+        self.failed_opens = 0
+        self._waiters: dict[int, asyncio.Future[float]] = {}
+        self.viewer: Viewer | None = None
+        self.closing = False
+        self._reopening: asyncio.Task[None] | None = None
+
+    def _make(self, request: bytes) -> Viewer:
+        browser = self
+
+        class Tab(Viewer):
+            def _arrived(self, seq: int, now: float) -> None:
+                browser.arrived(seq, now)
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                super().connection_lost(exc)
+                browser.lost(self)
+
+        return Tab(request)
+
+    def arrived(self, seq: int, now: float) -> None:
+        if seq in self.arrivals:
+            self.doubled += 1
+            return
+        self.arrivals[seq] = now
+        waiter = self._waiters.pop(seq, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(now)
+
+    @property
+    def reopening(self) -> bool:
+        return self._reopening is not None
+
+    @property
+    def last(self) -> int:
+        return max(self.arrivals, default=self.start)
+
+    async def open(self) -> None:
+        if self.arrivals:
+            self.viewer = await open_viewer(self.base_url, self.path, self.token,
+                                           last_event_id=self.last, make=self._make)
+        else:
+            self.viewer = await open_viewer(self.base_url, self.path, self.token,
+                                            after=self.start, make=self._make)
+
+    def lost(self, viewer: Viewer) -> None:
+        """The server closed the stream (or we did): come back after the retry delay."""
+        if self.closing or viewer is not self.viewer or self._reopening is not None:
+            return
+        self._reopening = asyncio.ensure_future(self._reopen())
+
+    async def drop(self) -> None:
+        """Like a browser tab that loses its network for a moment."""
+        if self.viewer is not None and self._reopening is None:
+            self.viewer.close()  # connection_lost → lost() → _reopen()
+
+    async def _reopen(self) -> None:
+        try:
+            while not self.closing:
+                await asyncio.sleep(RETRY_SECONDS)
+                try:
+                    await self.open()
+                    self.reconnects += 1
+                    return
+                except (StreamError, OSError):
+                    self.failed_opens += 1
+        finally:
+            self._reopening = None
+
+    async def arrival(self, seq: int) -> float:
+        if seq in self.arrivals:
+            return self.arrivals[seq]
+        waiter = self._waiters.get(seq)
+        if waiter is None:
+            waiter = self._waiters[seq] = asyncio.get_running_loop().create_future()
+        return await waiter
+
+    def close(self) -> None:
+        self.closing = True
+        if self._reopening is not None:
+            self._reopening.cancel()
+        if self.viewer is not None:
+            self.viewer.close()
+
+    def missing(self, final: int) -> int:
+        return sum(1 for seq in range(self.start + 1, final + 1) if seq not in self.arrivals)
+
+
+# -- one run --------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    stack: str
+    tables: int
+    viewers: int
+    duration: float
+    latencies: list[float] = field(default_factory=list)  # every viewer connected
+    during_reconnect: list[float] = field(default_factory=list)  # one was coming back
+    errors: dict[str, int] = field(default_factory=dict)
+    retried: dict[str, int] = field(default_factory=dict)  # retried (same key), by kind
+    acked: dict[int, list[int]] = field(default_factory=dict)  # match → seqs answered 200
+    missing: int = 0
+    doubled: int = 0
+    reconnects: int = 0
+    failed_opens: int = 0
+    server_cpu: float = 0.0
+    client_cpu: float = 0.0
+    server_rss: float = 0.0
+    open_seconds: float = 0.0
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def row(self) -> tuple[str, ...]:
+        ms = self.latencies
+        errors = sum(self.errors.values())
+        away = self.during_reconnect
+        return (self.stack, str(self.tables), str(self.viewers),
+                str(len(ms) + len(away)), f"{(len(ms) + len(away)) / self.duration:.1f}",
+                *(f"{percentile(ms, q):.0f}" for q in (0.5, 0.95, 0.99)),
+                f"{len(away)}: {percentile(away, 0.99):.0f}" if away else "0",
+                str(errors), f"{self.missing}/{self.doubled}",
+                f"{self.reconnects}/{self.failed_opens}",
+                f"{100 * self.server_cpu / self.duration:.0f}%",
+                f"{100 * self.client_cpu / self.duration:.0f}%", f"{self.server_rss:.0f}")
+
+
+HEADERS = ("stack", "tables", "viewers", "actions", "actions/s", "p50 ms", "p95 ms", "p99 ms",
+           "while reconnecting: n, p99 ms", "errors", "missing/doubled", "reconnects/failed opens",
+           "server CPU", "load gen CPU", "server RSS MiB")
+
+
+async def play(server: Server, tables: list[Table], stack: Stack, *, duration: float,
+               think: float, reconnect: float, seed: int = 0,
+               fault: Callable[[], Awaitable[None]] | None = None,
+               label: str | None = None) -> Result:
+    result = Result(label or stack.name, len(tables), 6 * len(tables), duration)
+    browsers = {t.match_id: [Browser(server.url, t.path + "/stream", m.token, t.seq)
+                             for m in t.members] for t in tables}
+    every = [b for group in browsers.values() for b in group]
+    opened = time.perf_counter()
+    gate = asyncio.Semaphore(32)
+
+    async def open_one(browser: Browser) -> None:
+        """Like a browser: a stream that fails to open is tried again a second later."""
+        async with gate:
+            for _ in range(10):
+                try:
+                    await browser.open()
+                    return
+                except (StreamError, OSError):
+                    browser.failed_opens += 1
+                    await asyncio.sleep(RETRY_SECONDS)
+            raise StreamError(f"{browser.path}: no stream after 10 tries")
+
+    await asyncio.gather(*(open_one(b) for b in every))
+    result.open_seconds = time.perf_counter() - opened
+    rng = random.Random(seed)
+    limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
+    async with httpx.AsyncClient(base_url=server.url, timeout=DELIVERY_TIMEOUT,
+                                 limits=limits) as client:
+        until = time.monotonic() + duration
+        cpu_server, cpu_client = tree_cpu_seconds(server.process.pid), time.process_time()
+        started = time.perf_counter()
+        progress = asyncio.ensure_future(_progress(result, started, duration))
+        try:
+            await asyncio.gather(
+                *(_table(client, t, browsers[t.match_id], random.Random(rng.random()), until,
+                         think, result) for t in tables),
+                *(_drops(b, random.Random(rng.random()), until, reconnect) for b in every),
+                *([fault()] if fault is not None else []))
+        finally:
+            progress.cancel()
+        result.duration = time.perf_counter() - started
+        result.server_cpu = tree_cpu_seconds(server.process.pid) - cpu_server
+        result.client_cpu = time.process_time() - cpu_client
+        result.server_rss = tree_rss_mib(server.process.pid)
+        await _settle(every)  # the last reconnections catch up
+        finals = {t.match_id: t.seq for t in tables}
+        for match_id, group in browsers.items():
+            for browser in group:
+                result.missing += browser.missing(finals[match_id])
+                result.doubled += browser.doubled
+                result.reconnects += browser.reconnects
+                result.failed_opens += browser.failed_opens
+                browser.close()
+    print("\r" + " " * 100 + "\r", end="", flush=True)
+    return result
+
+
+async def _settle(browsers: list[Browser], seconds: float = 20) -> None:
+    """Wait until no browser is reconnecting (after a fault they may need a few tries)."""
+    await asyncio.sleep(RETRY_SECONDS + 1.5)
+    deadline = time.monotonic() + seconds
+    while any(b.reopening for b in browsers) and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(0.5)
+
+
+async def _progress(result: Result, started: float, duration: float) -> None:
+    while True:
+        await asyncio.sleep(2)
+        ms = result.latencies
+        p95 = f"{percentile(ms, 0.95):.0f} ms" if len(ms) > 20 else "…"
+        print(f"\r  [{result.stack}, {result.tables} tables] "
+              f"{time.perf_counter() - started:4.0f}/{duration:.0f} s, {len(ms)} actions, "
+              f"p95 {p95}, errors {sum(result.errors.values())}   ", end="", flush=True)
+
+
+async def _pause(seconds: float, until: float) -> bool:
+    """Sleep ``seconds`` or until ``until``; False when the run is over."""
+    await asyncio.sleep(max(0.0, min(seconds, until - time.monotonic())))
+    return time.monotonic() < until
+
+
+async def _table(client: httpx.AsyncClient, table_: Table, browsers: list[Browser],
+                 rng: random.Random, until: float, think: float, result: Result) -> None:
+    while await _pause(rng.expovariate(1 / think), until):
+        if table_.system == "cyborg":  # the GM runs the automated game's tests
+            member, action = table_.members[0], CYBORG_TEST
+        else:
+            member, action = rng.choice(table_.actors), rng.choice(ACTIONS)
+        sent = time.perf_counter()
+        response = await _post(client, table_, member, action, result)
+        if response is None:
+            continue
+        seq = response.json()["seq"]
+        table_.seq = max(table_.seq, seq)
+        result.acked.setdefault(table_.match_id, []).append(seq)
+        reconnects = sum(browser.reconnects for browser in browsers)
+        reconnecting = any(browser.reopening for browser in browsers)
+        try:
+            times = await asyncio.wait_for(
+                asyncio.gather(*(browser.arrival(seq) for browser in browsers)),
+                DELIVERY_TIMEOUT)
+        except TimeoutError:
+            result.error("not delivered in time")
+            continue
+        latency = (max(times) - sent) * 1000
+        if reconnecting or sum(browser.reconnects for browser in browsers) != reconnects:
+            # A viewer was away (the 1 s retry): it gets the event when it is back.
+            result.during_reconnect.append(latency)
+        else:
+            result.latencies.append(latency)
+
+
+async def _post(client: httpx.AsyncClient, table_: Table, member: Member,
+                action: dict, result: Result) -> httpx.Response | None:
+    """Post an action; a lost connection or a 503 is retried with the same
+    ``Idempotency-Key`` (as a careful client does), so an action that did commit before its
+    answer was lost is answered again, never applied twice. None: given up (an error)."""
+    key = uuid.uuid4().hex
+    headers = {**member.headers, "Idempotency-Key": key}
+    for attempt in range(RETRIES + 1):
+        try:
+            response = await client.post(f"{table_.path}/actions", headers=headers,
+                                         json={"action": action, "seq": None})
+        except httpx.HTTPError as error:
+            kind = type(error).__name__
+        else:
+            if response.status_code == 200:
+                return response
+            kind = f"HTTP {response.status_code}"
+            if response.status_code != 503:
+                result.error(kind)
+                return None
+            if "retry-after" not in response.headers:
+                kind += " without Retry-After"
+        if attempt < RETRIES:
+            result.retried[kind] = result.retried.get(kind, 0) + 1
+            await asyncio.sleep(RETRY_SECONDS)
+    result.error(kind)
+    return None
+
+
+async def _drops(browser: Browser, rng: random.Random, until: float, every: float) -> None:
+    if every <= 0:
+        return
+    while await _pause(rng.expovariate(1 / every), until):
+        await browser.drop()
+
+
+# -- main -----------------------------------------------------------------------------------
+
+AUTOMATED_EVERY = 5  # one table in five plays Cyborg Anti-Alien (automated rules)
+
+
+async def _seat(url: str, count: int) -> list[Table]:
+    async with api_client(url) as client:
+        return await seat_tables(client, count, "l", automated_every=AUTOMATED_EVERY)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="50,200,500", help="tables per run (default "
+                        "50,200,500)")
+    parser.add_argument("--stacks", default="sqlite,pg2,pg4",
+                        help=f"among {', '.join(STACKS)} (default all)")
+    parser.add_argument("--duration", type=float, default=20, help="seconds of play per run")
+    parser.add_argument("--think", type=float, default=5, help="mean seconds between a "
+                        "table's actions")
+    parser.add_argument("--reconnect", type=float, default=60, help="mean seconds between a "
+                        "browser's drops (0: never)")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    # A SIGTERM (a timeout, a kill) unwinds like Ctrl-C: the servers it started stop too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    sizes = sorted(int(size) for size in args.sizes.split(","))
+    stacks = [STACKS[name] for name in args.stacks.split(",")]
+    pg_url = os.environ.get("TABLEE_BENCH_PG", PG_URL)
+    redis_url = os.environ.get("TABLEE_BENCH_REDIS", REDIS_URL)
+    limit = raise_open_files()
+    if limit < 2 * 6 * max(sizes) + 500:
+        print(f"warning: only {limit} open files allowed")
+    print(f"Load: tables of 6 (GM, 4 players, a spectator), each member's stream open; an "
+          f"action every {args.think:g} s per table on average; a drop and reconnection "
+          f"every {args.reconnect:g} s per browser on average; {args.duration:g} s of play "
+          f"per run. Loopback; the load generator runs on the same {os.cpu_count()} cores.")
+    busy_before = machine_cpu_seconds()
+    time.sleep(1)
+    busy = (machine_cpu_seconds() - busy_before) / (os.cpu_count() or 1)
+    print(f"CPU used by other work just before: {busy:.0%}"
+          f"{' — busy machine: figures are noisy' if busy > 0.1 else ''}")
+    results: list[Result] = []
+    with tempfile.TemporaryDirectory(prefix="tablee-load-") as temp:
+        sqlite_instance = new_instance(Path(temp) / "sqlite")
+        pg_instance: Instance | None = None
+        seated: dict[bool, list[Table]] = {}
+        for stack in stacks:
+            instance = sqlite_instance
+            if stack.postgres:
+                if pg_instance is None:
+                    pg_instance = Instance(Path(temp) / "pg", sqlite_instance.secret_key)
+                    pg_instance.data_dir.mkdir(parents=True)
+                    fresh_postgres(pg_instance, pg_url)
+                instance = pg_instance
+            with serve(stack, instance, pg_url, redis_url) as server:
+                if stack.postgres not in seated:
+                    began = time.perf_counter()
+                    seated[stack.postgres] = asyncio.run(_seat(server.url, max(sizes)))
+                    print(f"  seated {max(sizes)} tables ({stack.name.split(',')[0]}) in "
+                          f"{time.perf_counter() - began:.0f} s")
+                for size in sizes:
+                    result = asyncio.run(play(server, seated[stack.postgres][:size], stack,
+                                              duration=args.duration, think=args.think,
+                                              reconnect=args.reconnect))
+                    results.append(result)
+                    errors = ", ".join(f"{k} ×{n}" for k, n in result.errors.items())
+                    print(f"  {stack.name}, {size} tables: streams opened in "
+                          f"{result.open_seconds:.1f} s; p99 "
+                          f"{percentile(result.latencies, 0.99):.0f} ms"
+                          f"{'; errors: ' + errors if errors else ''}")
+    print()
+    print(table([result.row() for result in results], HEADERS))
+    if args.json:
+        Path(args.json).write_text(json.dumps([result.__dict__ for result in results],
+                                              default=str, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""A short hunt in two Chromium profiles: Mia (GM) sets up *Le mammouth blessé*, Paul plays
+Ourk through one whole turn — the step tracker, a move refused then made, the prey's own
+moves in the log with their dice — and the GM ends the hunt; each browser sees the other's
+actions live. The dice are real: the mammoth starts far from the camp, so nothing depends
+on them."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from app.rules.chasse.sheet import blank_sheet
+from tests.e2e.table import LIVE, Campaign, act, log_in, open_match, seat_campaign, token
+
+pytestmark = pytest.mark.e2e
+
+
+def settled(page, kind: str) -> None:
+    """Wait until the action panel offers ``kind`` for the state the page shows (the
+    state and the panel arrive separately over the live stream)."""
+    page.wait_for_function(
+        """kind => {
+            const form = document.querySelector(`form#action-${kind}`);
+            const state = document.querySelector(".table-state");
+            return form && state && form.querySelector("input[name=seq]").value
+                === state.dataset.seq;
+        }""", arg=kind, timeout=10_000)
+
+
+@pytest.fixture
+def tribe(live_server) -> Campaign:
+    return seat_campaign(live_server.url, system="chasse", name="La tribu", characters=[
+        ("player", {"name": "Ourk", "sheet": {**blank_sheet(), "weapons": ["javelot"]}})])
+
+
+def test_a_short_hunt_in_the_browser(new_context, tribe):
+    gm = log_in(new_context, tribe.gm)
+    gm.on("dialog", lambda dialog: dialog.accept())
+    player = log_in(new_context, tribe.player)
+    url = open_match(gm, tribe, "Le mammouth", ["Ourk"])
+    player.goto(url)
+    expect(player.locator("#turn")).to_contain_text("Setting up")
+
+    act(gm, "choose_scenario", {"scenario": "mammouth"})
+    expect(token(player, "t2")).to_be_visible(timeout=LIVE)
+    settled(gm, "begin_hunt")
+    act(gm, "begin_hunt")
+    expect(player.locator(".steps [aria-current=step]")).to_have_text("Lighting fires",
+                                                                      timeout=LIVE)
+    settled(player, "next_step")
+    act(player, "next_step")
+    expect(player.locator(".steps [aria-current=step]")).to_have_text(
+        "Hunters move and charge", timeout=LIVE)
+    settled(player, "move")
+
+    # Ourk stands at (24, 34): 10" north is beyond his Dmax of 6".
+    act(player, "move", {"token": "t1", "x": "24", "y": "24"})
+    expect(player.locator("form#action-move .form-error[role=alert]")).to_contain_text("Dmax")
+    settled(player, "move")
+    act(player, "move", {"token": "t1", "x": "24", "y": "29"})
+    expect(token(gm, "t1")).to_have_attribute("data-y", "29.0", timeout=LIVE)
+
+    for step in ("Throws", "Melee", "Butchering"):  # 4 → (5) 6 → 7 → (8, 9) 10
+        settled(player, "next_step")
+        act(player, "next_step")
+        expect(player.locator(".steps [aria-current=step]")).to_have_text(step, timeout=LIVE)
+    reaction = gm.locator("#log > li.kind-prey_reacted").last
+    expect(reaction).to_contain_text("end-of-turn test", timeout=LIVE)
+    expect(reaction).to_contain_text("Blue die")
+    expect(reaction.locator(".faces li.die")).to_have_count(2)
+
+    settled(player, "end_turn")
+    act(player, "end_turn")
+    expect(gm.locator("#turn")).to_contain_text("Turn 2", timeout=LIVE)
+    settled(gm, "end_hunt")
+    act(gm, "end_hunt")
+    expect(player.locator("#turn")).to_contain_text("The hunt is over", timeout=LIVE)
+    expect(player.locator(".hunt-result")).to_contain_text("Tribe of Ourk")

@@ -1,0 +1,82 @@
+"""A short Mecha-Ring tournament in two Chromium profiles: Mia hosts (GM) and runs her own
+Combatank, Paul runs his. Accounts, campaign and teams come through the JSON API; the
+tournament is played through the pages: the set-up on opening, Paul rolls the order, then the
+host plays the forms the panel offers (climb, attack, part, strike, ready) until the second
+round begins, each browser seeing the other's actions live; the host ends the tournament.
+The table's dice are real: the script follows whatever the panel offers.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.e2e.table import LIVE, act, log_in, open_match, seat_campaign
+
+SHEET = {"robot_name": "", "crew": "", "implants": 0, "tournaments": 0, "wins": 0,
+         "titles": 0, "best_points": 0}
+ORDER = ("climb", "attack", "choose_part", "take_strike", "ready", "roll_order")
+
+
+def test_a_short_tournament_in_the_browser(new_context, live_server):
+    campaign = seat_campaign(live_server.url, system="mecha_ring", name="MMMA", characters=[
+        ("player", {"name": "Boulon", "sheet": {**SHEET, "implants": 3}}),
+        ("gm", {"name": "Rouille", "sheet": SHEET})])
+    gm = log_in(new_context, campaign.gm)
+    gm.on("dialog", lambda dialog: dialog.accept())
+    player = log_in(new_context, campaign.player)
+    url = open_match(gm, campaign, "Tournoi", ["Boulon", "Rouille"])
+    player.goto(url)
+    # the set-up is done: two robots of five cards, Paul sees his own hand only
+    expect(player.locator("#participant-t1 .robot-card:not(.missing)")).to_have_count(5)
+    expect(player.locator("#participant-t1 .card-in-hand")).to_have_count(5)
+    expect(player.locator("#participant-t2 .card-in-hand")).to_have_count(0)
+    expect(player.locator("#participant-t2 .hands")).to_contain_text("5 part(s) in hand")
+    expect(gm.locator("#participant-t1 .card-in-hand")).to_have_count(5)
+
+    act(player, "roll_order")
+    expect(gm.locator("#log > li.kind-order_rolled")).to_be_visible(timeout=LIVE)
+    expect(gm.locator(".mecha-order li")).to_have_count(2)
+
+    for _ in range(30):
+        if gm.locator("#log > li.kind-round_started").count():
+            break
+        seen = gm.locator("#log > li").count()
+        kind = next((kind for kind in ORDER if gm.locator(f"form#action-{kind}").count()),
+                    None)
+        assert kind is not None, gm.locator("#action-panel").inner_text()
+        act(gm, kind)
+        expect(gm.locator("#log > li")).not_to_have_count(seen, timeout=LIVE)
+    expect(player.locator("#log > li.kind-round_started")).to_be_visible(timeout=LIVE)
+    strike = player.locator("#log > li.kind-struck").first
+    expect(strike.locator(".log-text")).to_contain_text("against défense")
+    expect(player.locator("#turn")).to_contain_text("round 2")
+
+    act(gm, "end_match")
+    expect(player.locator("#turn")).to_contain_text("The tournament is over", timeout=LIVE)
+    expect(player.locator("#result")).to_contain_text("Winner")
+
+
+def test_a_player_against_the_house_bot(new_context, live_server):
+    """The host gives their robot to the house bot; Paul alone plays a whole round through his
+    forms, the bot answering at once (its moves marked in the log)."""
+    campaign = seat_campaign(live_server.url, system="mecha_ring", name="Solo", characters=[
+        ("player", {"name": "Boulon", "sheet": {**SHEET, "implants": 3}}),
+        ("gm", {"name": "Rouille", "sheet": SHEET})])
+    gm = log_in(new_context, campaign.gm)
+    player = log_in(new_context, campaign.player)
+    url = open_match(gm, campaign, "Solo", ["Boulon", "Rouille"])
+    act(gm, "set_bot", {"seat": "t2", "on": "on"})
+    expect(gm.locator("#participant-t2 .badge.bot")).to_be_visible(timeout=LIVE)
+    player.goto(url)
+    expect(player.locator("#log > li.kind-bot_set")).to_be_visible()
+    for _ in range(30):
+        if player.locator("#log > li.kind-round_started").count():
+            break
+        seen = player.locator("#log > li").count()
+        kind = next((kind for kind in ORDER if player.locator(f"form#action-{kind}").count()),
+                    None)
+        assert kind is not None, player.locator("#action-panel").inner_text()
+        act(player, kind)
+        expect(player.locator("#log > li")).not_to_have_count(seen, timeout=LIVE)
+    expect(player.locator("#log > li.kind-round_started")).to_be_visible(timeout=LIVE)
+    expect(player.locator("#log .bot-move").first).to_be_visible()

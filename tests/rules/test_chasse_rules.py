@@ -1,0 +1,510 @@
+"""Chasse préhistorique: the seed's rules replayed with ScriptedDice
+(seed 003_17f6fe9f5d5d7b1b.txt; section names as in the text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rules.chasse import combat
+from app.rules.chasse.content import mass_class, prey_species, scenarios, weapons
+from app.rules.chasse.sheet import blank_sheet
+from app.rules.dice import ScriptedDice
+from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.registry import get_system
+
+CHASSE = get_system("chasse")
+GM = Actor(1, is_gm=True)
+PAUL = Actor(7, character_ids=frozenset({11}))
+
+
+def figure(token_id, x, y, masse=3, **extra):
+    return {"id": token_id, "name": token_id, "x": x, "y": y, "masse": masse, **extra}
+
+
+# — § Tirs ————————————————————————————————————————————————————————————————————
+
+def test_a_javelin_at_4_inches_is_a_long_shot_that_needs_5():
+    """§ Tirs: "un javelot lancé sur un gibier situé à 4" est un tir à longue portée, et doit
+    donc obtenir un 5 ou plus pour toucher"."""
+    javelot = weapons()["javelot"]
+    hunter, boar = figure("t1", 0, 0, masse=2), figure("t2", 4, 0, masse=3)
+    assert combat.shot_range(javelot, 4) == "long"
+    missed = combat.shoot(ScriptedDice([4]), shooter=hunter, target=boar, weapon=javelot)
+    assert missed["outcome"] == "miss" and missed["rolls"][0]["total"] == 3
+    hit = combat.shoot(ScriptedDice([5, 1]), shooter=hunter, target=boar, weapon=javelot)
+    assert hit["rolls"][0]["total"] == 4 >= hit["to_hit"] and hit["outcome"] == "wound"
+
+
+def test_no_shot_within_1_inch_nor_beyond_long_range():
+    javelot = weapons()["javelot"]
+    assert combat.shot_range(javelot, 0.9) is None
+    assert combat.shot_range(javelot, 3) == "short"
+    assert combat.shot_range(javelot, 6.5) is None
+
+
+def test_a_save_at_or_above_the_value_only_grazes():
+    """§ Tirs: "Si le résultat obtenu est supérieur ou égal à la valeur de sauvegarde … la
+    cible n'est qu'éraflée"; a boar (M3, moyen) saves a javelin on 5+."""
+    javelot = weapons()["javelot"]
+    hunter, boar = figure("t1", 0, 0), figure("t2", 2, 0, masse=3)
+    assert combat.shoot(ScriptedDice([4, 5]), shooter=hunter, target=boar,
+                        weapon=javelot)["outcome"] == "grazed"
+    assert combat.shoot(ScriptedDice([4, 4]), shooter=hunter, target=boar,
+                        weapon=javelot)["outcome"] == "wound"
+
+
+def test_no_save_where_the_table_says_so():
+    """(*) sauvegarde impossible: the spear-thrower against a light prey rolls no save."""
+    spear = weapons()["propulseur"]
+    result = combat.shoot(ScriptedDice([4]), shooter=figure("t1", 0, 0),
+                          target=figure("t2", 3, 0, masse=2), weapon=spear)
+    assert result["outcome"] == "wound" and len(result["rolls"]) == 1 and result["save"] == 0
+
+
+def test_small_prey_costs_one_except_for_bows_and_slings():
+    """§ Bonus et malus au tir: "petite bête (M1): enlever 1 point … sauf arcs et frondes"."""
+    hare = figure("t2", 2, 0, masse=1)
+    stone = combat.shoot(ScriptedDice([4]), shooter=figure("t1", 0, 0), target=hare,
+                         weapon=weapons()["pierre"])
+    assert stone["rolls"][0]["total"] == 3 and stone["outcome"] == "miss"
+    sling = combat.shoot(ScriptedDice([4, 1]), shooter=figure("t1", 0, 0), target=hare,
+                         weapon=weapons()["fronde"])
+    assert sling["rolls"][0]["total"] == 4 and sling["outcome"] == "wound"
+
+
+def test_the_boar_is_m3_as_the_text_says():
+    """§ Les blessures: "un sanglier peut encaisser 3 blessures … 3 unités de nourriture"."""
+    boar = prey_species()["sanglier"]
+    assert boar["masse"] == 3 and boar["source"] == "seed"
+    assert mass_class(3) == "moyen"
+
+
+def test_every_house_entry_says_why():
+    for entry in [*weapons().values(), *prey_species().values(), *scenarios().values()]:
+        assert entry["source"] in ("seed", "house")
+        assert entry.get("reason") or entry.get("section")
+
+
+# — a hunt, step by step ————————————————————————————————————————————————————
+
+def _hunt(sheet=None, scenario=None):
+    setup = MatchSetup("Chasse", (ParticipantSetup(
+        "Ourk", character_id=11, owner_id=7, sheet=sheet or blank_sheet()),))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    return state, log
+
+
+def _do(state, log, action, faces, actor=GM):
+    dice = ScriptedDice(faces)
+    events, state = apply(CHASSE, state, action, actor, dice)
+    dice.assert_exhausted()
+    return state, log + events
+
+
+def _lone_boar(state, log, x=24, y=20):
+    return _do(state, log, {"kind": "add_prey", "species": "sanglier", "x": x, "y": y}, [])
+
+
+def test_the_hunt_waits_for_its_prey_then_runs_the_automatic_steps():
+    state, log = _hunt()
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "begin_hunt"}, GM, ScriptedDice([]))
+    state, log = _lone_boar(state, log)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    assert state["status"] == "running" and state["step"] == 2
+    assert fold(CHASSE, log) == state
+
+
+def test_lighting_a_fire_needs_a_6_or_a_shaman_3():
+    """§ Allumer un feu: "sur un résultat de 6, ou … 3 ou plus si la figurine est un
+    chamane"."""
+    state, log = _hunt()
+    state, log = _lone_boar(state, log)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    hunter = state["tokens"]["t1"]
+    state, log = _do(state, log, {"kind": "light_fire", "token": "t1", "x": int(hunter["x"]),
+                                  "y": int(hunter["y"]) - 1}, [5], actor=PAUL)
+    assert state["fires"] == [] and log[-1].payload["target"] == 6
+    shaman, slog = _hunt({**blank_sheet(), "shaman": True})
+    shaman, slog = _lone_boar(shaman, slog)
+    shaman, slog = _do(shaman, slog, {"kind": "begin_hunt"}, [])
+    shaman, slog = _do(shaman, slog, {"kind": "light_fire", "token": "t1", "x": 24,
+                                      "y": 33}, [3], actor=PAUL)
+    assert len(shaman["fires"]) == 1 and shaman["fires"][0]["turns_left"] == 3
+
+
+def test_a_hunter_moves_at_most_dmax_and_an_obstacle_costs_2():
+    """§ Déplacements des Chasseurs: Dmax 6" (house) and "enlevez 2'' … pour franchir un
+    obstacle"."""
+    state, log = _hunt()
+    state, log = _do(state, log, {"kind": "add_terrain", "label": "Tronc", "x": 20, "y": 30,
+                                  "w": 8, "h": 1}, [])
+    assert state["board"]["terrain"][0]["kind"] == "obstacle"  # the default kind
+    state, log = _lone_boar(state, log, 24, 5)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    assert state["step"] == 4
+    start = state["tokens"]["t1"]
+    with pytest.raises(IllegalAction) as refused:
+        apply(CHASSE, state, {"kind": "move", "token": "t1", "x": int(start["x"]),
+                              "y": int(start["y"]) - 5}, PAUL, ScriptedDice([]))
+    assert refused.value.code == "too_far"  # 5" + 2" for the log > 6"
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": int(start["x"]),
+                                  "y": int(start["y"]) - 4}, [], actor=PAUL)
+    assert log[-1].payload["cost"] == 6 and log[-1].payload["crossed"] == ["Tronc"]
+
+
+def test_a_charge_adds_a_d6_and_gives_plus_one_in_the_first_round():
+    """§ Charge: declared, Dmax + 1D6; +1 to hit in the first melee round; no charge the
+    next turn."""
+    state, log = _hunt({**blank_sheet(), "weapons": ["lance"]})
+    state, log = _lone_boar(state, log, 24, 25)  # 9" north of Ourk (24, 34)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "target": "t2"}, [3],
+                     actor=PAUL)
+    charge = log[-1].payload["charge"]
+    assert charge["reach"] == 9 and charge["success"]
+    # Step 5: the boar is attacked: blue 1 (alone, no modifier) → flees? No: it is in
+    # contact; the agressive column at 1 reads "fuit".
+    state, log = _do(state, log, {"kind": "next_step"}, [1, 2], actor=PAUL)
+    reacted = [e for e in log if e.kind == "prey_reacted"][-1].payload
+    assert reacted["outcome"] == "fuit" and reacted["test"]["modified"] == 1
+
+
+def test_an_unthreatened_prey_makes_the_end_of_turn_test():
+    """§ Déplacements des Proies: "Une Proie n'ayant pas eu l'obligation de se déplacer fera
+    également un test à la fin du tour" (house table: blue 6 → erre, red 1 → nord)."""
+    state, log = _hunt({**blank_sheet(), "weapons": ["lance"]})
+    state, log = _lone_boar(state, log, 24, 26)  # 8" from Ourk
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 24, "y": 30}, [],
+                     actor=PAUL)
+    # Step 5: Ourk 4" away — not within 3": no test. Step 6/7 nothing; step 8 nothing;
+    # step 9: the end-of-turn test, blue 6 → "erre", red 1 → north.
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)   # → 6
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)   # → 7
+    state, log = _do(state, log, {"kind": "next_step"}, [6, 1], actor=PAUL)  # 8, 9 → 10
+    wander = log[-2].payload if log[-2].kind == "prey_reacted" else log[-3].payload
+    assert wander["outcome"] == "erre" and wander["test"]["direction"] == "nord"
+    assert state["tokens"]["t2"]["y"] == 18  # 26 − 8 (rapide: Dmax 8")
+    assert state["board"]["trails"] == [{"x1": 24, "y1": 26, "x2": 24, "y2": 18}]
+    assert fold(CHASSE, log) == state
+
+
+def test_butchering_takes_3_units_without_moving_1_after_a_move():
+    """§ Pillage / dépeçage: "Trois unités … si la figurine ne s'est pas déplacée durant ce
+    tour, ou une seule si elle s'est déplacée"."""
+    state, log = _hunt()
+    state, log = _lone_boar(state, log, 24, 33)
+    state["tokens"]["t2"].update(state="dead", food=3)
+    state["tokens"]["t1"].update(step=10)
+    state.update(status="running", step=10, round=1)
+    with pytest.raises(IllegalAction) as refused:
+        apply(CHASSE, state, {"kind": "butcher", "token": "t1", "carcass": "t2",
+                              "units": 4}, PAUL, ScriptedDice([]))
+    assert refused.value.code == "bad_field"
+    _events, after = apply(CHASSE, state, {"kind": "butcher", "token": "t1", "carcass": "t2",
+                                          "units": 3}, PAUL, ScriptedDice([]))
+    assert after["tokens"]["t1"]["carried"] == 3 and after["tokens"]["t2"]["food"] == 0
+    state["tokens"]["t1"]["moved"] = True
+    _events, after = apply(CHASSE, state, {"kind": "butcher", "token": "t1", "carcass": "t2"},
+                          PAUL, ScriptedDice([]))
+    assert after["tokens"]["t1"]["carried"] == 1
+
+
+def test_a_hunter_may_turn_as_often_as_it_likes_within_dmax():
+    """§ Déplacements des Chasseurs: "autant de changements de directions que nécessaires";
+    a charge is declared before moving."""
+    state, log = _hunt()
+    state, log = _lone_boar(state, log, 40, 5)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 24, "y": 31}, [],
+                     actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 27, "y": 31}, [],
+                     actor=PAUL)
+    assert state["tokens"]["t1"]["spent"] == 6
+    for action in ({"kind": "move", "token": "t1", "x": 28, "y": 31},
+                   {"kind": "move", "token": "t1", "target": "t2"}):
+        with pytest.raises(IllegalAction):
+            apply(CHASSE, state, action, PAUL, ScriptedDice([]))
+
+
+def test_the_gm_edits_the_prey_table_of_a_hunt_and_the_prey_obey_it():
+    """The reaction table is house content, editable per hunt: a placid lone prey that
+    would flee on a blue 1 charges when the GM makes that cell "charge"."""
+    state, log = _hunt()
+    state, log = _do(state, log, {"kind": "add_prey", "species": "mammouth", "x": 24,
+                                  "y": 30}, [])
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "set_reaction", "table": "idle", "blue": 1,
+                              "outcome": "charge"}, GM, ScriptedDice([]))
+    state, log = _do(state, log, {"kind": "set_reaction", "table": "threat_placide",
+                                  "blue": 1, "outcome": "charge"}, [])
+    assert state["reactions"]["threat"]["placide"][1] == "charge"
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 24, "y": 32}, [],
+                     actor=PAUL)
+    # Step 5: Ourk 2" away: blue 1 → charge, red 1: 5 + 1" → contact; the mammoth's tusks
+    # hit a light figure on 4 (+1 charge): 3 + 1; Ourk's save 6: 2 fails. Ourk's javelin
+    # (in melee) against the heavy mammoth: 4+, he rolls 1.
+    state, log = _do(state, log, {"kind": "next_step"}, [1, 1, 3, 2, 1], actor=PAUL)
+    melee = next(e for e in log if e.kind == "melee").payload
+    assert melee["charged"] and melee["results"][0]["outcome"] == "wound"
+    assert state["tokens"]["t1"]["wounds"] == 1
+
+
+def test_a_scenario_brings_its_own_prey_tables():
+    state, log = _hunt()
+    state, log = _do(state, log, {"kind": "choose_scenario", "scenario": "steppe"}, [])
+    assert state["reactions"]["idle"]["directions"][0] == "sud"
+    assert len([t for t in state["tokens"].values() if t["kind"] == "prey"]) == 5
+
+
+# — § Incendie ——————————————————————————————————————————————————————————————————
+
+def _burning_hunt(faces_for_fire):
+    """A shaman lights a fire 2" north of himself, 1.4" from a bush, 4" south of a hare."""
+    state, log = _hunt({**blank_sheet(), "shaman": True})
+    state, log = _do(state, log, {"kind": "add_terrain", "label": "Buisson", "x": 25, "y": 29,
+                                  "w": 2, "h": 2, "ground": "buisson"}, [])
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "add_terrain", "x": 1, "y": 1, "w": 1, "h": 1,
+                              "ground": "lave"}, GM, ScriptedDice([]))
+    state, log = _do(state, log, {"kind": "add_prey", "species": "lievre", "x": 24,
+                                  "y": 28}, [])
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "light_fire", "token": "t1", "x": 24, "y": 32},
+                     faces_for_fire, actor=PAUL)
+    return state, log
+
+
+def test_prey_within_5_inches_of_a_fire_flee_it_and_skip_the_test():
+    """Step 3 and § Déplacements des Proies: "si elles se trouvent à moins de 5'' d'un feu";
+    "une Proie ayant dû fuir à cause d'un incendie ne fait pas ce test"."""
+    state, log = _burning_hunt([4])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)  # step 3: no dice
+    fled = next(e for e in log if e.kind == "prey_reacted").payload
+    assert fled["outcome"] == "fuit_feu" and fled["moves"][0]["to"] == [24, 18]
+    assert state["tokens"]["t2"]["fled_fire"]
+
+
+def test_fire_spreads_on_5_or_6_and_goes_out_after_3_turns():
+    """§ Incendie: an element within 2" of a flame catches on 5–6; "Au bout de 3 tours, un
+    élément enflammé s'éteint de lui-même"; a figure within 1" catches fire on 5–6."""
+    state, log = _burning_hunt([3])
+    fire = state["fires"][0]
+    assert fire["turns_left"] == 3
+    # Close the turn: steps 3 (the hare flees the fire), 4, 6, 7, 8, 9 (the hare, having
+    # fled, does not test), 10.
+    for _ in range(4):
+        state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    # Next turn, step 1: the fire ages (2 left), the bush 1" away rolls 5 and catches;
+    # Ourk, 2" from the fire and 3.2" from the bush, is out of the 1" of the flames.
+    state, log = _do(state, log, {"kind": "end_turn"}, [5], actor=PAUL)
+    assert [f["turns_left"] for f in state["fires"]] == [2, 3]
+    spread = next(e for e in log if e.kind == "fire_spread").payload
+    assert spread["element"] == "z1" and spread["fire"]["label"] == "Buisson"
+    assert state["board"]["areas"][1]["label"].startswith("🔥 Buisson")
+
+
+def test_a_player_does_not_write_food_hunts_or_wounds():
+    before = blank_sheet()
+    assert CHASSE.validate_change(before, {**before, "weapons": ["arc"]}) == []
+    fields = {p.field for p in CHASSE.validate_change(before, {**before, "food": 9,
+                                                                "hunts": 2})}
+    assert fields == {"food", "hunts"}
+
+
+def test_the_sheet_lists_every_broken_rule():
+    problems = CHASSE.validate_sheet({"profile": "geant", "shaman": False,
+                                      "weapons": ["arc", "arc", "lance", "dents"],
+                                      "wounds": 2, "food": -1, "hunts": 0, "dead": False})
+    fields = sorted(p.field for p in problems)
+    assert fields == ["food", "profile", "weapons", "weapons", "weapons"]
+    assert CHASSE.validate_sheet({**blank_sheet(), "wounds": 2})[0].field == "wounds"
+    assert CHASSE.derived({**blank_sheet(), "profile": "pataud", "weapons": ["javelot"]}) \
+        ["throws"] == [{"name": "Javelot", "short": 3, "long": 6}]
+
+
+def test_a_figure_within_1_inch_catches_fire_and_is_removed_unfit_to_butcher():
+    """§ Incendie / Dégâts dus au feu: 5–6, "retirée du jeu le tour suivant. Une figurine
+    brûlée est impropre au dépeçage"."""
+    tribe = Actor(7, character_ids=frozenset({11, 12}))
+    setup = MatchSetup("Chasse", (
+        ParticipantSetup("Ourk", character_id=11, owner_id=7,
+                         sheet={**blank_sheet(), "shaman": True}),
+        ParticipantSetup("Ghâ", character_id=12, owner_id=7, sheet=blank_sheet())))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    state, log = _do(state, log, {"kind": "add_prey", "species": "mammouth", "x": 24,
+                                  "y": 2}, [])
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    assert state["tokens"]["t1"]["x"] == 16
+    state, log = _do(state, log, {"kind": "light_fire", "token": "t1", "x": 16, "y": 33},
+                     [3], actor=tribe)
+    # The mammoth, far away, makes its end-of-turn test at step 9: blue 1 → reste.
+    for faces in ([], [], [], [1, 1]):
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=tribe)
+    state, log = _do(state, log, {"kind": "end_turn"}, [6], actor=tribe)  # Ourk burns
+    assert state["tokens"]["t1"]["state"] == "burning"
+    lighting = next(f for f in CHASSE.legal_actions(state, tribe) if f.kind == "light_fire")
+    assert lighting.choices["tokens"] == [["t2", "Ghâ"]]  # a burning figure acts no more
+    for faces in ([], [], [], [1, 1]):
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=tribe)
+    state, log = _do(state, log, {"kind": "end_turn"}, [], actor=tribe)  # fire: 1 left
+    assert state["tokens"]["t1"]["state"] == "burnt" and state["tokens"]["t1"]["food"] == 0
+    assert "t1" not in state["order"]
+    assert fold(CHASSE, log) == state
+
+
+def test_a_dead_hunter_never_acts_and_a_tribe_back_home_ends_the_hunt():
+    state, log = _hunt({**blank_sheet(), "dead": True})
+    assert state["tokens"]["t1"]["state"] == "dead"
+    alive_setup = MatchSetup("Chasse", (ParticipantSetup("Ourk", character_id=11, owner_id=7,
+                                                         sheet=blank_sheet()),))
+    log = list(CHASSE.start(alive_setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    state, log = _do(state, log, {"kind": "choose_scenario", "scenario": "mammouth"}, [])
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    for _turn in range(2):  # Ourk stays in camp two turns; the mammoth browses (blue 1)
+        for faces in ([], [], [], [1, 1]):
+            state, log = _do(state, log, {"kind": "next_step"}, faces, actor=PAUL)
+        state, log = _do(state, log, {"kind": "end_turn"}, [], actor=PAUL)
+    assert state["status"] == "finished" and log[-1].payload["reason"] == "back_at_camp"
+    assert state["result"]["sides"][0]["food"] == 0
+
+
+def test_the_gm_corrects_a_value_and_it_is_in_the_log():
+    state, log = _hunt()
+    state, log = _lone_boar(state, log)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "correct", "token": "t2", "field": "wounds",
+                                  "value": 3, "reason": "tombé du ravin"}, [])
+    assert state["tokens"]["t2"]["state"] == "dead" and state["tokens"]["t2"]["food"] == 3
+    state, log = _do(state, log, {"kind": "correct", "token": "t2", "field": "x",
+                                  "value": 30}, [])
+    assert state["tokens"]["t2"]["x"] == 30 and log[-1].payload["before"] == 24
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "correct", "token": "t2", "field": "wounds",
+                              "value": 4}, GM, ScriptedDice([]))
+    with pytest.raises(IllegalAction):
+        apply(CHASSE, state, {"kind": "correct", "token": "t2", "field": "x", "value": 3},
+              PAUL, ScriptedDice([]))
+
+
+def test_the_gms_weapons_and_prey_join_the_hunt():
+    content = {"weapon": [{"key": "gm-boomerang", "name": "Boomerang", "source": "gm",
+                           "melee": False, "short": 4, "long": 8, "no_small_malus": True,
+                           "to_hit_leger": 4, "to_hit_moyen": 4, "to_hit_lourd": 5,
+                           "save_leger": 5, "save_moyen": 4, "save_lourd": 3}],
+               "prey": [{"key": "gm-megaloceros", "name": "Mégacéros", "source": "gm",
+                         "masse": 4, "temperament": "placide", "speed": "rapide",
+                         "weapon": "cornes"}]}
+    sheet = {**blank_sheet(), "weapons": ["gm-boomerang"]}
+    assert CHASSE.validate_sheet(sheet, content) == []
+    assert CHASSE.validate_sheet(sheet)[0].field == "weapons"
+    setup = MatchSetup("Chasse", (ParticipantSetup("Ourk", character_id=11, owner_id=7,
+                                                   sheet=sheet),), {"content": content})
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    state, log = _do(state, log, {"kind": "add_prey", "species": "gm-megaloceros", "x": 24,
+                                  "y": 27}, [])
+    assert state["tokens"]["t2"]["masse"] == 4 and state["tokens"]["t2"]["dmax"] == 8
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    for faces in ([], [], []):  # 2 → 4 → (5: 7" away, no test) 6
+        if state["step"] == 6:
+            break
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=PAUL)
+    state, log = _do(state, log, {"kind": "shoot", "token": "t1", "target": "t2",
+                                  "weapon": "gm-boomerang"}, [6, 1], actor=PAUL)
+    assert log[-1].payload["result"]["to_hit"] == 5  # lourd (M4)
+    assert state["tokens"]["t2"]["wounds"] == 1
+
+
+def test_a_charged_boar_that_strikes_first_still_meets_the_charge_bonus():
+    """§ Charge: +1 "lors du premier tour du combat au corps à corps" — even when the boar,
+    attacked, strikes at step 5 before the hunter's melee step."""
+    state, log = _hunt({**blank_sheet(), "weapons": ["lance"]})
+    state, log = _lone_boar(state, log, 24, 25)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "target": "t2"}, [3],
+                     actor=PAUL)
+    # Step 5: blue 3 (alone) → attaque; the tusks miss on 2; Ourk's spear 3 + 1 = 4 hits
+    # the boar (moyen: 4+), whose save 4 fails (5+ needed).
+    state, log = _do(state, log, {"kind": "next_step"}, [3, 1, 2, 3, 4], actor=PAUL)
+    melee = next(e for e in log if e.kind == "melee").payload
+    assert melee["leader"] == "t2" and melee["results"][0]["outcome"] == "miss"
+    assert melee["results"][1]["rolls"][0]["total"] == 4
+    assert melee["results"][1]["outcome"] == "wound" and state["tokens"]["t2"]["wounds"] == 1
+
+
+def test_a_group_of_hunters_follows_its_dominant():
+    """§ Déplacements des Chasseurs: "ne considérer que le chef … Les autres figurines
+    restant à moins de 2'' de ce dernier"."""
+    tribe = Actor(7, character_ids=frozenset({11, 12, 13}))
+    setup = MatchSetup("Chasse", tuple(
+        ParticipantSetup(name, character_id=cid, owner_id=7, sheet=sheet)
+        for name, cid, sheet in (("Ourk", 11, blank_sheet()), ("Ghâ", 12, blank_sheet()),
+                                 ("Bronk", 13, {**blank_sheet(), "profile": "pataud"}))))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    state, log = _lone_boar(state, log, 40, 2)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    for token_id, x in (("t1", 20), ("t2", 21), ("t3", 22)):  # the GM gathers them
+        state, log = _do(state, log, {"kind": "correct", "token": token_id, "field": "x",
+                                      "value": x}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=tribe)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 20, "y": 30,
+                                  "group": "on"}, [], actor=tribe)
+    assert [m["token"] for m in log[-1].payload["group"]] == ["t2"]  # Bronk is a Pataud
+    assert (state["tokens"]["t2"]["x"], state["tokens"]["t2"]["y"]) == (21, 30)
+    assert state["tokens"]["t3"]["y"] == 34 and not state["tokens"]["t3"]["moved"]
+    assert fold(CHASSE, log) == state
+
+
+def test_tribes_take_turns_and_may_throw_at_each_other():
+    """§ Séquence de jeu: "Chacun à son tour"; the issue: hunters of different players may
+    fight each other."""
+    bruno = Actor(8, character_ids=frozenset({13}))
+    setup = MatchSetup("Chasse", (
+        ParticipantSetup("Ourk", character_id=11, owner_id=7,
+                         sheet={**blank_sheet(), "weapons": ["javelot"]}),
+        ParticipantSetup("Bronk", character_id=13, owner_id=8,
+                         sheet={**blank_sheet(), "profile": "pataud"})))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    assert [s["name"] for s in state["sides"]] == ["Ourk", "Bronk"]
+    state, log = _lone_boar(state, log, 24, 2)
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    with pytest.raises(IllegalAction) as refused:
+        apply(CHASSE, state, {"kind": "next_step"}, bruno, ScriptedDice([]))
+    assert refused.value.code == "not_your_turn"
+    assert {f.kind for f in CHASSE.legal_actions(state, bruno)} == {"note"}
+    for faces in ([], [], [], [1, 1]):
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=PAUL)
+    state, log = _do(state, log, {"kind": "end_turn"}, [], actor=PAUL)
+    assert state["active"] == 1 and state["round"] == 1 and state["step"] == 2
+    # Ourk (16, 34) and Bronk (32, 34) are 16" apart: Bronk walks 5" towards him.
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=bruno)
+    state, log = _do(state, log, {"kind": "move", "token": "t2", "x": 27, "y": 34}, [],
+                     actor=bruno)
+    for faces in ([], [], [1, 1]):
+        state, log = _do(state, log, {"kind": "next_step"}, faces, actor=bruno)
+    state, log = _do(state, log, {"kind": "end_turn"}, [], actor=bruno)
+    assert state["active"] == 0 and state["round"] == 2
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "x": 22, "y": 34}, [],
+                     actor=PAUL)
+    state, log = _do(state, log, {"kind": "next_step"}, [], actor=PAUL)  # → 6
+    shoot = next(f for f in CHASSE.legal_actions(state, PAUL) if f.kind == "shoot")
+    assert ["t2", "Bronk", "javelot"] in shoot.choices["shots"]["t1"]
+    state, log = _do(state, log, {"kind": "shoot", "token": "t1", "target": "t2",
+                                  "weapon": "javelot"}, [6, 1], actor=PAUL)
+    assert log[-1].payload["result"]["range"] == "long"  # 5": 6 − 1 = 5 ≥ 4
+    assert state["tokens"]["t2"]["wounds"] == 1  # Bronk is M3: moyen, save 5+ failed

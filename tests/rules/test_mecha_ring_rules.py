@@ -1,0 +1,507 @@
+"""Mecha-Ring's rules (seed 002_4824fb48e45db48f.txt) replayed step by step with ScriptedDice:
+the set-up, the order and the climb, the radar, the strike, a fall, the bets, the market and
+the end of the tournament. The text has no worked example with numbers: each test follows one
+of its sentences (quoted) on a table whose robots are set by hand."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.rules.dice import ScriptedDice, SeededDice
+from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.mecha_ring import content
+from app.rules.mecha_ring.robot import Strike, order_by_movement, targets
+from app.rules.registry import get_system
+
+MECHA = get_system("mecha_ring")
+GM = Actor(1, is_gm=True)
+ANNA = Actor(10, character_ids=frozenset({1}))
+BORIS = Actor(11, character_ids=frozenset({2}))
+
+STRONG = {"tete": "tete_parabole#1", "bras_g": "bras_marteau_pilon#1",
+          "bras_d": "bras_marteau_pilon#2", "jambes": "jambes_sprinter#1",
+          "torse": "chassis_enclume#1"}  # M3 R3 A6, value 200
+WEAK = {"tete": "crane_blinde#1", "bras_g": "bras_bouclier#1", "bras_d": "poing_rouille#1",
+        "jambes": "chenilles#1", "torse": "tronc_rouille#1"}  # M1 R1 A3, value 110
+
+
+def begin(players: int = 2, implants=(5, 0, 2, 1), seed: int = 7) -> dict:
+    setup = MatchSetup("Tournoi", tuple(
+        ParticipantSetup(f"P{i + 1}", character_id=i + 1, owner_id=10 + i,
+                         sheet={"implants": implants[i]}) for i in range(players)))
+    return fold(MECHA, MECHA.start(setup, SeededDice(seed)))
+
+
+def with_robots(state: dict, *robots: dict) -> dict:
+    """The same table with the robots set by hand (energy 4 everywhere)."""
+    state = copy.deepcopy(state)
+    for tid, robot in zip(state["seats"], robots, strict=False):
+        state["tokens"][tid]["robot"] = {slot: {"card": card, "energy": 4}
+                                         for slot, card in robot.items()}
+    return state
+
+
+def act(state, action, actor=GM, faces=()):
+    dice = ScriptedDice(faces)
+    events, after = apply(MECHA, state, action, actor, dice)
+    dice.assert_exhausted()
+    return events, after
+
+
+# — the cards ——————————————————————————————————————————————————————————————————————
+
+def test_every_card_is_house_content_with_its_reason():
+    assert {card["family"] for card in content.PARTS.values()} == set(content.FAMILIES)
+    for card in [*content.PARTS.values(), *content.SFX.values()]:
+        assert card["source"] == "house" and card["reason"]
+    torses = content.instances(content.PARTS, "torse")
+    assert len(torses) >= 20 and len(content.instances(content.PARTS)) - len(torses) >= 60
+    with pytest.raises(ValueError, match="reason"):
+        content._check("x", {"source": "house"})
+
+
+def test_a_campaigns_own_cards_join_the_deck():
+    found = content.deck({"part": [{"key": "gm-bras-laser", "name": "Bras laser",
+                                    "family": "bras", "mouvement": 0, "radar": 0,
+                                    "attaque": 4, "defense": 1, "value": 60, "copies": 2}],
+                          "sfx": [{"key": "gm-x", "name": "X", "effect": "nope"}]})
+    assert found["parts"]["gm-bras-laser"]["source"] == "gm"
+    assert "gm-x" not in found["sfx"]  # an effect the engine cannot apply is skipped
+    fewer = content.deck({"left_out": [{"key": "gm-a", "name": "a", "card": "poing_rouille"},
+                                       {"key": "gm-b", "name": "b", "card": "sabotage"}]})
+    assert "poing_rouille" not in fewer["parts"] and "sabotage" not in fewer["sfx"]
+    assert "bras_scie" in fewer["parts"]
+
+
+# — § Mise en place ——————————————————————————————————————————————————————————————
+
+def test_the_set_up_follows_the_text():
+    state = begin(3, implants=(0, 5, 2))
+    # "en commençant par celui qui a le plus d'implants artificiels"
+    assert state["seats"] == ["t2", "t3", "t1"]
+    parts = state["catalogue"]["parts"]
+    values = {}
+    for tid, seat in state["tokens"].items():
+        # every robot complete, every part at 4 energy
+        assert all(part and part["energy"] == 4 for part in seat["robot"].values())
+        assert len(seat["hand"]) == 5 and len(seat["sfx_hand"]) == 1
+        values[tid] = sum(parts[p["card"].split("#")[0]]["value"]
+                          for p in seat["robot"].values())
+    assert len(state["market"]) == 4  # players + 1
+    low = min(values, key=values.get)
+    high = max(values, key=values.get)
+    assert state["tokens"][low]["credits"] == 100 and state["tokens"][high]["credits"] == 50
+    # the challenger: the lowest value, the first in the draft order among ties (house)
+    assert state["challenger"] == next(tid for tid in state["seats"]
+                                       if values[tid] == values[low])
+    assert state["fight"]["step"] == "order"
+    # every card is somewhere exactly once
+    everywhere = [c for pile in state["piles"].values() for c in pile] + state["market"]
+    for seat in state["tokens"].values():
+        everywhere += seat["hand"] + seat["sfx_hand"] + [p["card"] for p in
+                                                          seat["robot"].values()]
+    deck = content.instances(state["catalogue"]["parts"]) + content.instances(
+        state["catalogue"]["sfx"])
+    assert sorted(everywhere) == sorted(deck)
+
+
+# — § Tour de jeu ————————————————————————————————————————————————————————————————————
+
+def test_order_by_movement_dice_ties_reroll_one_die_then_climb():
+    state = with_robots(begin(), STRONG, WEAK)
+    first, second = state["seats"]
+    # STRONG rolls 3 dice (1, 1, 2 = 4), WEAK 1 die (4): tie, one die each: 2 vs 5.
+    events, state = act(state, {"kind": "roll_order"}, faces=[1, 1, 2, 4, 2, 5])
+    assert events[0].payload["tiebreaks"] == [{first: 2, second: 5}]
+    assert state["fight"]["order"] == [second, first]
+    # from last to first: the strong robot climbs for one leg energy
+    assert state["turn"] == first
+    _, state = act(state, {"kind": "climb", "climb": "on"})
+    assert state["fight"]["order"] == [first, second]
+    assert state["tokens"][first]["robot"]["jambes"]["energy"] == 3
+    # the weak robot, now last, may climb back (its chenilles have energy)
+    _, state = act(state, {"kind": "climb", "climb": ""})
+    assert state["fight"]["step"] == "attack" and state["turn"] == first
+
+
+def attack_phase(order_faces=(6, 6, 6, 1)) -> tuple[dict, str, str]:
+    state = with_robots(begin(), STRONG, WEAK)
+    first, second = state["seats"]
+    _, state = act(state, {"kind": "roll_order"}, faces=list(order_faces))
+    # the leader cannot climb; the second keeps its place
+    _, state = act(state, {"kind": "climb"})
+    return state, first, second
+
+
+def test_radar_odd_face_lets_the_attacker_choose_and_the_torso_is_protected():
+    state, first, second = attack_phase()
+    assert state["turn"] == first
+    # "S'il obtient un ou plusieurs chiffre(s) impair(s), il peut choisir le morceau"
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[2, 4, 3])
+    assert state["fight"]["pending"]["chooser"] == first
+    # "on ne peut viser le torse que s'il manque déjà un autre morceau"
+    assert "torse" not in targets(state["tokens"][second]["robot"])
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "choose_part", "slot": "torse"})
+    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
+    assert state["turn"] == second  # the defender's window for an SFX
+    # 6 attack dice: 6, 6, 1, 1, 1, 1 = 16 against the crâne blindé's 3 dice 6, 5, 4 = 15
+    events, state = act(state, {"kind": "take_strike"},
+                        faces=[6, 6, 1, 1, 1, 1, 6, 5, 4])
+    struck = events[0].payload
+    # "un point d'énergie, plus un point supplémentaire par 6 sorti dans le jet d'attaque"
+    assert struck["hit"] and struck["damage"] == 3 and struck["energy_after"] == 1
+
+
+def test_an_even_radar_lets_the_defender_choose_unless_radar_energy_is_spent():
+    state, first, second = attack_phase()
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[2, 4, 6])
+    assert state["fight"]["pending"]["chooser"] == second
+    # "transformer son échec au radar en réussite en dépensant un point d'énergie"
+    _, boosted = act(state, {"kind": "boost_radar", "slot": "tete"})
+    assert boosted["fight"]["pending"]["chooser"] == first
+    assert boosted["tokens"][first]["robot"]["tete"]["energy"] == 3
+    # without the boost the defender picks its shield arm, and the strike follows at once
+    events, state = act(state, {"kind": "choose_part", "slot": "bras_g"}, BORIS,
+                        faces=[1, 1, 1, 1, 1, 2, 3, 3, 2])
+    # 7 against 8: "L'attaque est réussie si la somme des dés dépasse celle de la défense"
+    assert events[-1].kind == "struck" and not events[-1].payload["hit"]
+    assert state["tokens"][second]["robot"]["bras_g"]["energy"] == 4
+    assert state["turn"] == second  # the next attacker
+
+
+def test_the_attacker_may_not_act_for_the_defender():
+    state, first, _second = attack_phase()
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "attack", "target": first}, BORIS)
+
+
+def test_a_destroyed_part_goes_to_the_loot_and_a_fallen_torso_ends_the_fight():
+    state, first, second = attack_phase()
+    weak = state["tokens"][second]
+    weak["robot"]["tete"] = None          # a part already missing: the torse is a target
+    weak["robot"]["torse"]["energy"] = 1
+    state["tokens"][first]["fight_loot"] = ["crane_blinde#1"]
+    state["tokens"][first]["loot"] = ["crane_blinde#1"]
+    credits = {tid: state["tokens"][tid]["credits"] for tid in state["seats"]}
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    _, state = act(state, {"kind": "choose_part", "slot": "torse"})
+    # the hit destroys the torse; the loser draws a new torse (one die picks it in the
+    # pile) and pays it; the market opens, loser first
+    events, state = act(state, {"kind": "take_strike"},
+                        faces=[5, 5, 5, 5, 5, 5, 1, 1, (len(state["piles"]["torse"]), 1)])
+    kinds = [event.kind for event in events]
+    assert kinds == ["struck", "fight_ended", "torso_drawn", "market_opened"]
+    ended = events[1].payload
+    assert ended["winner"] == first
+    # bets: the value of the loot won in this fight (crâne blindé 25 + tronc rouillé 25)
+    assert ended["payouts"][first] == 50
+    assert state["tokens"][first]["credits"] == credits[first] + 50
+    assert len(state["tokens"][first]["loot"]) == 2
+    torso = events[2].payload
+    assert torso["paid"] and state["tokens"][second]["robot"]["torse"]["card"] == torso["card"]
+    assert state["tokens"][second]["credits"] == credits[second] - torso["cost"]
+    assert state["shop"]["order"] == [second, first] and state["turn"] == second
+
+
+def test_the_challenger_doubles_the_bets_when_winning():
+    state, first, second = attack_phase()
+    state["fight"]["challenger"] = first
+    strong = state["tokens"][second]
+    strong["robot"]["tete"] = None
+    strong["robot"]["torse"]["energy"] = 1
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    _, state = act(state, {"kind": "choose_part", "slot": "torse"})
+    events, _ = act(state, {"kind": "take_strike"},
+                    faces=[5, 5, 5, 5, 5, 5, 1, 1, (len(state["piles"]["torse"]), 1)])
+    assert events[1].payload["payouts"][first] == 2 * 25 and events[1].payload["doubled"]
+
+
+def test_a_loser_who_cannot_pay_the_torso_is_out_and_the_last_one_wins_without_title():
+    state, first, second = attack_phase()
+    weak = state["tokens"][second]
+    weak["robot"]["tete"] = None
+    weak["robot"]["torse"]["energy"] = 1
+    weak["credits"] = 0
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    _, state = act(state, {"kind": "choose_part", "slot": "torse"})
+    events, state = act(state, {"kind": "take_strike"},
+                        faces=[5, 5, 5, 5, 5, 5, 1, 1, (len(state["piles"]["torse"]), 1)])
+    assert [e.kind for e in events][-1] == "tournament_ended"
+    assert state["tokens"][second]["out"]
+    assert state["result"] == {"winner": first, "champion": None, "reason": "alone",
+                               "points": {first: 1, second: 0}}
+    assert state["status"] == "finished"
+
+
+@pytest.mark.parametrize(("first_points", "winner_is_first", "winner_points", "expected"), [
+    (11, True, 0, "champion"),       # reaches 12 and wins the fight: champion
+    (11, False, 13, "overtaken"),    # the fight's winner has more: winner and champion
+    (11, False, 5, "no_title"),      # the first to 12 wins the game, not the title
+])
+def test_the_end_of_the_tournament(first_points, winner_is_first, winner_points, expected):
+    state, first, second = attack_phase()
+    # first reaches 12 by destroying the weak robot's head; the fight then goes on
+    state["tokens"][first]["loot"] = [f"poing_rouille#{i}" for i in range(first_points)]
+    state["tokens"][second]["robot"]["tete"]["energy"] = 1
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
+    _, state = act(state, {"kind": "take_strike"}, faces=[5, 5, 5, 5, 5, 5, 1, 1, 1])
+    assert state["first_to_12"] == first
+    # now the second attacks and ends the fight one way or the other
+    loser = second if winner_is_first else first
+    winner = first if winner_is_first else second
+    state["tokens"][second]["loot"] = [f"chenilles#{i}" for i in range(winner_points)]
+    state["tokens"][loser]["robot"]["bras_g"] = None
+    state["tokens"][loser]["robot"]["torse"]["energy"] = 1
+    attacker = state["fight"]["order"][state["fight"]["attacker"]]
+    assert attacker == second
+    # the weak robot's head is gone: no radar die, the defender chooses, the strike follows
+    if winner_is_first:  # the weak robot misses; the strong one then wins next round
+        _, state = act(state, {"kind": "attack", "target": first}, BORIS)
+        _, state = act(state, {"kind": "choose_part", "slot": "bras_d"}, ANNA,
+                       faces=[1, 1, 6, 6])
+        _, state = act(state, {"kind": "ready", "seat": first})
+        _, state = act(state, {"kind": "ready", "seat": second})
+        _, state = act(state, {"kind": "roll_order"}, faces=[6, 6, 6, 1])
+        _, state = act(state, {"kind": "climb"})
+        _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 1, 1])
+        _, state = act(state, {"kind": "choose_part", "slot": "torse"})
+        _, state = act(state, {"kind": "take_strike"}, faces=[5, 5, 5, 5, 5, 5, 1, 1])
+    else:  # three 6s against the chassis enclume's four dice: 1 + 3 energy, it falls
+        _, state = act(state, {"kind": "attack", "target": first}, BORIS)
+        _, state = act(state, {"kind": "choose_part", "slot": "torse"}, ANNA,
+                       faces=[6, 6, 6, 1, 1, 1, 1])
+    result = state["result"]
+    assert result["reason"] == expected
+    if expected == "no_title":
+        assert result["winner"] == first and result["champion"] is None
+    else:
+        assert result["winner"] == winner and result["champion"] == winner
+
+
+# — between rounds, the market, SFX ————————————————————————————————————————————————————
+
+def test_repairs_between_rounds():
+    state, first, second = attack_phase()
+    state["fight"].update(step="repairs", ready=[])
+    seat = state["tokens"][second]
+    seat["robot"]["bras_d"] = None
+    seat["robot"]["tete"]["energy"] = 2
+    seat["hand"] = ["pince_hydraulique#1", "chenilles#2"]
+    seat["credits"] = 15
+    with pytest.raises(IllegalAction):  # legs are not arms
+        act(state, {"kind": "install", "seat": second, "card": "chenilles#2",
+                    "slot": "bras_d"}, BORIS)
+    _, state = act(state, {"kind": "install", "choice": f"{second}|pince_hydraulique#1|bras_d"},
+                   BORIS)
+    assert state["tokens"][second]["robot"]["bras_d"] == {"card": "pince_hydraulique#1",
+                                                          "energy": 4}
+    with pytest.raises(IllegalAction, match=r"crédits|credits"):
+        act(state, {"kind": "recharge", "seat": second, "slot": "tete", "points": 2}, BORIS)
+    _, state = act(state, {"kind": "recharge", "seat": second, "slot": "tete", "points": 1},
+                   BORIS)
+    assert state["tokens"][second]["robot"]["tete"]["energy"] == 3
+    assert state["tokens"][second]["credits"] == 5
+    _, state = act(state, {"kind": "ready", "seat": second}, BORIS)
+    events, state = act(state, {"kind": "ready", "seat": first}, ANNA)
+    assert [e.kind for e in events] == ["ready", "round_started"]
+    assert state["fight"]["round"] == 2 and state["fight"]["step"] == "order"
+
+
+def test_the_market_runs_until_everyone_passes_then_a_new_fight():
+    state, first, second = attack_phase()
+    state["phase"] = "market"
+    state["fight"]["step"] = "over"
+    state["shop"] = {"order": [second, first], "index": 0, "passes": 0}
+    state["market"] = ["bras_scie#1", "poing_rouille#5"]
+    state["tokens"][second]["credits"] = 40
+    pile = len(state["piles"]["parts"]) + len(state["piles"]["parts_top"])
+    _, after = act(state, {"kind": "buy", "choice": "bras_scie#1|bras_d"}, BORIS,
+                   faces=[(pile, 1)] if pile > 1 else [])
+    seat = after["tokens"][second]
+    # "il met le morceau remplacé dans sa main"; the market refills
+    assert seat["robot"]["bras_d"]["card"] == "bras_scie#1"
+    assert "poing_rouille#1" in seat["hand"] and seat["credits"] == 5
+    assert len(after["market"]) == 2 and after["turn"] == first
+    _, after = act(after, {"kind": "pass"}, ANNA)
+    assert after["phase"] == "market"  # one pass is not a full turn of passes
+    sfx = len(after["piles"]["sfx"])
+    events, after = act(after, {"kind": "pass"}, BORIS, faces=[(sfx, 1), (sfx - 1, 1)])
+    assert [e.kind for e in events] == ["passed", "market_closed", "dealt", "dealt",
+                                        "fight_started"]
+    assert after["fight"]["number"] == 2 and after["phase"] == "fight"
+
+
+def test_sfx_any_moment_cost_effect_and_a_new_card():
+    state, _first, second = attack_phase()
+    state["tokens"][second]["sfx_hand"] = ["bouclier_ionique#1"]
+    state["tokens"][second]["credits"] = 20
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
+    sfx = len(state["piles"]["sfx"])
+    # the defender plays during the attacker's turn
+    events, state = act(state, {"kind": "play_sfx", "card": "bouclier_ionique#1"}, BORIS,
+                        faces=[(sfx, 1)])
+    assert events[1].kind == "dealt" and events[1].visibility == "self"
+    seat = state["tokens"][second]
+    assert seat["credits"] == 5 and seat["buffs"]["defence"] == 2 and len(seat["sfx_hand"]) == 1
+    events, state = act(state, {"kind": "take_strike"}, BORIS,
+                        faces=[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+    assert events[0].payload["defence_dice"] == 5  # crâne blindé 3 + 2
+    assert state["tokens"][second]["buffs"]["defence"] == 0
+
+
+def test_a_multi_use_sfx_tracks_its_energy():
+    state, first, _second = attack_phase()
+    seat = state["tokens"][first]
+    seat["sfx_hand"] = ["kit_de_soudure#1"]
+    seat["credits"] = 30
+    seat["robot"]["tete"]["energy"] = 1
+    sfx = len(state["piles"]["sfx"])
+    _, state = act(state, {"kind": "play_sfx", "card": "kit_de_soudure#1", "slot": "tete"},
+                   ANNA, faces=[(sfx, 1)])
+    assert state["tokens"][first]["sfx_in_play"] == [{"card": "kit_de_soudure#1",
+                                                      "energy": 2}]
+    for energy in (3, 4):
+        _, state = act(state, {"kind": "use_sfx", "card": "kit_de_soudure#1",
+                               "slot": "tete"}, ANNA) if energy == 3 else (None, state)
+    assert state["tokens"][first]["robot"]["tete"]["energy"] == 3
+    _, state = act(state, {"kind": "use_sfx", "card": "kit_de_soudure#1", "slot": "tete"},
+                   ANNA)
+    assert state["tokens"][first]["sfx_in_play"] == []
+    assert "kit_de_soudure#1" in state["piles"]["sfx_discard"]
+
+
+def test_bad_input_changes_nothing():
+    state, _first, _second = attack_phase()
+    before = copy.deepcopy(state)
+    for action in ({"kind": "attack", "target": "t9"}, {"kind": "buy", "card": "x"},
+                   {"kind": "play_sfx", "card": "nope"}, {"kind": "frobnicate"},
+                   {"kind": "recharge", "slot": "tete"}, {"kind": "install", "choice": "a|b"}):
+        with pytest.raises(IllegalAction):
+            MECHA.decide(state, action, ANNA, ScriptedDice([]))
+    assert state == before
+
+
+# — what a player sees ——————————————————————————————————————————————————————————————
+
+def test_a_player_sees_their_own_hands_only_and_no_pile():
+    state = begin(2, implants=(1, 0))
+    mine = MECHA.view(state, ANNA)
+    assert mine["tokens"]["t1"]["hand"] == state["tokens"]["t1"]["hand"]
+    assert mine["tokens"]["t2"]["hand"] == 5 and mine["tokens"]["t2"]["sfx_hand"] == 1
+    assert all(isinstance(count, int) for count in mine["piles"].values())
+    assert MECHA.view(state, GM) == state
+    spectator = MECHA.view(state, Actor(99, is_spectator=True))
+    assert spectator["tokens"]["t1"]["hand"] == 5
+
+
+def test_the_tournament_record_is_written_back():
+    state = begin(2, implants=(1, 0))
+    state["result"] = {"winner": "t1", "champion": "t1", "reason": "champion", "points": {}}
+    state["tokens"]["t1"]["loot"] = ["x#1"] * 12
+    sheets = {1: {**MECHA.new_sheet()}, 2: {**MECHA.new_sheet()}}
+    changed = MECHA.between_matches(state, sheets)
+    assert changed[1]["wins"] == 1 and changed[1]["titles"] == 1
+    assert changed[1]["best_points"] == 12
+    assert changed[2]["tournaments"] == 1 and changed[2]["wins"] == 0
+    assert MECHA.validate_sheet(changed[1]) == []
+
+
+def test_a_house_bot_defender_offers_its_toughest_part_and_plays_its_turn():
+    state, _first, second = attack_phase()
+    _, state = act(state, {"kind": "set_bot", "seat": second, "on": "on"})
+    assert state["tokens"][second]["bot"]
+    events, _after = apply(MECHA, state, {"kind": "attack", "target": second}, ANNA,
+                          ScriptedDice([2, 4, 6] + [1] * 40))
+    chosen = next(event for event in events if event.kind == "part_chosen")
+    assert chosen.payload["bot"] and chosen.payload["by"] == second
+    assert chosen.payload["slot"] in ("tete", "bras_g", "jambes")  # défense 3, not the torse
+    # the strike, then the bot's own attack: it does not wait for a click
+    kinds = [event.kind for event in events]
+    assert kinds.count("struck") >= 1 and "radar_rolled" in kinds[kinds.index("struck"):]
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "set_bot", "seat": second, "on": ""}, ANNA)  # the host's call
+
+
+# — invariants of the dice (Hypothesis) ————————————————————————————————————————————————
+
+faces = st.lists(st.integers(1, 6), max_size=12)
+
+
+@given(faces, faces)
+def test_a_strike_hits_only_above_the_defence_and_costs_one_plus_its_sixes(attack, defence):
+    found = Strike(tuple(attack), tuple(defence))
+    assert found.hit == (sum(attack) > sum(defence))
+    assert found.damage == ((1 + attack.count(6)) if found.hit else 0)
+    assert found.damage >= 0
+
+
+@given(st.dictionaries(st.sampled_from(["t1", "t2", "t3", "t4"]), st.integers(0, 6),
+                       min_size=2), st.integers(0, 10_000))
+def test_the_order_holds_every_fighter_once_highest_first(pools, seed):
+    order, rolled, _ties = order_by_movement(SeededDice(seed), pools)
+    assert sorted(order) == sorted(pools)
+    totals = [rolled[tid]["total"] for tid in order]
+    assert totals == sorted(totals, reverse=True)
+    assert all(len(rolled[tid]["dice"]) == pools[tid] for tid in pools)
+
+
+def test_the_hosts_situational_modifier_is_an_event_and_counts_once():
+    state, first, second = attack_phase()
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "modifier", "seat": second, "roll": "defence", "dice": -2}, BORIS)
+    events, state = act(state, {"kind": "modifier", "seat": second, "roll": "defence",
+                                "dice": "-2", "reason": "ring glissant"})
+    assert events[0].kind == "modifier_set" and events[0].payload["reason"] == "ring glissant"
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
+    events, state = act(state, {"kind": "take_strike"}, faces=[1] * 6 + [6])
+    assert events[0].payload["defence_dice"] == 1  # crâne blindé 3 − 2
+    assert state["tokens"][second]["buffs"]["defence"] == 0
+    assert state["tokens"][first]["buffs"]["attack"] == 0
+
+
+def test_a_tournament_needs_two_to_four_players_and_a_big_enough_deck():
+    def setup(players: int, content=None) -> MatchSetup:
+        return MatchSetup("T", tuple(ParticipantSetup(f"P{i}") for i in range(players)),
+                          options={"content": content or {}})
+
+    for players in (1, 5):
+        with pytest.raises(IllegalAction, match="2"):
+            MECHA.start(setup(players), SeededDice(1))
+    no_torses = {"left_out": [{"key": f"gm-{key}", "name": key, "card": key}
+                              for key, card in content.PARTS.items()
+                              if card["family"] == "torse"]}
+    with pytest.raises(IllegalAction, match="torses"):
+        MECHA.start(setup(2, no_torses), SeededDice(1))
+
+
+def test_a_house_bot_raises_its_shield_before_the_strike():
+    state, first, second = attack_phase()
+    state["tokens"][second].update(sfx_hand=["bouclier_ionique#1"], credits=100)
+    _, state = act(state, {"kind": "set_bot", "seat": second, "on": "on"})
+    _, state = act(state, {"kind": "attack", "target": second}, ANNA, faces=[1, 2, 2])
+    events, _ = apply(MECHA, state, {"kind": "choose_part", "slot": "tete"}, ANNA,
+                      SeededDice(3))
+    kinds = [event.kind for event in events]
+    assert kinds[:2] == ["part_chosen", "sfx_played"] and events[1].payload["bot"]
+    struck = events[kinds.index("struck")].payload
+    assert struck["defence_dice"] == 5 and struck["attacker"] == first
+
+
+def test_the_host_lets_the_bot_play_one_move_for_an_absent_player():
+    state, first, _second = attack_phase()
+    assert state["turn"] == first
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "stand_in"}, BORIS)
+    events, state = act(state, {"kind": "stand_in"}, faces=[1, 2, 2])
+    assert [event.kind for event in events] == ["radar_rolled"]
+    assert events[0].payload["bot"] and events[0].payload["attacker"] == first
+    assert not state["tokens"][first]["bot"]  # the seat stays its player's
+    assert state["turn"] == first  # the bot chose to aim; the player goes on

@@ -1,0 +1,159 @@
+"""Chasse préhistorique through the real table engine: a scripted hunt with fold(log) ==
+snapshot after every step, rewind and redo, the sheets written back at the end; then the
+JSON API (forms, refusals) and the table page in both languages."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+from sqlalchemy import select, update
+
+from app.models import Character, Membership, Role, User
+from app.rules.chasse.sheet import blank_sheet
+from app.rules.dice import ScriptedDice
+from app.services import campaigns, tables
+from app.services.access import load_campaign_access
+from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+
+pytest_plugins = ["tests.match_fixtures"]
+
+SECRET = "test-secret"
+
+
+@pytest.fixture
+def hunt(db, api):
+    """GM Mia; Paul plays Ourk (javelin and spear); a lone boar in the valley."""
+    users = {name: api(name) for name in ("mia", "paul")}
+    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["mia"].id),
+                                         name="Tribu", system="chasse")
+    db.add(Membership(campaign_id=campaign.id, user_id=users["paul"].id, role=Role.PLAYER))
+    ourk = Character(campaign_id=campaign.id, owner_id=users["paul"].id, name="Ourk",
+                     sheet={**blank_sheet(), "weapons": ["javelot", "lance"]})
+    db.add(ourk)
+    db.commit()
+    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
+              for name, user in users.items()}
+    match = tables.create_match(db=db, secret=SECRET, access=access["mia"], name="Chasse",
+                                character_ids=[ourk.id], options={}, dice=ScriptedDice([]))
+    return access, match, ourk.id, users
+
+
+def test_a_scripted_hunt_folds_to_the_snapshot(db, hunt):
+    access, match, ourk, _users = hunt
+    gm, paul = access["mia"], access["paul"]
+    # Ourk starts at (24, 34); the boar 7" north, alone.
+    play(db, SECRET, match, [
+        Step(gm, {"kind": "add_prey", "species": "sanglier", "x": 24, "y": 27}),
+        Step(gm, {"kind": "begin_hunt"}),
+        Step(paul, {"kind": "next_step"}),                               # 2 → (3) → 4
+        Step(paul, {"kind": "move", "token": "t1", "x": 24, "y": 31}),   # 3" from the boar
+        # Step 5: a hunter within 3"? 4" away: no. Step 6: throw, 4" = long range (5+).
+        Step(paul, {"kind": "next_step"}),
+        Step(paul, {"kind": "shoot", "token": "t1", "target": "t2", "weapon": "javelot"},
+             [6, 2]),                                                     # hit, save 2 < 5
+        Step(paul, {"kind": "next_step"}),                                # → 7
+        # Leaving 7: no contact. Step 8: attacked → blue 6 (agressive, alone) = charge,
+        # red 2: 8 + 2 = 10" → contact with Ourk, melee at once with +1: the boar hits on
+        # 5 + 1, Ourk's save 6 fails at 3; Ourk strikes back 4 ≥ 4, the boar's save 1.
+        Step(paul, {"kind": "next_step"}, [6, 2, 5, 3, 4, 1]),
+    ])
+    db.refresh(match)
+    state = match.state
+    assert state["step"] == 10
+    boar, hunter = state["tokens"]["t2"], state["tokens"]["t1"]
+    assert boar["wounds"] == 2 and hunter["wounds"] == 1
+    charge = [e for e in state["tokens"].values() if e["kind"] == "prey"]
+    assert charge and boar["fought"]
+    assert_rewind_and_redo_round_trip(db, gm, match, to_seq=8)
+    play(db, SECRET, match, [Step(gm, {"kind": "end_hunt"})])
+    db.refresh(match)
+    assert match.status == "finished"
+    db.expire_all()
+    sheet = db.get(Character, ourk).sheet
+    assert (sheet["hunts"], sheet["wounds"], sheet["dead"]) == (1, 0, False)
+
+
+def test_the_json_api_gives_the_forms_and_refuses_illegal_moves(db, hunt):
+    _access, match, _ourk, users = hunt
+    base = f"/campaigns/{match.campaign_id}/matches/{match.id}"
+    kinds = {f["kind"] for f in users["mia"].get(base).json()["legal_actions"]}
+    assert {"choose_scenario", "add_prey"} <= kinds and "begin_hunt" not in kinds
+    assert users["paul"].post(base + "/actions", json={"action": {
+        "kind": "choose_scenario", "scenario": "vallee"}}).status_code == 422
+    assert users["mia"].post(base + "/actions", json={"action": {
+        "kind": "choose_scenario", "scenario": "vallee"}}).status_code == 200
+    assert users["mia"].post(base + "/actions", json={"action": {
+        "kind": "begin_hunt"}}).status_code == 200
+    paul = users["paul"].get(base).json()
+    assert {f["kind"] for f in paul["legal_actions"]} >= {"next_step", "note"}
+    assert users["paul"].post(base + "/actions", json={"action": {
+        "kind": "next_step"}}).status_code == 200
+    seq = users["paul"].get(base).json()["seq"]
+    refused = users["paul"].post(base + "/actions", json={"action": {
+        "kind": "move", "token": "t1", "x": 24, "y": 10}})
+    assert refused.status_code == 422
+    assert users["paul"].get(base).json()["seq"] == seq  # nothing stored
+
+
+@pytest.fixture
+def hunt_page(db, web, libre_dice):
+    people = {name: web(name) for name in ("mia", "paul")}
+    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
+    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="Tribu",
+                                         system="chasse")
+    db.add(Membership(campaign_id=campaign.id, user_id=ids["paul"], role=Role.PLAYER))
+    ourk = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Ourk",
+                     sheet={**blank_sheet(), "weapons": ["javelot"]})
+    db.add(ourk)
+    db.execute(update(User).values(locale="en"))
+    db.commit()
+    return people, campaign.id, ourk.id, libre_dice
+
+
+def test_the_table_page_runs_a_hunt(db, hunt_page):
+    people, campaign_id, ourk, _dice = hunt_page
+    mia, paul = people["mia"], people["paul"]
+    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": mia.csrf(), "name": "Vallée", "characters": [str(ourk)],
+        "width": "48", "height": "36", "unit": "in"}, follow_redirects=False)
+    assert opened.status_code == 303, opened.text
+    url = opened.headers["location"]
+    page = BeautifulSoup(mia.client.get(url).text, "html.parser")
+    assert page.select_one("#action-choose_scenario select[name=scenario]") is not None
+    for kind, fields in (("choose_scenario", {"scenario": "mammouth"}), ("begin_hunt", {})):
+        done = mia.client.post(url + "/actions", data={"csrf_token": mia.csrf(), "kind": kind,
+                                                       **fields}, follow_redirects=False)
+        assert done.status_code == 303, done.text
+    page = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    assert page.select_one(".steps [aria-current=step]").text.strip() == "Lighting fires"
+    assert page.select_one("#action-light_fire") is not None
+    assert "Mammouth" in page.select_one(".participants").text
+    moved = paul.client.post(url + "/actions", data={"csrf_token": paul.csrf(),
+                                                     "kind": "next_step"},
+                             follow_redirects=False)
+    assert moved.status_code == 303, moved.text
+    page = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    move = page.select_one("#action-move")
+    assert move is not None and move.select_one("input[name=group]") is not None
+    assert 'Ourk at (24, 33): 6" left' in move.select_one(".help").text
+    paul.post("/account", {"display_name": "Paul", "locale": "fr"})
+    french = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    assert french.select_one(".steps [aria-current=step]").text.strip() == \
+        "Mouvements des chasseurs et charges"
+    assert "La chasse commence." in french.text
+
+
+def test_the_sheet_pages_render(db, hunt_page):
+    people, campaign_id, ourk, _dice = hunt_page
+    paul = people["paul"]
+    view = BeautifulSoup(paul.client.get(f"/campaigns/{campaign_id}/characters/{ourk}").text,
+                         "html.parser")
+    assert view.select_one(".sheet-chasse .sheet-weapons").text.strip() == "Javelot"
+    edit = BeautifulSoup(paul.client.get(
+        f"/campaigns/{campaign_id}/characters/{ourk}/edit").text, "html.parser")
+    assert edit.select_one("select[name=profile]") is not None
+    printed = paul.client.get(f"/campaigns/{campaign_id}/characters/{ourk}/print")
+    assert printed.status_code == 200
+    card = BeautifulSoup(printed.text, "html.parser").select_one(".print-chasse .weapon-table")
+    assert [td.text for td in card.select("tbody tr")[0].select("td")] == [
+        '3" / 6"', "4+ / 4+ / 4+", "6+ / 5+ / 4+"]

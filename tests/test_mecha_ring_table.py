@@ -1,0 +1,294 @@
+"""Mecha-Ring through the real engine, the web pages, the JSON API and the live stream.
+
+Mia is the GM (the host); Paul runs the Écurie Boulon (3 implants: he drafts first), Pia the
+Team Acier Hurlant. The set-up is drawn with seeded dice; each later step scripts its dice
+from the robots the draft gave (a pool of N dice gets N faces).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select, update
+
+from app.models import Character, Match, Membership, Role, User
+from app.rules.dice import ScriptedDice, SeededDice
+from app.rules.mecha_ring.robot import total
+from app.services import campaigns, tables
+from app.services.access import load_campaign_access
+from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+from tests.test_match_stream import first_state, read_messages
+
+pytest_plugins = ["tests.match_fixtures"]
+SECRET = "test-secret"
+
+
+@pytest.fixture
+def ring(db, web, libre_dice):
+    people = {name: web(name) for name in ("mia", "paul", "pia")}
+    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
+    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="MMMA",
+                                         system="mecha_ring")
+    db.add_all([Membership(campaign_id=campaign.id, user_id=ids[name], role=Role.PLAYER)
+                for name in ("paul", "pia")])
+    boulon = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Écurie Boulon",
+                       sheet={"robot_name": "Boulon-Boum", "crew": "", "implants": 3,
+                              "tournaments": 0, "wins": 0, "titles": 0, "best_points": 0})
+    hurleur = Character(campaign_id=campaign.id, owner_id=ids["pia"], name="Acier Hurlant",
+                        sheet={"robot_name": "Hurleur-IX", "crew": "", "implants": 1,
+                               "tournaments": 0, "wins": 0, "titles": 0, "best_points": 0})
+    db.add_all([boulon, hurleur])
+    db.execute(update(User).values(locale="en"))
+    db.commit()
+    access = {name: load_campaign_access(db, db.get(User, ids[name]), campaign.id)
+              for name in people}
+    return {"people": people, "access": access, "campaign": campaign.id,
+            "boulon": boulon.id, "hurleur": hurleur.id, "dice": libre_dice}
+
+
+def open_tournament(db, ring, name: str = "Tournoi") -> Match:
+    match = tables.create_match(db=db, secret=SECRET, access=ring["access"]["mia"], name=name,
+                                character_ids=[ring["boulon"], ring["hurleur"]],
+                                dice=SeededDice(11))
+    db.commit()
+    return match
+
+
+def pool(match: Match, tid: str, value: str) -> int:
+    state = match.state
+    return total(state["tokens"][tid]["robot"], state["catalogue"]["parts"], value)
+
+
+def one(db, match: Match, access, action: dict, faces=()) -> Match:
+    return play(db, SECRET, match, [Step(access, action, list(faces))])
+
+
+def test_a_scripted_round_through_the_engine_folds_rewinds_and_redoes(db, ring):
+    match = open_tournament(db, ring)
+    gm, paul, pia = (ring["access"][name] for name in ("mia", "paul", "pia"))
+    assert match.state["seats"] == ["t1", "t2"]  # Paul has more implants: he drafts first
+    start_seq = match.seq
+    # the order: Paul's Mouvement dice all 6, Pia's all 1 (no tie unless both pools are 0)
+    m1, m2 = pool(match, "t1", "mouvement"), pool(match, "t2", "mouvement")
+    assert m1 > 0
+    one(db, match, pia, {"kind": "roll_order"}, [6] * m1 + [1] * m2)
+    assert match.state["fight"]["order"] == ["t1", "t2"]
+    # Pia, last, may climb over Paul for one leg energy: she keeps her place
+    if match.state["fight"]["step"] == "climb":
+        with pytest.raises(Exception, match=r"votre tour|your turn"):
+            one(db, match, paul, {"kind": "climb", "climb": "on"})
+        one(db, match, pia, {"kind": "climb", "climb": ""})
+    assert match.state["turn"] == "t1"
+    # Paul attacks: radar all odd (he chooses), or no radar die (Pia chooses)
+    radar = pool(match, "t1", "radar")
+    one(db, match, paul, {"kind": "attack", "target": "t2"}, [1] * radar)
+    pending = match.state["fight"]["pending"]
+    assert pending["chooser"] == ("t1" if radar else "t2")
+    attack = pool(match, "t1", "attaque")
+    parts = match.state["catalogue"]["parts"]
+    head = match.state["tokens"]["t2"]["robot"]["tete"]
+    defence = parts[head["card"].split("#")[0]]["defense"]
+    strike = [6] * attack + [1] * defence
+    if radar:
+        one(db, match, paul, {"kind": "choose_part", "slot": "tete"})
+        one(db, match, pia, {"kind": "take_strike"}, strike)
+    else:
+        one(db, match, pia, {"kind": "choose_part", "slot": "tete"}, strike)
+    # every 6 costs one more energy: the head is destroyed, into Paul's loot
+    assert match.state["tokens"]["t2"]["robot"]["tete"] is None
+    assert match.state["tokens"]["t1"]["loot"] == [head["card"]]
+    # Pia's turn: radar dice all even (Paul would choose) — she has no head left to look with
+    radar2 = pool(match, "t2", "radar")
+    one(db, match, pia, {"kind": "attack", "target": "t1"}, [2] * radar2)
+    assert match.state["fight"]["pending"]["chooser"] == "t1"
+    attack2 = pool(match, "t2", "attaque")
+    legs = match.state["tokens"]["t1"]["robot"]["jambes"]
+    legs_defence = parts[legs["card"].split("#")[0]]["defense"]
+    one(db, match, paul, {"kind": "choose_part", "slot": "jambes"},
+        [1] * attack2 + [6] * legs_defence)  # a sum that does not exceed: dodged
+    assert match.state["fight"]["step"] == "repairs"
+    one(db, match, paul, {"kind": "ready", "seat": "t1"})
+    one(db, match, gm, {"kind": "ready", "seat": "t2"})
+    assert match.state["fight"]["round"] == 2
+    assert_rewind_and_redo_round_trip(db, gm, match, to_seq=start_seq + 2)
+
+
+def test_the_table_page_offers_only_legal_forms_and_hides_the_other_hand(db, ring):
+    mia, paul, pia = (ring["people"][name] for name in ("mia", "paul", "pia"))
+    base = f"/campaigns/{ring['campaign']}/matches"
+    ring["dice"].current = SeededDice(5)  # the set-up's draws
+    response = mia.client.post(base, data={
+        "csrf_token": mia.csrf(), "name": "Le grand tournoi",
+        "characters": [str(ring["boulon"]), str(ring["hurleur"])]}, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    url = response.headers["location"]
+    db.commit()
+    match = db.get(Match, int(url.rsplit("/", 1)[1]))
+    state = match.state
+    pia_hand = state["tokens"]["t2"]["hand"] + state["tokens"]["t2"]["sfx_hand"]
+    names = {state["catalogue"]["parts"].get(c.split("#")[0], {}).get("name") for c in pia_hand}
+    page = paul.page(url)
+    robots = page.select(".mecha-robot")
+    assert [r.select_one("h3").contents[0].strip() for r in robots] == ["Écurie Boulon",
+                                                                        "Acier Hurlant"]
+    assert len(page.select('#participant-t1 .robot-card:not(.missing)')) == 5
+    assert page.select_one("#participant-t2 .hands").get_text(" ", strip=True).startswith(
+        "5 part(s) in hand")
+    assert page.select("#participant-t2 .card-in-hand") == []
+    assert len(page.select("#participant-t1 .card-in-hand")) == 5
+    kinds = {form["data-kind"] for form in page.select("#action-panel form.action")}
+    assert "roll_order" in kinds and "correct" not in kinds and "end_match" not in kinds
+    gm_kinds = {form["data-kind"] for form in mia.page(url).select("#action-panel form.action")}
+    assert {"roll_order", "correct", "end_match"} <= gm_kinds
+    # the order through the form
+    ring["dice"].current = SeededDice(9)
+    response = pia.client.post(url + "/actions", data={"csrf_token": pia.csrf(),
+                                                       "kind": "roll_order"})
+    assert response.status_code in (200, 303), response.text
+    log = " ".join(li.get_text(" ", strip=True) for li in paul.page(url).select("#log > li"))
+    assert "Order of round 1 by the Mouvement dice" in log
+    # a bad value is refused with a reason, nothing stored
+    seq = ring_seq(db, url)
+    refused = paul.client.post(url + "/actions", data={"csrf_token": paul.csrf(),
+                                                       "kind": "buy", "choice": "x|hand"})
+    assert refused.status_code == 422 and "not the moment" in refused.text
+    assert ring_seq(db, url) == seq
+    del names  # the names may appear in the market too: the ids are checked below
+
+
+def ring_seq(db, url: str) -> int:
+    db.commit()
+    return db.get(Match, int(url.rsplit("/", 1)[1])).seq
+
+
+def test_hands_never_reach_another_player_api_log_or_stream(db, ring):
+    match = open_tournament(db, ring, "Secrets")
+    pia_cards = match.state["tokens"]["t2"]["hand"] + match.state["tokens"]["t2"]["sfx_hand"]
+    paul_cards = match.state["tokens"]["t1"]["hand"] + match.state["tokens"]["t1"]["sfx_hand"]
+    pile_cards = match.state["piles"]["parts"][:5]
+    base = f"/api/v1/campaigns/{ring['campaign']}/matches/{match.id}"
+    page_url = f"/campaigns/{ring['campaign']}/matches/{match.id}"
+    paul, pia, mia = (ring["people"][name] for name in ("paul", "pia", "mia"))
+    for who, own, other in ((paul, paul_cards, pia_cards), (pia, pia_cards, paul_cards)):
+        body = who.client.get(base).json()
+        raw = json.dumps(body) + json.dumps(who.client.get(base + "/log").json())
+        with who.client.stream("GET", page_url + "/stream",
+                               headers={"Last-Event-ID": "0"}) as response:
+            raw += "\n".join(m.data for m in read_messages(response, first_state))
+        assert all(card not in raw for card in other + pile_cards)
+        assert all(card in json.dumps(body["state"]) for card in own)
+    gm_raw = json.dumps(mia.client.get(base).json())
+    assert all(card in gm_raw for card in pia_cards + paul_cards)
+
+
+def test_the_json_api_plays_an_action_and_refuses_a_bad_one(db, ring):
+    match = open_tournament(db, ring, "API")
+    paul = ring["people"]["paul"]
+    base = f"/api/v1/campaigns/{ring['campaign']}/matches/{match.id}"
+    body = paul.client.get(base).json()
+    assert {action["kind"] for action in body["legal_actions"]} >= {"roll_order", "note"}
+    refused = paul.client.post(base + "/actions", json={"action": {
+        "kind": "attack", "target": "t2"}, "seq": body["seq"]},
+        headers={"X-CSRF-Token": paul.csrf()})
+    assert refused.status_code == 422, refused.text
+    ring["dice"].current = SeededDice(4)
+    done = paul.client.post(base + "/actions", json={"action": {"kind": "roll_order"},
+                                                     "seq": body["seq"]},
+                            headers={"X-CSRF-Token": paul.csrf()})
+    assert done.status_code == 200, done.text
+    assert paul.client.get(base).json()["state"]["fight"]["order"]
+
+
+def test_the_end_of_the_tournament_writes_the_record_on_the_sheets(db, ring):
+    match = open_tournament(db, ring, "Fin")
+    gm = ring["access"]["mia"]
+    tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                        action={"kind": "end_match"}, expected_seq=None,
+                        dice=ScriptedDice([]))
+    db.commit()
+    boulon = db.get(Character, ring["boulon"])
+    assert boulon.sheet["tournaments"] == 1
+    assert db.get(Match, match.id).status == "finished"
+
+
+def test_the_campaign_page_shows_the_standings_and_the_tournaments(db, ring):
+    match = open_tournament(db, ring, "Coupe d'hiver")
+    tables.apply_action(db=db, secret=SECRET, access=ring["access"]["mia"], match_id=match.id,
+                        action={"kind": "end_match"}, expected_seq=None,
+                        dice=ScriptedDice([]))
+    db.commit()
+    page = ring["people"]["pia"].page(f"/campaigns/{ring['campaign']}")
+    rows = [[cell.get_text(strip=True) for cell in row.select("th, td")]
+            for row in page.select(".mecha-standings table.standings tbody tr")]
+    assert sorted(row[0] for row in rows) == ["Acier Hurlant", "Écurie Boulon"]
+    assert all(row[3] == "1" for row in rows)  # one tournament played each
+    history = page.select_one(".mecha-standings .tournaments").get_text(" ", strip=True)
+    assert "Coupe d'hiver" in history and "Winner" in history and "0 VP" in history
+
+
+def test_a_whole_tournament_of_house_bots_through_the_engine(db, ring):
+    """The host gives both seats to the house bots and lets them play to the end: every step
+    through the real engine, fold(log) == snapshot after each, the record on the sheets."""
+    from tests.table_harness import assert_log_is_the_truth
+
+    match = open_tournament(db, ring, "Robots")
+    gm = ring["access"]["mia"]
+    dice = SeededDice(2026)
+    for seat in ("t1", "t2"):
+        tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                            action={"kind": "set_bot", "seat": seat, "on": "on"},
+                            expected_seq=None, dice=dice)
+        assert_log_is_the_truth(db, match)
+    for _ in range(200):
+        if match.state["status"] == "finished":
+            break
+        tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                            action={"kind": "let_bots_play"}, expected_seq=None, dice=dice)
+        assert_log_is_the_truth(db, match)
+    state = match.state
+    assert state["status"] == "finished" and state["result"]["winner"] in ("t1", "t2")
+    assert state["history"]  # at least one fight fought to its end
+    db.expire_all()
+    sheets = [db.get(Character, ring[name]).sheet for name in ("boulon", "hurleur")]
+    assert [sheet["tournaments"] for sheet in sheets] == [1, 1]
+    assert sum(sheet["wins"] for sheet in sheets) == 1
+
+
+def test_names_typed_by_players_are_never_live_html_nor_escaped_twice(db, ring):
+    db.get(Character, ring["hurleur"]).name = "<b>O'Brien & Cie</b>"
+    db.commit()
+    match = open_tournament(db, ring, "Noms")
+    url = f"/campaigns/{ring['campaign']}/matches/{match.id}"
+    page = ring["people"]["paul"].page(url)
+    assert page.select("#participant-t2 h3 b") == []
+    assert "<b>O'Brien & Cie</b>" in page.select_one("#participant-t2 h3").get_text()
+    host = ring["people"]["mia"].page(url)
+    options = [option.get_text() for option in host.select("#action-panel option")]
+    assert "<b>O'Brien & Cie</b> : crédits" in options  # the host's correction form
+    for text in (page.get_text(), host.get_text()):
+        assert "&amp;" not in text and "&#39;" not in text and "&lt;" not in text
+
+
+def test_the_bots_stop_before_the_campaigns_dice_cap(db, ring):
+    """A campaign capping the dice of one action at 15: the bots' chain stops before the
+    move the cap would refuse, and the host's "let the bots play" goes on from there."""
+    from app.models import Campaign
+
+    match = open_tournament(db, ring, "Plafond")
+    db.get(Campaign, ring["campaign"]).dice_cap = 15
+    db.commit()
+    gm = load_campaign_access(db, db.get(User, ring["access"]["mia"].user.id), ring["campaign"])
+    for seat in ("t1", "t2"):
+        tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                            action={"kind": "set_bot", "seat": seat, "on": "on"},
+                            expected_seq=None, dice=SeededDice(seat))
+    db.refresh(match)
+    seqs = [match.seq]
+    for turn in range(5):
+        tables.apply_action(db=db, secret=SECRET, access=gm, match_id=match.id,
+                            action={"kind": "let_bots_play"}, expected_seq=None,
+                            dice=SeededDice(turn))
+        db.refresh(match)
+        seqs.append(match.seq)
+    assert seqs == sorted(seqs) and seqs[-1] > seqs[0]  # progress, never a refusal
