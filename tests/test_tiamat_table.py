@@ -231,3 +231,51 @@ def test_secret_orders_reach_only_their_writer_and_the_gm(db, warehouse_page):
     assert "sournois" in gm.client.get(url).text
     gm.client.post(url + "/actions", data={"csrf_token": gm.csrf(), "kind": "reveal_orders"})
     assert "Coup de pied sournois" in nicolas.client.get(url).text
+
+
+def test_the_gm_corrects_with_the_words_the_page_shows_and_the_log_says_them(
+        db, warehouse_page):
+    """« à terre », « sonné », « oui » typed as the help says; the log reads them back in
+    words (never a_terre, sonne, True); an unknown word is refused in French, nothing
+    changed."""
+    people, campaign_id, hero, thugs, _dice = warehouse_page
+    gm = people["christophe"]
+    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": gm.csrf(), "name": "Entrepôt n°8",
+        "characters": [str(hero), str(thugs)]}, follow_redirects=False)
+    url = opened.headers["location"]
+    help_text = BeautifulSoup(gm.client.get(url).text, "html.parser").select_one(
+        "#action-gm_adjust").text
+    assert "debout ou à terre" in help_text and "a_terre" not in help_text
+    for field, value in (("posture", "à terre"), ("state", "Sonné"), ("ko", "oui")):
+        assert gm.client.post(url + "/actions", data={
+            "csrf_token": gm.csrf(), "kind": "gm_adjust", "participant": "p1",
+            "field": field, "value": value, "rounds": "2"},
+            follow_redirects=False).status_code == 303
+    text = " ".join(BeautifulSoup(gm.client.get(url).text, "html.parser").stripped_strings)
+    assert "Jack, posture debout → à terre." in text
+    assert "Jack, états aucun → sonné." in text
+    assert "Jack, KO non → oui." in text
+    assert not {"a_terre", "sonne", "True", "False"} & set(text.replace(".", " ").split())
+    refused = gm.client.post(url + "/actions", data={
+        "csrf_token": gm.csrf(), "kind": "gm_adjust", "participant": "p1",
+        "field": "posture", "value": "couché"}, follow_redirects=False)
+    assert refused.status_code == 422
+    assert "« Valeur » : attendu : l'un de debout, à terre" in BeautifulSoup(
+        refused.text, "html.parser").text
+    after = " ".join(BeautifulSoup(gm.client.get(url).text, "html.parser").stripped_strings)
+    assert after.count("Correction du MJ") == 3
+
+
+def test_an_english_reader_gets_the_special_rules_in_english(db, warehouse_page):
+    people, campaign_id, hero, _thugs, _dice = warehouse_page
+    nicolas = people["nicolas"]
+    db.execute(update(User).values(locale="en"))
+    db.commit()
+    view = BeautifulSoup(nicolas.client.get(
+        f"/campaigns/{campaign_id}/characters/{hero}").text, "html.parser")
+    standard = {row.th.contents[0].strip(): row.select_one("td.special").text
+                for row in view.select(".tiamat-standard tr.technique")}
+    assert standard["Lancer de projectile"] == (
+        "Weapon: An object. The longest throw is Force × 2 metres.")
+    assert "Aucune" not in view.select_one(".sheet-tiamat dl").text

@@ -155,6 +155,19 @@ def _as_written(db) -> list[str]:
     texts += [str(sheet.get(field) or "") for (sheet,) in db.execute(
         select(Character.sheet).join(Campaign).where(Campaign.system == "mecha_ring"))
         for field in ("robot_name", "crew")]
+    # Tiamat: techniques, talents, arts, characteristics, skills, attributes, types and gear
+    # are the game's French terms; what a sheet says of its gear and past is the table's.
+    from app.rules.tiamat import content as tiamat
+
+    texts += [technique.name for technique in tiamat.techniques().values()]
+    texts += [art.name for art in tiamat.ARTS.values()]
+    texts += [weapon.name for weapon in tiamat.WEAPONS.values()]
+    texts += [armour.name for armour in tiamat.ARMOURS.values() if armour.key != "aucune"]
+    for names in (tiamat.TALENT_NAMES, tiamat.CHAR_NAMES, tiamat.SKILL_NAMES,
+                  tiamat.ATTRIBUTE_NAMES, tiamat.TYPE_NAMES, tiamat.LOCATION_NAMES):
+        texts += list(names.values())
+    texts += [sheet["equipment"] for (sheet,) in db.execute(select(Character.sheet))
+              if isinstance(sheet, dict) and isinstance(sheet.get("equipment"), str)]
     return sorted({text for text in texts if text}, key=len, reverse=True)
 
 

@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from app.rules.dice import ScriptedDice
-from app.rules.match import Actor, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
 from app.rules.tiamat.errors import TiamatRefusal
 from app.rules.tiamat.profiles import jin, ryu, voyous
 from app.rules.tiamat.sheet import jack
@@ -405,3 +405,42 @@ def test_blinded_and_drunk() -> None:
                                       "characteristic": "intelligence", "skill": "langue",
                                       "difficulty": "tres_difficile"}, [1, 6])
     assert events[0].payload["total"] == 7
+
+
+def test_the_gm_types_postures_and_states_as_the_page_names_them() -> None:
+    """« à terre », « Sonné », « oui »: the words the page shows, accents and case optional;
+    an unknown word is refused with the words it may be, never the keys."""
+    state = jack_first(boxer("straight_punch"))
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "posture",
+                                "value": "À terre"}, [])
+    assert state["participants"]["p1"]["posture"] == "a_terre"
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "state",
+                                "value": "Sonné", "rounds": 1}, [])
+    assert "sonne" in state["participants"]["p1"]["states"]
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "ko",
+                                "value": "oui"}, [])
+    assert state["participants"]["p1"]["ko"] is True
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "state",
+                                "value": "none", "rounds": 1}, [])
+    assert state["participants"]["p1"]["states"] == {}
+    with pytest.raises(IllegalAction) as refused:
+        play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "posture",
+                         "value": "couché"}, [])
+    assert refused.value.message_fr() == "« Valeur » : attendu : l'un de debout, à terre"
+    assert "a_terre" not in refused.value.message
+
+
+def test_a_refused_choice_names_its_field_and_the_game_words_never_keys() -> None:
+    state = jack_first(boxer("straight_punch"))
+    with pytest.raises(IllegalAction) as refused:
+        play(state, GM, {"kind": "test", "participant": "p1", "characteristic": "force",
+                         "difficulty": "impossible"}, [])
+    assert refused.value.message_fr() == (
+        "« Difficulté » : attendu : l'un de facile (4), moyennement facile (6), difficile (8), "
+        "très difficile (10), héroïque (15), surhumaine (20)")
+    with pytest.raises(IllegalAction) as refused:
+        play(state, GM, {"kind": "test", "participant": "p1", "characteristic": "force",
+                         "skill": "kung_fu"}, [])
+    assert refused.value.message_fr() == ("« Compétence » : cette valeur n'est pas l'une de "
+                                          "celles proposées")
+    assert refused.value.message == "“Skill”: this value is not one of those offered"

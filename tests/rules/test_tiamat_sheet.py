@@ -86,3 +86,19 @@ def test_a_player_learns_only_with_the_gm() -> None:
     assert [p.field for p in validate_change(before, after)] == ["techniques"]
     new = {"techniques": [], "arts": []}
     assert validate_change(new, before) == []
+
+
+def test_every_special_rule_and_weapon_reads_in_english_too() -> None:
+    """An English reader gets the special rules and the weapon needed in English
+    (data/techniques_en.json); a French reader the seed's own words; names stay French."""
+    catalogue = techniques()
+    missing = [key for key, t in catalogue.items() if (t.special and not t.special_en)
+               or (t.weapon and not t.weapon_en)]
+    assert missing == []
+    projection = catalogue["projection"]
+    assert projection.special_for("fr") == ("L'adversaire doit être debout. Il est projeté à "
+                                            "2 mètres et tombe à terre.")
+    assert projection.special_for("en") == ("The opponent must be standing. They are thrown 2 "
+                                            "metres and fall to the ground.")
+    assert catalogue["lancer_de_projectile"].weapon_for("en") == "An object"
+    assert catalogue["lancer_de_projectile"].weapon_for("fr") == "Un objet"

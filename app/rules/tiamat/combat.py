@@ -15,15 +15,15 @@ from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.tiamat.content import Technique, techniques
 from app.rules.tiamat.pools import formula_pool, pool
 
-RULE_ATTACK = "Combat « versus » § Résolution d'une attaque"
-RULE_DAMAGE = "Combat « versus » § Dommages"
-RULE_LOCATION = "Combat « versus » § Localisation"
-RULE_LETHAL = "Combat « versus » § Dommages létaux"
-RULE_RANGED = "Combat « versus » § Attaque à distance"
-RULE_SURPRISE = "Combat « versus » § Attaque surprise"
-RULE_STATES = "États"
-RULE_ATTRIBUTES = "Techniques § Attributs"
-RULE_HENCHMEN = "Combat « Beat them all » § Points de santé"
+RULE_ATTACK = "Tiamat § Combat « versus » / Résolution d'une attaque"
+RULE_DAMAGE = "Tiamat § Combat « versus » / Dommages"
+RULE_LOCATION = "Tiamat § Combat « versus » / Localisation"
+RULE_LETHAL = "Tiamat § Combat « versus » / Dommages létaux"
+RULE_RANGED = "Tiamat § Combat « versus » / Attaque à distance"
+RULE_SURPRISE = "Tiamat § Combat « versus » / Attaque surprise"
+RULE_STATES = "Tiamat § États"
+RULE_ATTRIBUTES = "Tiamat § Techniques / Attributs"
+RULE_HENCHMEN = "Tiamat § Combat « Beat them all » / Points de santé"
 
 GRAVE = 10  # « Si le personnage perd au moins 10 points de santé sur un même coup »
 LOCATION_NAMES = {"tete": "tête", "torse": "torse ou dos", "bras_droit": "bras droit",

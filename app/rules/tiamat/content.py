@@ -16,13 +16,13 @@ from importlib import resources
 from typing import Any
 
 SEED = "004_027408667edfd8d5.txt"
-RULE_CHARS = "Conception du personnage § Caractéristiques"
-RULE_DERIVED = ("Conception du personnage § Points de santé / d'énergie / de furie, "
+RULE_CHARS = "Tiamat § Conception du personnage / Caractéristiques"
+RULE_DERIVED = ("Tiamat § Conception du personnage / Points de santé / d'énergie / de furie, "
                 "Initiative, Action")
-RULE_SKILLS = "Conception du personnage § Compétences"
-RULE_TALENTS = "Conception du personnage § Talents"
-RULE_ARTS = "Conception du personnage § Art martial"
-RULE_TECHNIQUES = "Techniques § Prérequis / Ordre d'apprentissage"
+RULE_SKILLS = "Tiamat § Conception du personnage / Compétences"
+RULE_TALENTS = "Tiamat § Conception du personnage / Talents"
+RULE_ARTS = "Tiamat § Conception du personnage / Art martial"
+RULE_TECHNIQUES = "Tiamat § Techniques / Prérequis / Ordre d'apprentissage"
 
 CHARACTERISTICS = ("force", "endurance", "habilete", "rapidite", "perception",
                    "intelligence", "temperament", "volonte")
@@ -204,6 +204,16 @@ class Technique:
     chain: Chain | None = None
     also_ranged: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # For English readers (``data/techniques_en.json``): the special rules and the weapon
+    # needed in English; the names stay French (game terms). Empty: show the French.
+    special_en: str = ""
+    weapon_en: str = ""
+
+    def special_for(self, locale: str) -> str:
+        return self.special_en if locale == "en" and self.special_en else self.special
+
+    def weapon_for(self, locale: str) -> str:
+        return self.weapon_en if locale == "en" and self.weapon_en else self.weapon
 
     @property
     def animal(self) -> bool:
@@ -246,15 +256,18 @@ def techniques() -> dict[str, Technique]:
     # House: the animals' own techniques (« Les animaux utilisent leurs propres techniques
     # de combat (voir bestiaire) »: the bestiary is in the GM's part, not in this text).
     entries += json.loads(data.joinpath("animal_techniques.json").read_text("utf-8"))
+    english = json.loads(data.joinpath("techniques_en.json").read_text("utf-8"))
     found: dict[str, Technique] = {}
     for entry in entries:
         _check(entry)
+        weapon = "" if entry["weapon"] in ("-", "aucune", "Aucune") else entry["weapon"]
         chain = entry.get("chain")
         found[entry["key"]] = Technique(
             key=entry["key"], name=entry["name"], type=entry["type"],
             arts=tuple(entry["arts"]),
             prerequisites=tuple(tuple(group) for group in entry["prerequisites"]),
-            weapon="" if entry["weapon"] in ("-", "aucune", "Aucune") else entry["weapon"],
+            weapon=weapon, weapon_en=english["weapon"].get(weapon, "") if weapon else "",
+            special_en=english["special"].get(entry["key"], ""),
             cost=dict(entry["cost"]), precision=parse_formula(entry["precision"]),
             puissance=parse_formula(entry["puissance"]), location=entry["location"],
             combo=tuple(entry["combo"]), attributes=tuple(entry["attributes"]),
@@ -327,8 +340,8 @@ class Weapon:
 
 WEAPONS = {weapon.key: weapon for weapon in (
     Weapon("couteau", "Couteau", "contact", d6=1, source="seed",
-           reason="Tests et Actions § Dans le texte : « Le couteau apporte un bonus d'un dé à "
-                  "six faces aux dégâts » (Force + 1D6)"),
+           reason="Tiamat § Tests et Actions / Dans le texte : « Le couteau apporte un "
+                  "bonus d'un dé à six faces aux dégâts » (Force + 1D6)"),
     Weapon("pistolet_9mm", "Pistolet 9 mm", "distance", d6=2, uses_force=False,
            ranges=(6, 20, 50), ammo=15, source="seed",
            reason="Armes § Dommage des armes / Portée : 2D6, 6/20/50 mètres, Létale ; "
@@ -357,8 +370,8 @@ class Armour:
 ARMOURS = {armour.key: armour for armour in (
     Armour("aucune", "Aucune", 0, "seed", "—"),
     Armour("blouson_cuir", "Blouson en cuir", 2, "seed",
-           "Combat « versus » § Dommages : « un blouson en cuir lui donnant une protection "
-           "de +2 »"),
+           "Tiamat § Combat « versus » / Dommages : « un blouson en cuir lui donnant une "
+           "protection de +2 »"),
     Armour("gilet_pare_balles", "Gilet pare-balles", 4,
            reason="Pas de table d'armures dans le texte : le double du blouson en cuir"),
 )}

@@ -29,7 +29,7 @@ from app.rules.tiamat.content import (
 )
 from app.rules.tiamat.sheet import characteristics, derived
 
-RULE_FURIE = "Conception du personnage § Points de furie"
+RULE_FURIE = "Tiamat § Conception du personnage / Points de furie"
 
 
 def participant_from(pid: str, name: str, sheet: Mapping[str, Any],

@@ -11,13 +11,14 @@ answers with its défense instinctive at once.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.rules import notation
-from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
+from app.rules.action_fields import flag, int_field, require_gm, text_field
 from app.rules.dice import Dice, Modifier, RollRecord
-from app.rules.match import Actor, Event, State, handler_for
+from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State, handler_for
 from app.rules.tiamat.combat import (
     ARMED_PARADES,
     RANGE_MODIFIERS,
@@ -36,23 +37,22 @@ from app.rules.tiamat.combat import (
 )
 from app.rules.tiamat.content import (
     CHAR_NAMES,
-    CHARACTERISTICS,
     SKILL_NAMES,
     Technique,
     techniques,
 )
 from app.rules.tiamat.errors import TiamatRefusal
 from app.rules.tiamat.match import active, defence_options
-from app.rules.tiamat.pools import DIFFICULTIES, pool, simple_test
+from app.rules.tiamat.pools import DIFFICULTIES, DIFFICULTY_NAMES, pool, simple_test
 
-RULE_INITIATIVE = "Combat « versus » § Initiative"
-RULE_MOVES = "Combat « versus » § Mouvements"
-RULE_PREPARE = "Combat « versus » § Se préparer"
-RULE_POSTURE = "Combat « versus » § Posture"
-RULE_COMBO = "Techniques § Combo / Les enchaînements"
-RULE_KILL = "Combat « versus » § Mise à mort"
-RULE_SUBMISSION = "Techniques § Attributs / Soumission"
-RULE_BTA = "Combat « Beat them all »"
+RULE_INITIATIVE = "Tiamat § Combat « versus » / Initiative"
+RULE_MOVES = "Tiamat § Combat « versus » / Mouvements"
+RULE_PREPARE = "Tiamat § Combat « versus » / Se préparer"
+RULE_POSTURE = "Tiamat § Combat « versus » / Posture"
+RULE_COMBO = "Tiamat § Techniques / Combo / Les enchaînements"
+RULE_KILL = "Tiamat § Combat « versus » / Mise à mort"
+RULE_SUBMISSION = "Tiamat § Techniques / Attributs / Soumission"
+RULE_BTA = "Tiamat § Combat « Beat them all »"
 DRAW_AND_SHOOT = ("tir_rapide", "shuriken")
 FOREVER = 10_000
 NAME_MAX = 80
@@ -196,7 +196,7 @@ def _modifiers(action: Mapping[str, Any], technique: Technique) -> list[list]:
     """Ranged modifiers (« Attaque à distance ») and the GM's situational bonus."""
     found: list[list] = []
     if technique.type == "distance" or (technique.also_ranged and flag(action, "ranged")):
-        distance = choice_field(action, "range", list(RANGE_MODIFIERS), "courte")
+        distance = _choice(action, "range", RANGE_NAMES, "courte")
         if RANGE_MODIFIERS[distance]:
             found.append([RANGE_MODIFIERS[distance], {"bout_portant": "bout portant",
                                                       "longue": "longue portée"}[distance]])
@@ -703,7 +703,7 @@ MANOEUVRES = ("move", "run", "stand_up", "go_down", "prepare", "draw")
 def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                ) -> list[Event]:
     me = _require_turn(state, actor)
-    what = choice_field(action, "what", MANOEUVRES)
+    what = _choice(action, "what", MANOEUVRES)
     if me["actions_left"] < 1:
         raise _refuse("no_action_left", name=me["name"])
     changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
@@ -734,10 +734,11 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     else:
         weapon = action.get("weapon") or None
         if weapon is not None and weapon not in me["weapons"]:
-            raise _refuse("bad_field", field="weapon", reason=", ".join(me["weapons"]) or "—")
+            raise _refuse("bad_field", field="weapon", choices=[
+                me["arsenal"].get(key, {}).get("name", key) for key in me["weapons"]])
         changes["weapon"] = weapon
         info["weapon"] = me["arsenal"][weapon]["name"] if weapon else None
-        info["rule"] = "Combat « versus » § Actions de combat possibles"
+        info["rule"] = "Tiamat § Combat « versus » / Actions de combat possibles"
     return [Event("manoeuvred", {**info, "changes": {me["id"]: changes},
                                  "set": {"combo": None}})]
 
@@ -792,11 +793,11 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
     helpers (« Agir en équipe », +1D10 each) and bonus dice."""
     who = _participant(state, action, "participant")
     _control(actor, who)
-    characteristic = choice_field(action, "characteristic", CHARACTERISTICS)
+    characteristic = _choice(action, "characteristic", CHAR_NAMES)
     skill = action.get("skill") or ""
     if skill and skill not in SKILL_NAMES:
-        raise _refuse("bad_field", field="skill", reason="compétence")
-    difficulty = choice_field(action, "difficulty", list(DIFFICULTIES), "difficile")
+        raise _refuse("bad_field", field="skill")
+    difficulty = _choice(action, "difficulty", DIFFICULTY_NAMES, "difficile")
     helpers = int_field(action, "helpers", 0, 10, 0)
     bonus = int_field(action, "bonus_dice", -5, 5, 0)
     level = int(who["skills"].get(skill, 0)) if skill else 0
@@ -813,7 +814,7 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
                              "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
                              "total": test.record.total, "success": test.success,
                              "margin": test.margin, "rolls": _rolls(test.record),
-                             "rule": "Tests et Actions § Jet de dés simple"})]
+                             "rule": "Tiamat § Tests et Actions / Jet de dés simple"})]
 
 
 def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -825,10 +826,10 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     sides = []
     for side in ("a", "b"):
         who = _participant(state, action, f"participant_{side}")
-        characteristic = choice_field(action, f"characteristic_{side}", CHARACTERISTICS)
+        characteristic = _choice(action, f"characteristic_{side}", CHAR_NAMES)
         skill = action.get(f"skill_{side}") or ""
         if skill and skill not in SKILL_NAMES:
-            raise _refuse("bad_field", field=f"skill_{side}", reason="compétence")
+            raise _refuse("bad_field", field=f"skill_{side}")
         bonus = int_field(action, f"bonus_{side}", -10, 10, 0)
         level = int(who["skills"].get(skill, 0)) if skill else 0
         labels = tuple(Modifier(value, label) for value, label in (
@@ -844,7 +845,7 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         "char_b": CHAR_NAMES[char_b],
         "skill_a": skill_a, "skill_b": skill_b, "total_a": roll_a.total,
         "total_b": roll_b.total, "initiator_wins": roll_a.total > roll_b.total,
-        "rolls": _rolls(roll_a, roll_b), "rule": "Tests et Actions § Jet d'opposition"})]
+        "rolls": _rolls(roll_a, roll_b), "rule": "Tiamat § Tests et Actions / Jet d'opposition"})]
 
 
 JUMP_DIFFICULTIES = (4, 6, 8, 10, 15)  # « Saut »: Habileté +1 … +5 mètres
@@ -862,7 +863,7 @@ def _jump(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
     metres = int_field(action, "metres", 1, habilete + len(JUMP_DIFFICULTIES))
     changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
     payload: dict[str, Any] = {"name": me["name"], "metres": metres, "free": metres <= habilete,
-                               "rule": "Combat « versus » § Mouvements / Saut"}
+                               "rule": "Tiamat § Combat « versus » / Mouvements / Saut"}
     if metres > habilete:
         difficulty = JUMP_DIFFICULTIES[metres - habilete - 1]
         acrobatie = int(me["skills"].get("acrobatie", 0))
@@ -911,6 +912,62 @@ def _reveal_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: 
 
 
 ADJUSTABLE = ("sante", "energie", "furie", "actions_left", "down")
+# What the GM types for a posture, a state or KO: the game's words as the page shows them
+# (« à terre », « sonné »), accents and case optional; the key is also read (the API).
+POSTURE_WORDS = {"debout": "debout", "a_terre": "à terre"}
+STATE_WORDS = {"sonne": "sonné", "terrorise": "terrorisé", "epuise": "épuisé",
+               "aveugle": "aveuglé", "ivre": "ivre", "empoisonne": "empoisonné",
+               "malade": "malade", "aucun": "aucun"}
+# An English reader's words for the same things (the help says « none » clears the states).
+ALIASES = {"none": "aucun", "standing": "debout", "on_the_ground": "a_terre", "down": "a_terre"}
+KO_WORDS = {"oui": "oui", "non": "non", "on": "on", "off": "off", "yes": "yes", "no": "no",
+            "true": "true", "false": "false", "1": "1", "0": "0"}
+
+
+RANGE_NAMES = {"courte": "courte", "bout_portant": "bout portant", "longue": "longue"}
+# The fields of Tiamat's forms as the page labels them, for a refusal to name them so.
+FIELD_LABELS.update({
+    "participant": ("Who", "Qui"), "participant_a": ("Who acts", "Qui agit"),
+    "participant_b": ("Who opposes", "Qui s'oppose"),
+    "characteristic_a": ("Characteristic", "Caractéristique"),
+    "characteristic_b": ("Characteristic", "Caractéristique"),
+    "skill_a": ("Skill", "Compétence"), "skill_b": ("Skill", "Compétence"),
+    "bonus_a": ("Bonus points (GM)", "Points de bonus (MJ)"),
+    "bonus_b": ("Bonus points (GM)", "Points de bonus (MJ)"),
+    "technique": ("Technique", "Technique"), "option": ("Technique", "Technique"),
+    "metres": ("Length in metres", "Longueur en mètres"),
+    "amount": ("How many hours or days", "Combien d'heures ou de jours"),
+    "rounds": ("Rounds (states)", "Tours (états)"),
+    "helpers": ("Helpers", "Équipiers"),
+    "bonus_dice": ("Bonus or malus dice (D10)", "Dés de bonus ou de malus (D10)"),
+    "difficulty": ("Difficulty", "Difficulté"),
+    "gm_modifier": ("Situational modifier (GM)", "Modificateur de situation (MJ)"),
+    "range": ("Range", "Portée"), "location": ("Location", "Localisation"),
+    "orders": ("Orders", "Ordres"), "weapon": ("Weapon", "Arme"),
+})
+
+
+def _choice(action: Mapping[str, Any], field: str, choices: Mapping[str, str] | Sequence[str],
+            default: str | None = None) -> str:
+    """One of the keys a form offers. Refused with the game's words for them when they are
+    named (« très difficile (10) »), else as « not one of those offered »; never the keys."""
+    value = action.get(field, default)
+    if value in choices:
+        return value
+    if isinstance(choices, Mapping):
+        raise IllegalAction("bad_field", field=field, choices=list(choices.values()))
+    raise IllegalAction("bad_field", field=field)
+
+
+def _word(action: Mapping[str, Any], field: str, words: Mapping[str, str]) -> str:
+    """The key of a word typed as the page names it; refused with the words if unknown."""
+    typed = unicodedata.normalize("NFKD", str(action.get(field, "")).strip().lower())
+    plain = "".join(c for c in typed if not unicodedata.combining(c))
+    key = "_".join(plain.replace("-", " ").replace("_", " ").split())
+    key = ALIASES.get(key, key) if key not in words else key
+    if key not in words:
+        raise IllegalAction("bad_field", field=field, choices=list(words.values()))
+    return key
 
 
 def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -918,7 +975,7 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     """The GM corrects a value, changes a posture or a state, recorded with a reason."""
     require_gm(actor)
     who = _participant(state, action, "participant")
-    field = choice_field(action, "field", (*ADJUSTABLE, "posture", "state", "ko"))
+    field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko"))
     reason = text_field(action, "reason", 200, required=False)
     changes: dict[str, Any] = {}
     before: Any
@@ -932,13 +989,14 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             changes["ko"] = False  # « Il ne se réveillera que lorsqu'il aura regagné 1 point »
     elif field == "posture":
         before = who["posture"]
-        changes["posture"] = choice_field(action, "value", ("debout", "a_terre"))
+        changes["posture"] = _word(action, "value", POSTURE_WORDS)
     elif field == "ko":
         before = who["ko"]
-        changes["ko"] = flag(action, "value")
+        value = action.get("value")
+        changes["ko"] = value if isinstance(value, bool) else (
+            _word(action, "value", KO_WORDS) in ("oui", "on", "true", "yes", "1"))
     else:
-        name = choice_field(action, "value", ("sonne", "terrorise", "epuise", "aveugle",
-                                              "ivre", "empoisonne", "malade", "aucun"))
+        name = _word(action, "value", STATE_WORDS)
         rounds = int_field(action, "rounds", 0, 100, 1)
         before = dict(who["states"])
         states = {} if name == "aucun" else {**who["states"],
@@ -961,7 +1019,7 @@ def _recover(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if state.get("pending"):
         raise _refuse("attack_pending")
     who = _participant(state, action, "participant")
-    what = choice_field(action, "what", RECOVERY)
+    what = _choice(action, "what", RECOVERY)
     amount = int_field(action, "amount", 1, 30, 1)
     changes: dict[str, Any] = {}
     rolls: list[RollRecord] = []
@@ -984,7 +1042,7 @@ def _recover(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                                 "before": {k: who[k] for k in changes if k in who},
                                 "after": {k: v for k, v in changes.items() if k != "states"},
                                 "rolls": _rolls(*rolls),
-                                "rule": "Conception du personnage § Points de santé, "
+                                "rule": "Tiamat § Conception du personnage / Points de santé, "
                                         "d'énergie et de furie",
                                 "changes": {who["id"]: changes}})]
 

@@ -14,10 +14,10 @@ from app.rules import notation
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.tiamat.content import Formula
 
-RULE_CONVENTION = "Tests et Actions § Convention des lancers de dés"
-RULE_SIMPLE = "Tests et Actions § Jet de dés simple"
-RULE_OPPOSED = "Tests et Actions § Jet d'opposition"
-RULE_TEAM = "Tests et Actions § Agir en équipe"
+RULE_CONVENTION = "Tiamat § Tests et Actions / Convention des lancers de dés"
+RULE_SIMPLE = "Tiamat § Tests et Actions / Jet de dés simple"
+RULE_OPPOSED = "Tiamat § Tests et Actions / Jet d'opposition"
+RULE_TEAM = "Tiamat § Tests et Actions / Agir en équipe"
 
 DIFFICULTIES = {"facile": 4, "moyennement_facile": 6, "difficile": 8, "tres_difficile": 10,
                 "heroique": 15, "surhumaine": 20}

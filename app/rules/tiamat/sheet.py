@@ -53,9 +53,9 @@ from app.rules.tiamat.content import (
 KINDS = ("pj", "pnj", "hommes_de_main")
 PROFILE_CHAR_MAX = 10  # a GM profile (boss, animal) is not bound by the creation budget
 MEMBERS = (2, 6)  # « Un groupe d'hommes de mains se compose de deux à six individus »
-RULE_MOVE = "Conception du personnage § Vitesse de déplacement"
-RULE_HENCHMEN = "Combat « Beat them all » § hommes de mains"
-RULE_GEAR = "Armes (maison : pas de table d'armes dans le texte)"
+RULE_MOVE = "Tiamat § Conception du personnage / Vitesse de déplacement"
+RULE_HENCHMEN = "Tiamat § Combat « Beat them all » / hommes de mains"
+RULE_GEAR = "Tiamat § Armes (maison)"  # no weapon table in the text: house gear
 WOUND_LOCATIONS = ("tete", "torse", "bras_droit", "bras_gauche", "jambe_droite",
                    "jambe_gauche")
 MAX_TALENT_DRAWS = 100

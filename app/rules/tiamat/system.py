@@ -54,6 +54,9 @@ class TiamatSystem:
     name_fr = "Tiamat"
     name_en = "Tiamat"
     seed_file = "004_027408667edfd8d5.txt"
+    summary = N_("Martial artists fight with techniques: D10 and D6 pools, précision against "
+                 "the defence, puissance against endurance, santé, énergie and furie, combos "
+                 "and chains.")
     uses_board = False
     content_kinds = (ContentKind("weapon", N_("Weapons"), (
         ContentField("kind", N_("Kind"), "choice", choices=(
@@ -69,7 +72,7 @@ class TiamatSystem:
                      required=False),
         ContentField("long_range", N_("Long range (m)"), "int", low=0, high=10000,
                      required=False),
-    ), "Armes § Dommage des armes / Portée des armes (pas de table dans le texte)"),)
+    ), "Tiamat § Armes / Dommage des armes / Portée des armes"),)
     # The two talents come from the D10 x D6 table (« Déterminer ses talents au hasard »).
     rolled_fields = ("talents",)
 
