@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from babel import Locale
+from babel.numbers import format_decimal
 from babel.support import LazyProxy, NullTranslations, Translations
 
 SUPPORTED_LOCALES = ("fr", "en")
@@ -37,14 +38,29 @@ def get_locale() -> str:
     return _current_locale.get()
 
 
+def number(value: float | int, locale: str | None = None) -> str:
+    """A number as the reader writes it: « 9,5 » in French, "9.5" in English. Whole numbers
+    stay as they are (ids, dice, years): only a fraction needs the locale's mark."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, float):
+        return str(value)
+    return format_decimal(value, format="#,##0.##", locale=locale or get_locale())
+
+
+def _localised(variables: dict[str, object]) -> dict[str, object]:
+    return {name: number(value) if isinstance(value, float) else value
+            for name, value in variables.items()}
+
+
 def gettext(message: str, **variables: object) -> str:
     text = translations_for(get_locale()).gettext(message)
-    return text % variables if variables else text
+    return text % _localised(variables) if variables else text
 
 
 def ngettext(singular: str, plural: str, n: int, **variables: object) -> str:
     text = translations_for(get_locale()).ngettext(singular, plural, n)
-    return text % {"num": n, **variables}
+    return text % {"num": n, **_localised(variables)}
 
 
 def lazy_gettext(message: str, **variables: object) -> LazyProxy:

@@ -278,6 +278,36 @@ class Roll(Base):
     user: Mapped[User | None] = relationship(lazy="joined")
 
 
+class ChatMessage(Base):
+    """One line of a campaign's chat: to the whole table, to the GM, or to one member.
+
+    An inline roll (``/r 2d6``) is a signed ``Roll`` of the roll log, linked by ``roll_id``;
+    the message shows it to whoever may read the message (``app.services.chat``).
+    """
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_campaign_id_id", "campaign_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    # table (every member) · gm (the sender and the GM) · member (the sender and recipient)
+    audience: Mapped[str] = mapped_column(String(16), default="table")
+    recipient_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"))
+    body: Mapped[str] = mapped_column(Text)
+    roll_id: Mapped[int | None] = mapped_column(ForeignKey("rolls.id", ondelete="SET NULL"))
+    # From a campaign file: who wrote it and to whom, as the file says (``{"user": name,
+    # "recipient": name}``); never linked to a local account.
+    imported: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    user: Mapped[User | None] = relationship(lazy="joined", foreign_keys=[user_id])
+    recipient: Mapped[User | None] = relationship(lazy="joined", foreign_keys=[recipient_id])
+    roll: Mapped[Roll | None] = relationship(lazy="joined")
+
+
 class ActionRequest(Base):
     """An ``Idempotency-Key`` seen on a match action, with the answer it got."""
 

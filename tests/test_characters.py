@@ -171,7 +171,7 @@ def test_sheet_problems_are_listed_next_to_their_fields_and_nothing_is_saved(tab
     assert response.status_code == 422
     page = soup(response)
     hp = page.select_one(".sheet-problem[data-field=hp]")
-    assert "whole number" in hp.text and "libre (house)" in hp.text
+    assert "whole number" in hp.text and "Free play (house rule)" in hp.text
     assert "1 to 40 characters" in page.select_one(".sheet-problem[data-field='counters.1']").text
     assert {item["data-field"] for item in page.select(".sheet-problems li")} == {
         "hp", "counters.1"}
@@ -475,7 +475,8 @@ def test_api_sheet_problems(api_table):
     error = response.json()["error"]
     assert error["code"] == "invalid_sheet" and error["field"] == "sheet.hp"
     assert [(p["field"], p["rule"]) for p in error["details"]["problems"]] == [
-        ("hp", "libre (house)"), ("counters", "libre (house)"), ("sheet", "libre (house)")]
+        ("hp", "Free play (house rule)"), ("counters", "Free play (house rule)"),
+        ("sheet", "Free play (house rule)")]
     assert error["details"]["problems"][2]["message"] == "Unknown fields: xp."
     assert pia.get(api_url(api_table)).json() == []
 

@@ -149,6 +149,10 @@ def test_the_table_page_plays_an_attack(db, lab_page):
     page = BeautifulSoup(paul.client.get(url).text, "html.parser")
     form = page.select_one("#action-attack")
     assert form is not None and form.select_one("input[name=mod_obscurite]") is not None
+    # « Cible » never defaults to the attacker.
+    assert form.select_one("select[name=token] option[selected], select[name=token] option")[
+        "value"] == "t1"
+    assert form.select_one("select[name=target] option[selected]")["value"] == "t2"
     dice.script(23, 80)
     done = paul.client.post(url + "/actions", data={
         "csrf_token": paul.csrf(), "kind": "attack", "token": "t1", "weapon": "poing",

@@ -178,7 +178,8 @@ def test_a_resume_position_out_of_range_is_a_4xx_on_every_stream(libre_match, se
     200 and wait (the read times out instead of hanging the suite)."""
     table = libre_match
     streams = [table.url + "/stream", f"/campaigns/{table.campaign_id}/rolls/stream",
-               "/api/v1" + table.url + "/stream"]
+               "/api/v1" + table.url + "/stream", f"/campaigns/{table.campaign_id}/chat/stream",
+               f"/api/v1/campaigns/{table.campaign_id}/chat/stream"]
     with httpx.Client(base_url=server.url, cookies=dict(table.gm.client.cookies),
                       timeout=5) as gm:
         for path in streams:

@@ -85,6 +85,8 @@ API_CAMPAIGN = API_PREFIX + CAMPAIGN
 API_CHARACTER = API_PREFIX + CHARACTER
 API_MATCH = API_PREFIX + MATCH
 API_ROLLS = API_PREFIX + ROLLS
+CHAT = "/campaigns/{campaign_id}/chat"
+API_CHAT = API_PREFIX + CHAT
 ZED = {"username": "zed", "password": TEST_PASSWORD}
 
 RULES: dict[tuple[str, str], Rule] = {
@@ -93,6 +95,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", "/language"): Rule("anyone", form={"locale": "fr", "next": "/"}),
     ("GET", "/docs"): Rule("anyone"),
     ("GET", "/healthz"): Rule("anyone"),
+    ("GET", "/games/{key}"): Rule("anyone", params={"key": "libre"}),
     ("GET", "/register"): Rule("anyone"),
     ("POST", "/register"): Rule("anyone"),
     ("GET", "/login"): Rule("anyone"),
@@ -126,6 +129,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", CHARACTERS): Rule("member"),
     ("GET", CHARACTERS + "/new"): Rule("player"),
     ("POST", CHARACTERS): Rule("player"),
+    ("POST", CHARACTERS + "/sheet-preview"): Rule("player"),
     ("GET", CHARACTER): Rule("member"),
     ("GET", CHARACTER + "/edit"): Rule("owner"),
     ("POST", CHARACTER + "/edit"): Rule("owner"),
@@ -175,6 +179,11 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", ROLLS + "/stream"): Rule("member", stream=True),
     ("GET", ROLLS + "/export.json"): Rule("member"),
     ("GET", ROLLS + "/export.txt"): Rule("member"),
+    ("GET", "/campaigns/{campaign_id}/compendium"): Rule("member"),
+    ("GET", CHAT): Rule("member"),
+    ("GET", CHAT + "/panel"): Rule("member"),
+    ("POST", CHAT): Rule("member", form={"body": "", "to": "table"}),
+    ("GET", CHAT + "/stream"): Rule("member", stream=True),
     # — API: accounts ——————————————————————————————————————————————————————————————————
     ("GET", "/api/v1/systems"): Rule("anyone"),
     ("POST", "/api/v1/auth/register"): Rule("anyone", json={"username": "x", "password": "x"}),
@@ -252,6 +261,9 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", API_ROLLS + "/{roll_id}/corrections"): Rule(
         "gm", json={"total": 3, "reason": "Le dé était cassé."}),
     ("GET", API_ROLLS + "/export"): Rule("member"),
+    ("POST", API_CHAT): Rule("member", json={"body": "/r 3d"}),
+    ("GET", API_CHAT): Rule("member"),
+    ("GET", API_CHAT + "/stream"): Rule("member", stream=True),
 }
 
 # Known bugs: (method, path, person) → what happens instead. Each case stays visible as a

@@ -75,6 +75,7 @@ BODY_EXAMPLES: dict[str, Any] = {
     "POST /campaigns/{campaign_id}/matches/{match_id}/actions": {"action": NOTE, "seq": None},
     "POST /campaigns/{campaign_id}/matches/{match_id}/rewind": {"to_seq": 1},
     "POST /campaigns/{campaign_id}/rolls": {"expression": "2d6+1 # dégâts"},
+    "POST /campaigns/{campaign_id}/chat": {"body": "/r 2d6 # dégâts", "to": "gm"},
 }
 
 # Operations whose business rules legitimately refuse some schema-valid requests (422, or
@@ -104,6 +105,8 @@ REFUSES_VALID_DATA = {
                                                                "undone: 422",
     "POST /campaigns/{campaign_id}/matches/{match_id}/redo": "redo only follows an undo: 422",
     "POST /campaigns/{campaign_id}/rolls": "the dice expression must parse: 422",
+    "POST /campaigns/{campaign_id}/chat": "an inline roll must parse, the recipient be "
+                                          "another member, the match the campaign's: 422",
     "POST /campaigns/{campaign_id}/content/{kind}": "each kind has its own fields, checked "
                                                     "by the game system's rules: 422",
     "PUT /campaigns/{campaign_id}/content/items/{item_id}": "the item's kind's fields: 422",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import io
 import itertools
 import json
@@ -30,7 +31,7 @@ from app.models import (
     User,
 )
 from app.rules.dice import ScriptedDice
-from app.services import characters, rolls, tables, transfer
+from app.services import characters, chat, rolls, tables, transfer
 from app.services.access import load_campaign_access
 from tests.conftest import TEST_PASSWORD
 from tests.helpers import ApiUser, WebUser, csrf_from, soup
@@ -131,6 +132,14 @@ def _play_ambush(db, secret: str, campaign_id: int, people: dict[str, User],
                            dice=ScriptedDice([3, 5]))
     rolls.correct_roll(db=db, secret=secret, access=access("jeanne"), roll_id=free.id,
                        total=12, reason="Dé tombé de la table")
+    say = functools.partial(chat.send, db=db, secret=secret)
+    say(access=access("alice"), body="On traverse au gué ?", match_id=match.id,
+        dice=ScriptedDice([]))
+    say(access=access("alice"), body="/r 1d20 # pister", to="gm", dice=ScriptedDice([14]))
+    say(access=access("alice"), body="Bruno, rien qu'entre nous", to=people["bruno"].id,
+        dice=ScriptedDice([]))
+    say(access=access("jeanne"), body="Bruno, tu entends un cri", to=people["bruno"].id,
+        dice=ScriptedDice([]))
 
 
 def row_counts(db) -> dict[str, int]:
@@ -179,7 +188,7 @@ def test_export_holds_the_whole_campaign(table, db):
     assert ambush["state"]["tokens"]["t3"]["hp"] == 2
     assert (empty["name"], empty["status"], empty["seq"]) == ("Partie vide", "finished", 2)
     # the roll log: refs 1, 2, 3… ; an event links to its rolls by ref, not by id
-    assert [r["ref"] for r in document["rolls"]] == list(range(1, 9))
+    assert [r["ref"] for r in document["rolls"]] == list(range(1, 10))  # 9: a chat roll
     assert ambush["events"][8]["payload"]["roll_ids"] == [4]
     attack, free, correction = document["rolls"][3], document["rolls"][6], document["rolls"][7]
     assert (attack["match"], attack["user"], attack["purpose"]) == (0, "alice", "tir")
@@ -285,6 +294,24 @@ def test_round_trip_keeps_everything_but_the_links_to_people(table, db, settings
         for m in second["matches"]]
 
 
+def test_the_chat_goes_out_as_its_gm_read_it_and_comes_back_for_the_new_gm(table, db):
+    """Alice and Bruno's whisper is theirs: the GM's file does not carry it."""
+    first = export(table.gm, table.campaign_id)
+    roll_ref = next(roll["ref"] for roll in first["rolls"] if roll["purpose"] == "pister")
+    assert [(m["user"], m["audience"], m["recipient"], m["body"], m["match"], m["roll"])
+            for m in first["chat"]] == [
+        ("alice", "table", None, "On traverse au gué ?", 0, None),
+        ("alice", "gm", None, "/r 1d20 # pister", None, roll_ref),
+        ("jeanne", "member", "bruno", "Bruno, tu entends un cri", None, None)]
+    new_id = import_file(table.gm, first)["campaign_id"]
+    messages = table.gm.get(f"/campaigns/{new_id}/chat").json()["messages"]
+    assert [(m["user_name"], m["audience"], m["to"], m["body"]) for m in messages] == [
+        ("alice", "table", None, "On traverse au gué ?"),
+        ("alice", "gm", "to the GM", "/r 1d20 # pister"),
+        ("jeanne", "gm", "to bruno", "Bruno, tu entends un cri")]
+    assert messages[1]["roll"]["total"] == 14 and messages[1]["user_id"] is None
+
+
 def test_importing_makes_no_existing_account_a_member(table, db):
     """Alice imports Jeanne's campaign: Jeanne, Bruno and Carol (who have accounts here) are
     not members of it, and none of them sees it."""
@@ -359,7 +386,7 @@ def test_verify_log_counts_imported_rolls_apart(table, db, settings, tmp_path, c
     path.write_text(json.dumps(document), encoding="utf-8")
     main(["verify-log", str(path), "--secret", settings.resolved_secret_key])
     assert capsys.readouterr().out.strip() == (
-        "0 entries rolled here, 8 imported from a campaign file (not rolled here); "
+        "0 entries rolled here, 9 imported from a campaign file (not rolled here); "
         "all signatures valid")
     # An imported entry cannot be passed off as one rolled here: the mark is signed.
     document["entries"][3]["imported"] = None
@@ -485,6 +512,10 @@ BROKEN = {
     "direction override in a name": lambda d: _character(d, "Gobelin").update(
         name="Gob\u202enileb"),
     "control character in a purpose": lambda d: d["rolls"][0].update(purpose="a\x1b[31mb"),
+    "chat at a missing match": lambda d: d["chat"][0].update(match=5),
+    "chat names a missing roll": lambda d: d["chat"][1].update(roll=99),
+    "chat with a bad username": lambda d: d["chat"][2].update(recipient="a b"),
+    "empty chat message": lambda d: d["chat"][0].update(body=" "),
     "two characters with one id": lambda d: _character(d, "Gobelin").update(
         id=_character(d, "Brune")["id"]),
 }

@@ -195,7 +195,8 @@ def page_urls(world: World) -> list[str]:
                    .replace("{character_id}", str(character))
                    .replace("{match_id}", str(match))
                    .replace("{item_id}", str(item))
-                   .replace("{token}", ids["invite_token"]))
+                   .replace("{token}", ids["invite_token"])
+                   .replace("{key}", "mutatior"))  # a game's page (/games/{key})
             assert "{" not in url, f"a page with an unknown parameter: {path}"
             if url not in urls:
                 urls.append(url)

@@ -58,7 +58,7 @@ class ItemIn(Model):
 
 
 def _kind_out(kind: ContentKind) -> KindOut:
-    return KindOut(key=kind.key, label=gettext(kind.label), rule=kind.rule, fields=[
+    return KindOut(key=kind.key, label=gettext(kind.label), rule=gettext(kind.rule), fields=[
         FieldOut(name=f.name, label=gettext(f.label), kind=f.kind, low=f.low, high=f.high,
                  choices=[choice for choice, _label in f.choices], required=f.required)
         for f in kind.fields])

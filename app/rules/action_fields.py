@@ -23,7 +23,8 @@ def int_field(action: Mapping[str, Any], field: str, low: int, high: int,
     if (value == "" or value is None) and default is not None:
         value = default
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise IllegalAction("bad_field", field=field, reason=f"{low}…{high}")
+        raise IllegalAction("bad_field", field=field, reason=f"{low}…{high}", low=low,
+                            high=high)
     return value
 
 
@@ -33,7 +34,8 @@ def text_field(action: Mapping[str, Any], field: str, max_length: int, *,
     value = action.get(field, "")
     if not isinstance(value, str) or len(value.strip()) > max_length or (
             required and not value.strip()):
-        raise IllegalAction("bad_field", field=field, reason=f"1…{max_length}")
+        raise IllegalAction("bad_field", field=field, reason=f"1…{max_length}",
+                            max_length=max_length)
     return check_text(value.strip(), field=field, multiline=multiline, required=required)
 
 
@@ -41,7 +43,8 @@ def choice_field(action: Mapping[str, Any], field: str, choices: Sequence[str],
                  default: str | None = None) -> str:
     value = action.get(field, default)
     if value not in choices:
-        raise IllegalAction("bad_field", field=field, reason=", ".join(choices)[:200])
+        raise IllegalAction("bad_field", field=field, reason=", ".join(choices)[:200],
+                            choices=list(choices)[:20])
     return value
 
 

@@ -38,7 +38,7 @@ class IllegalAction(RulesError):
         "not_allowed": "only the GM or the participant's player may do this",
         "gm_only": "only the GM may do this",
         "spectator": "spectators watch; they do not act",
-        "bad_field": "invalid value for '{field}': {reason}",
+        "bad_field": "“{label}”: {reason}",
         "unknown_participant": "no participant '{participant}' in this match",
         "match_over": "the match is over",
         "secret_roll_gm_only": "only the GM rolls in secret: choose everyone, or you and "
@@ -51,12 +51,78 @@ class IllegalAction(RulesError):
         "not_allowed": "seuls le MJ ou le joueur de ce participant peuvent faire ceci",
         "gm_only": "seul le MJ peut faire ceci",
         "spectator": "les spectateurs regardent ; ils n'agissent pas",
-        "bad_field": "valeur invalide pour « {field} » : {reason}",
+        "bad_field": "« {label} » : {reason}",
         "unknown_participant": "aucun participant « {participant} » dans ce match",
         "match_over": "le match est terminé",
         "secret_roll_gm_only": "seul le MJ lance en secret : choisissez tout le monde, ou "
                                "vous et le MJ",
     }
+
+
+    def _format_fields(self, lang: str) -> dict[str, Any]:
+        fields = super()._format_fields(lang)
+        if self.code == "bad_field":
+            fields["label"] = field_label(str(fields.get("field", "")), lang)
+            fields["reason"] = _reason_words(fields, lang)
+        return fields
+
+
+# What a form calls the fields actions share, so that an error names the field as the page
+# does ("Hit points", « Points de vie »), never by its key. A field not listed is named by
+# its key with spaces; each game may add its own (``FIELD_LABELS.update``).
+FIELD_LABELS: dict[str, tuple[str, str]] = {
+    "value": ("Value", "Valeur"), "x": ("x", "x"), "y": ("y", "y"), "malus": ("Malus", "Malus"),
+    "text": ("Text", "Texte"), "reason": ("Reason", "Raison"), "label": ("Label", "Libellé"),
+    "width": ("Width", "Largeur"), "height": ("Height", "Hauteur"), "w": ("Width", "Largeur"),
+    "h": ("Height", "Hauteur"), "name": ("Name", "Nom"),
+    "other_malus": ("The other's malus", "Malus de l'autre"),
+    "characteristic": ("Characteristic", "Caractéristique"),
+    "other_characteristic": ("The other's characteristic", "Caractéristique de l'autre"),
+    "what": ("What", "Quoi"), "test": ("Test", "Test"), "statuses": ("Statuses", "États"),
+    "state": ("State", "État"), "stake": ("Stake", "Mise"), "skill": ("Skill", "Compétence"),
+    "side": ("Side", "Camp"), "shots": ("Shots", "Tirs"),
+    "seeker_malus": ("Seeker's malus", "Malus du chercheur"), "purpose": ("Purpose", "But"),
+    "poison": ("Poison", "Poison"), "organ": ("Organ", "Organe"), "mode": ("Mode", "Mode"),
+    "lost": ("Lost", "Perdus"), "hp": ("Hit points", "Points de vie"),
+    "hp_max": ("Maximum hit points", "Points de vie maximum"), "hours": ("Hours", "Heures"),
+    "distance": ("Distance", "Distance"), "delta": ("Change", "Variation"),
+    "bet": ("Bet", "Pari"), "expression": ("Dice expression", "Expression de dés"),
+    "visibility": ("Who sees the roll", "Qui voit le jet"), "field": ("Field", "Champ"),
+    "token": ("Token", "Pion"), "target": ("Target", "Cible"), "profile": ("Profile", "Profil"),
+    "group": ("Group", "Groupe"), "surprise": ("Surprise", "Surprise"),
+    "quarry": ("Quarry", "Proie"), "pursuer": ("Pursuer", "Poursuivant"),
+    "whole_body": ("Whole body", "Corps entier"), "winner": ("Winner", "Vainqueur"),
+    "first_team": ("First team", "Première équipe"), "tokens": ("Tokens", "Pions"),
+    "bettor_team": ("Team bet on", "Équipe pariée"), "category_t": ("Category", "Catégorie"),
+}
+
+
+def field_label(field: str, lang: str) -> str:
+    base = field.split(".")[0]
+    labels = FIELD_LABELS.get(field) or FIELD_LABELS.get(base)
+    if labels is None:
+        return field.replace("_", " ").replace(".", " ")
+    return labels[1] if lang == "fr" else labels[0]
+
+
+def _reason_words(fields: Mapping[str, Any], lang: str) -> str:
+    """What the field may be, in words: a range, a length, a list, or the reason given."""
+    fr = lang == "fr"
+    if "low" in fields and "high" in fields:
+        return (f"un nombre entier de {fields['low']} à {fields['high']} est attendu" if fr
+                else f"expected a whole number from {fields['low']} to {fields['high']}")
+    if "max_length" in fields:
+        return (f"de 1 à {fields['max_length']} caractères sont attendus" if fr
+                else f"expected 1 to {fields['max_length']} characters")
+    if fields.get("choices"):
+        listed = ", ".join(str(choice) for choice in fields["choices"])[:200]
+        return f"attendu : l'un de {listed}" if fr else f"expected one of: {listed}"
+    reason = fields.get("reason_fr") if fr else None
+    reason = reason or fields.get("reason")
+    if reason in (None, "", "?"):
+        return ("cette valeur n'est pas l'une de celles proposées" if fr
+                else "this value is not one of those offered")
+    return str(reason)
 
 
 def visibilities_for(actor: Actor) -> tuple[Visibility, ...]:
@@ -67,7 +133,9 @@ def visibilities_for(actor: Actor) -> tuple[Visibility, ...]:
 
 def check_visibility(actor: Actor, visibility: object) -> Visibility:
     if visibility not in VISIBILITIES:
-        raise IllegalAction("bad_field", field="visibility", reason=", ".join(VISIBILITIES))
+        raise IllegalAction("bad_field", field="visibility",
+                            reason="choose everyone, the GM, or you and the GM",
+                            reason_fr="choisissez tout le monde, le MJ, ou vous et le MJ")
     if visibility not in visibilities_for(actor):
         raise IllegalAction("secret_roll_gm_only")
     return visibility  # type: ignore[return-value]

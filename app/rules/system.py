@@ -91,6 +91,44 @@ class ContentKind:
     rule: str = ""
 
 
+@dataclass(frozen=True)
+class CompendiumEntry:
+    """One thing of a game's catalogue as a player browses it: its name, its figures
+    (``(label msgid, value)``; a text value is shown through the catalogue too, so a word
+    such as "melee" reads « corps à corps »), what it does, and whether it is the campaign's
+    own (custom content) rather than the game's."""
+
+    name: str
+    figures: tuple[tuple[str, Any], ...] = ()
+    text: str = ""
+    own: bool = False
+    text_fr: str = ""  # the text in the seed's own French words, for French readers
+
+
+@dataclass(frozen=True)
+class CompendiumSection:
+    key: str
+    title: str  # a msgid
+    entries: tuple[CompendiumEntry, ...]
+    rule: str = ""  # where the catalogue comes from (« Mutatior § 2-2 Organes »)
+
+
+def content_compendium(kinds: tuple[ContentKind, ...],
+                       content: Content) -> list[CompendiumSection]:
+    """The compendium every game has without writing one: the campaign's own items of each
+    content kind, with the fields the GM filled in. A game with a catalogue of its own
+    defines ``compendium(content)`` (``docs/game-system.md``) and lists both."""
+    sections = []
+    for kind in kinds:
+        entries = tuple(
+            CompendiumEntry(str(item.get("name", "")), tuple(
+                (field.label, item.get(field.name)) for field in kind.fields
+                if item.get(field.name) not in (None, "")), own=True)
+            for item in content.get(kind.key, []))
+        sections.append(CompendiumSection(kind.key, kind.label, entries, kind.rule))
+    return sections
+
+
 # A campaign's custom content as the rules see it: kind key → items, each a dict with
 # ``key`` (a slug unique in its kind), ``name``, the kind's fields and ``source = "gm"``.
 Content = Mapping[str, list[dict[str, Any]]]
@@ -166,6 +204,10 @@ class GameSystem(Protocol):
     #   organs that may not move…). Checked on a player's save, after ``validate_sheet``,
     #   and on a player's new character as a change from ``new_sheet()`` (no experience or
     #   money the rules did not give); the GM's edits are corrections and are not judged.
+    # ``compendium(self, content) -> list[CompendiumSection]``: the game's catalogue as a
+    #   player browses it (weapons, implants, skills… with their figures), the campaign's
+    #   own items (``content``) among them, marked ``own``. Without it, the platform lists
+    #   the campaign's items of each content kind (``content_compendium``).
 
     def between_matches(self, state: State, sheets: Mapping[int, Sheet]) -> dict[int, Sheet]:
         """When a match ends: the sheets it changes (wounds, experience, money…), by

@@ -33,6 +33,33 @@ def check_password_rules(password: object, *, field: str = "password") -> str:
     return password
 
 
+def _checked_at_once(username: object, display_name: object,
+                     password: object) -> tuple[str, str]:
+    """Every field checked, every problem told at once: the first as the error, all of them
+    in ``details.errors`` (``{field: message}``) for the form to show beside each field."""
+    problems: list[ValidationFailed] = []
+    name = shown = ""
+    try:
+        name = validation.username(username)
+    except ValidationFailed as error:
+        problems.append(error)
+    try:
+        fallback = name or (username if isinstance(username, str) else "")
+        shown = validation.text(display_name or fallback, field="display_name", max_length=80)
+    except ValidationFailed as error:
+        problems.append(error)
+    try:
+        check_password_rules(password)
+    except ValidationFailed as error:
+        problems.append(error)
+    if problems:
+        first = problems[0]
+        first.details = {**first.details, "errors": {
+            problem.field or "_form": str(problem.message) for problem in problems}}
+        raise first
+    return name, shown
+
+
 def register(*, db: Session, settings: Settings, username: object, password: object,
              display_name: object = "", locale: str | None = None, address: str | None = None,
              invite_token: object = None) -> User:
@@ -48,9 +75,7 @@ def register(*, db: Session, settings: Settings, username: object, password: obj
     if instance.invitation_only(db) and not invites.usable_token(db=db, token=invite_token):
         raise AppError(_l("This Tablée is open by invitation only: ask a GM for an "
                           "invitation link."), code="invitation_only").with_status(403)
-    name = validation.username(username)
-    shown = validation.text(display_name or name, field="display_name", max_length=80)
-    check_password_rules(password)
+    name, shown = _checked_at_once(username, display_name, password)
     password_hash = auth.password_hasher(settings).hash(password)  # before the lock
     unusable = ValidationFailed(_l("This username cannot be used. Choose another one."),
                                 field="username", code="username_unavailable")
@@ -82,7 +107,7 @@ def login(*, db: Session, settings: Settings, username: object, password: object
     The same message answers an unknown name and a wrong password, and both cost one
     hash verification, so a login tells nothing about which accounts exist.
     """
-    name = username.strip() if isinstance(username, str) else ""
+    name = validation.username_form(username) if isinstance(username, str) else ""
     if not validation.USERNAME_RE.match(name):
         name = ""  # no account has it: the same answer and the same cost as an unknown one
     secret = password if isinstance(password, str) else ""

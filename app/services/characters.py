@@ -77,7 +77,9 @@ class SheetInvalid(ValidationFailed):
 def describe_problems(problems: list[Problem]) -> list[dict[str, str]]:
     """``[{field, message, rule}]`` with each message translated for the current user."""
     return [{"field": problem.field, "message": gettext(problem.message, **problem.params),
-             "rule": problem.rule} for problem in problems]
+             # A seed's citation is not in the catalogue and stays as cited; a house rule's
+             # reason is a message (``N_``) and speaks the reader's language.
+             "rule": gettext(problem.rule)} for problem in problems]
 
 
 # --- reading ----------------------------------------------------------------------------

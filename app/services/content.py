@@ -16,6 +16,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -26,7 +27,13 @@ from app.errors import NotFound, ValidationFailed
 from app.i18n import lazy_gettext as _l
 from app.models import CustomContent
 from app.rules.registry import get_system
-from app.rules.system import Content, ContentField, ContentKind
+from app.rules.system import (
+    CompendiumSection,
+    Content,
+    ContentField,
+    ContentKind,
+    content_compendium,
+)
 from app.services import validation
 
 if TYPE_CHECKING:
@@ -195,3 +202,34 @@ def delete_item(*, db: Session, access: CampaignAccess, item_id: int) -> None:
     access.require_gm().require_writable()
     with write_transaction(db):
         db.delete(get_item(db=db, access=access, item_id=item_id))
+
+
+# --- the compendium ---------------------------------------------------------------------
+
+def _folded(text: str) -> str:
+    """For searching: no case, no accents (« bruler » finds « Brûlure »)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def compendium(*, db: Session, access: CampaignAccess, query: str = ""
+               ) -> list[CompendiumSection]:
+    """The game's catalogue and the campaign's own items, as a member browses them;
+    ``query`` keeps the entries whose name, figures or text contain it."""
+    system = get_system(access.campaign.system)
+    if system is None:
+        return []
+    content = campaign_content(db=db, campaign_id=access.campaign.id)
+    own = getattr(system, "compendium", None)
+    sections = own(content) if own else content_compendium(system.content_kinds, content)
+    wanted = _folded(query.strip())
+    if not wanted:
+        return list(sections)
+    found = []
+    for section in sections:
+        entries = tuple(entry for entry in section.entries if wanted in _folded(" ".join(
+            [entry.name, entry.text, entry.text_fr,
+             *(str(value) for _label, value in entry.figures)])))
+        if entries:
+            found.append(replace(section, entries=entries))
+    return found

@@ -45,3 +45,13 @@ def publish_outcome(broker: Broker, outcome: tables.ActionOutcome) -> None:
 def publish_roll(broker: Broker, campaign_id: int, roll_id: int) -> None:
     """Tell the campaign's roll-log viewers (after the commit) that it has a new entry."""
     broker.publish_threadsafe(f"campaign:{campaign_id}", {"kind": "roll", "roll_id": roll_id})
+
+
+def publish_chat(broker: Broker, campaign_id: int, message_id: int) -> None:
+    """Tell the campaign's chat streams (after the commit) that a message was posted; each
+    stream reads it from the database and sends it only to those who may read it."""
+    try:
+        broker.publish_threadsafe(f"chat:{campaign_id}", {"kind": "chat",
+                                                          "message_id": message_id})
+    except RuntimeError:
+        logger.warning("live: the broker is not running; chat %s not announced", message_id)

@@ -371,7 +371,7 @@ def _text_block(entry: Mapping[str, Any]) -> list[str]:
     if record.get("target") is not None:
         lines.append(_("Target: %(target)s", target=record["target"]))
     if record.get("outcome"):
-        lines.append(_("Outcome: %(outcome)s", outcome=record["outcome"]))
+        lines.append(_("Outcome: %(outcome)s", outcome=outcome_label(record["outcome"])))
     if entry.get("match_id") is not None:
         lines.append(_("Match: %(name)s (no. %(id)s)", name=entry.get("match_name") or "?",
                        id=entry["match_id"]))
@@ -410,6 +410,38 @@ def die_flags(die: Mapping[str, Any]) -> list[str]:
     if die.get("sign", 1) < 0:
         flags.append(_("subtracted"))
     return flags
+
+
+# The outcome words the games store in a roll record (``RollRecord.outcome``), in the
+# reader's language. The records keep the stored word (it is signed); only the display
+# changes. A word not listed (a location, a skill's name: French game terms) shows as stored.
+OUTCOMES = {
+    "success": _l("success"), "réussi": _l("success"),
+    "failure": _l("failure"), "raté": _l("failure"),
+    "master stroke": _l("master stroke"),
+    "7 naturel": _l("natural 7"),
+    "restored": _l("restored"), "euthanised": _l("euthanised"), "dead": _l("dead"),
+    "amputated": _l("amputated"), "better": _l("better than before"),
+    "saved": _l("saved"), "hurt": _l("hurt"),
+    "re-roll: limb already lost": _l("rolled again: limb already lost"),
+    "re-draw: given skill": _l("drawn again: a skill already given"),
+    "re-draw: already held": _l("drawn again: a skill already held"),
+}
+
+
+def outcome_label(outcome: object) -> str:
+    """A stored outcome word as the reader says it (« succès », « coup de maître »…)."""
+    if not outcome:
+        return ""
+    label = OUTCOMES.get(str(outcome))
+    return str(label) if label is not None else str(outcome)
+
+
+def roll_summary(record: RollRecord) -> str:
+    """``RollRecord.describe()`` with its outcome in the reader's language."""
+    if not record.outcome:
+        return record.describe()
+    return f"{record.with_target(record.target, None).describe()}, {outcome_label(record.outcome)}"
 
 
 def visibility_label(visibility: str) -> str:

@@ -92,7 +92,12 @@ def create_match(*, db: Session, secret: str, access: CampaignAccess, name: obje
     with write_transaction(db):
         characters = _roster(db, access.campaign.id, character_ids)
         content = campaign_content(db=db, campaign_id=access.campaign.id)
-        setup = MatchSetup(name=name.strip(), options={**(options or {}), "content": content},
+        # Who plays whom, by name: a game may name a side after its player (Mutatior's
+        # teams are their trainer's).
+        trainers = {str(c.owner_id): c.owner.display_name for c in characters
+                    if c.owner_id is not None and c.owner is not None}
+        setup = MatchSetup(name=name.strip(), options={**(options or {}), "content": content,
+                                                       "trainers": trainers},
                            participants=tuple(
             ParticipantSetup(name=c.name, character_id=c.id, owner_id=c.owner_id,
                              sheet=c.sheet) for c in characters))

@@ -37,6 +37,7 @@ from app.i18n import lazy_gettext as _l
 from app.models import (
     Campaign,
     Character,
+    ChatMessage,
     CustomContent,
     Image,
     Invite,
@@ -52,6 +53,7 @@ from app.rules.match import Event, fold
 from app.rules.platform_ids import remap_ids
 from app.rules.registry import get_system
 from app.services import board_backgrounds, content, images, invites
+from app.services import chat as chat_log
 from app.services import rolls as roll_log
 from app.services.access import CampaignAccess
 from app.services.content import list_items
@@ -68,6 +70,7 @@ from app.services.transfer_document import (
     CampaignDoc,
     CampaignExport,
     CharacterDoc,
+    ChatDoc,
     ContentDoc,
     EventDoc,
     ImageDoc,
@@ -106,8 +109,34 @@ def export_campaign(*, db: Session, access: CampaignAccess) -> CampaignExport:
         characters=_export_characters(db, characters),
         matches=_export_matches(db, matches, refs),
         rolls=_export_rolls(db, rolls, refs, matches, characters),
+        chat=_export_chat(db, access, refs, matches),
         images=_export_images(db, matches),
     )
+
+
+def _export_chat(db: Session, access: CampaignAccess, refs: dict[int, int],
+                 matches: list[Match]) -> list[ChatDoc]:
+    """The messages the exporting GM reads (``chat.readable_by``): two players' whispers
+    are theirs, and a file the GM carries away must not hold them."""
+    messages = db.scalars(select(ChatMessage).where(
+        ChatMessage.campaign_id == access.campaign.id,
+        chat_log.readable_by(user_id=access.user.id, is_gm=True)).order_by(ChatMessage.id)
+    ).unique().all()
+    usernames = _usernames(db, {m.user_id for m in messages} | {m.recipient_id for m in messages})
+    match_index = {match.id: index for index, match in enumerate(matches)}
+    documents = []
+    for message in messages:
+        imported = message.imported or {}
+        documents.append(ChatDoc(
+            user=usernames.get(message.user_id) if message.user_id else imported.get("user"),
+            audience=message.audience,
+            recipient=usernames.get(message.recipient_id) if message.recipient_id
+            else imported.get("recipient"),
+            body=message.body,
+            match=match_index.get(message.match_id) if message.match_id else None,
+            roll=refs.get(message.roll_id) if message.roll_id else None,
+            created_at=message.created_at))
+    return documents
 
 
 def _map_image_ids(matches_events: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> list[int]:
@@ -357,6 +386,7 @@ def import_campaign(*, db: Session, settings: Settings, user: User,
         map_ids = _add_map_images(db, maps)
         for match, match_id in zip(document.matches, match_ids, strict=True):
             _add_events(db, match, match_id, roll_ids, characters, map_ids)
+        _add_chat(db, campaign_id, document.chat, match_ids, roll_ids)
         with write_transaction(db):
             campaign = db.get(Campaign, campaign_id, populate_existing=True)
             campaign.importing = False
@@ -479,6 +509,24 @@ def _add_rolls(db: Session, secret: str, campaign_id: int, rolls: list[RollDoc],
                 row.signature = roll_log.sign(secret, roll_log.entry_dict(row))
                 ids[roll.ref] = row.id
     return ids
+
+
+def _add_chat(db: Session, campaign_id: int, messages: list[ChatDoc], match_ids: list[int],
+              roll_ids: dict[int, int]) -> None:
+    """The chat, linked to no account here (who wrote it to whom as the file says). The
+    file held what its GM read; the importer is the new GM, so every whisper in it becomes
+    one the GM reads (``gm``), and the table's messages stay the table's."""
+    for chunk in _chunks(messages):
+        with write_transaction(db):
+            db.add_all([ChatMessage(
+                campaign_id=campaign_id,
+                match_id=match_ids[message.match] if message.match is not None else None,
+                user_id=None, recipient_id=None,
+                audience="table" if message.audience == "table" else "gm",
+                imported={"user": message.user, "recipient": message.recipient},
+                body=message.body,
+                roll_id=roll_ids[message.roll] if message.roll is not None else None,
+                created_at=_utc(message.created_at)) for message in chunk])
 
 
 def _add_events(db: Session, match: MatchDoc, match_id: int, roll_ids: dict[int, int],

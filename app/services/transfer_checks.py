@@ -33,10 +33,12 @@ from app.services.characters import NOTES_MAX, SheetInvalid, check_sheet, descri
 from app.services.content import clean_fields
 from app.services.content import kinds as content_kinds
 from app.services.transfer_document import (
+    CHAT_BODY_MAX,
     MATCH_NAME_MAX,
     ROLL_TEXT_MAX,
     CampaignExport,
     CharacterDoc,
+    ChatDoc,
     ContentDoc,
     MatchDoc,
     MemberDoc,
@@ -95,6 +97,8 @@ def check_document(document: CampaignExport, *,
     names = {character.name.strip() for character in document.characters}
     for index, roll in enumerate(document.rolls):
         _check_roll(roll, index, f"rolls.{index}", len(document.matches), names)
+    for index, message in enumerate(document.chat):
+        _check_chat(message, f"chat.{index}", len(document.matches), len(document.rolls))
     return portraits
 
 
@@ -265,6 +269,19 @@ def _check_roll(roll: RollDoc, index: int, where: str, match_count: int,
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         raise ValidationFailed(_l("This is not a roll record."),
                                field=f"{where}.record") from error
+
+
+def _check_chat(message: ChatDoc, where: str, match_count: int, roll_count: int) -> None:
+    if message.match is not None and message.match >= match_count:
+        raise ValidationFailed(_l("This message names a match that is not in the file."),
+                               field=f"{where}.match")
+    if message.roll is not None and message.roll > roll_count:
+        raise ValidationFailed(_l("This message names a roll that is not in the file."),
+                               field=f"{where}.roll")
+    for field, username in (("user", message.user), ("recipient", message.recipient)):
+        if username is not None:
+            check_username(username, f"{where}.{field}")
+    check_text(message.body, f"{where}.body", CHAT_BODY_MAX, multiline=True)
 
 
 def check_text(value: str, field: str, max_length: int, *, required: bool = True,

@@ -40,6 +40,7 @@ FORMAT = "tablee-campaign"
 VERSION = 1
 MATCH_NAME_MAX = 120
 ROLL_TEXT_MAX = 200
+CHAT_BODY_MAX = 1000  # app.services.chat.MAX_BODY
 # Base64 text of the largest portrait any instance could accept; the real limit is
 # ``settings.max_portrait_bytes``, checked on the decoded bytes.
 PORTRAIT_TEXT_MAX = 20 * 1024 * 1024
@@ -143,6 +144,19 @@ class RollDoc(Doc):
     created_at: Timestamp
 
 
+class ChatDoc(Doc):
+    """One chat message. A file carries what its GM could read: the table's messages, the
+    whispers to or from the GM; two players' whispers stay theirs and are not exported."""
+
+    user: Username | None = Field(description="who wrote it; null for a former member")
+    audience: Literal["table", "gm", "member"]
+    recipient: Username | None = Field(description="for a whisper to a member: who")
+    body: str = Field(min_length=1, max_length=CHAT_BODY_MAX)
+    match: int | None = Field(ge=0, description="index of the match it was said at")
+    roll: int | None = Field(ge=1, description="ref of its inline roll in ``rolls``")
+    created_at: Timestamp
+
+
 class CampaignExport(Doc):
     """A whole campaign, as written by ``GET /campaigns/{id}/export``."""
 
@@ -155,4 +169,5 @@ class CampaignExport(Doc):
     characters: list[CharacterDoc] = Field(max_length=2000)
     matches: list[MatchDoc] = Field(max_length=2000)
     rolls: list[RollDoc] = Field(max_length=500_000)
+    chat: list[ChatDoc] = Field(default=[], max_length=500_000)
     images: list[ImageDoc] = Field(default=[], max_length=500)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from app.errors import ValidationFailed
 from app.i18n import get_locale
@@ -10,7 +11,14 @@ from app.i18n import lazy_gettext as _l
 from app.rules.errors import RulesError
 from app.rules.text import TextRefused, check_text, nul_path
 
-USERNAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{3,40}$")
+# Latin letters, accented ones included (« Gaëlle », « Zoé »), digits, dot, dash, underscore;
+# other scripts stay out, so that no name can pass for another with look-alike letters.
+USERNAME_RE = re.compile(r"^[0-9A-Za-zÀ-ÖØ-öø-ÿĀ-ſ_.\-]{3,40}$")
+
+
+def username_form(value: str) -> str:
+    """One spelling per name: composed accents (NFC), as typed and as looked up."""
+    return unicodedata.normalize("NFC", value.strip())
 
 
 def rules_message(error: RulesError) -> str:
@@ -41,7 +49,7 @@ def policed(value: str, *, field: str, multiline: bool = False, required: bool =
 
 
 def username(value: object) -> str:
-    name = text(value, field="username", max_length=40)
+    name = username_form(text(value, field="username", max_length=40))
     if not USERNAME_RE.match(name):
         raise ValidationFailed(
             _l("3 to 40 characters: letters, digits, dot, dash or underscore."),

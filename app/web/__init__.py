@@ -3,7 +3,7 @@
 from fastapi import APIRouter
 
 WEB_MODULES = ("pages", "accounts", "campaigns", "members", "invites", "characters",
-               "transfer", "admin", "matches", "rolls", "content")
+               "transfer", "admin", "matches", "rolls", "content", "chat")
 
 
 def routers() -> list[APIRouter]:

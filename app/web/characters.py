@@ -97,8 +97,9 @@ def _render_new(request: Request, db: DbSession, access: CampaignAccess, *,
     """``sheet=None``: the dice make it (nothing typed to check); the form shows a blank one."""
     owners = characters.eligible_owners(db=db, campaign_id=access.campaign.id) \
         if access.is_gm else []
-    problems = [] if sheet is None else characters.preview_sheet(
-        db=db, access=access, sheet=sheet).problems
+    preview = None if sheet is None else characters.preview_sheet(
+        db=db, access=access, sheet=sheet)
+    problems = [] if preview is None else preview.problems
     if sheet is None:
         sheet = characters.system_of(access).new_sheet()
     return render(request, "characters/new.html", {
@@ -107,6 +108,7 @@ def _render_new(request: Request, db: DbSession, access: CampaignAccess, *,
         "content": campaign_content(db=db, campaign_id=access.campaign.id),
         "owners": owners, "errors": errors or {}, "problems": problems_by_field(problems),
         "problem_list": characters.describe_problems(problems),
+        "derived": preview.derived if preview is not None else None,
     }, status_code=status_code)
 
 
@@ -115,6 +117,19 @@ def new_character_page(request: Request, db: DbSession, access: MemberAccess) ->
     access.require_player_or_gm().require_writable()
     return _render_new(request, db, access, form={"name": "", "notes": "", "owner_id": ""},
                        sheet=characters.system_of(access).new_sheet())
+
+
+@router.post(BASE + "/sheet-preview")
+def new_sheet_preview(request: Request, db: DbSession, access: MemberAccess,
+                      fields: FormFields) -> Response:
+    """The derived-values panel of the sheet being typed on the new-character page (htmx);
+    creates nothing."""
+    access.require_player_or_gm().require_writable()
+    preview = characters.preview_sheet(
+        db=db, access=access, sheet=characters.system_of(access).sheet_from_form(fields))
+    return render(request, "characters/_derived.html", {
+        "campaign": access.campaign, "derived": preview.derived,
+        "problem_list": characters.describe_problems(preview.problems)})
 
 
 @router.post(BASE)

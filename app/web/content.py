@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Path, Request
+from fastapi import Path, Query, Request
 from starlette.responses import Response
 
 from app.errors import AppError, ValidationFailed
@@ -50,6 +50,15 @@ def _page(request: Request, db: DbSession, access: CampaignAccess, *,
 def _fields(kind: ContentKind, form: dict[str, str]) -> dict[str, str]:
     """The kind's fields from the posted form (an unticked box is simply absent)."""
     return {field.name: form.get(field.name, "") for field in kind.fields}
+
+
+@router.get("/campaigns/{campaign_id}/compendium")
+def compendium_page(request: Request, db: DbSession, access: MemberAccess,
+                    q: Annotated[str, Query(max_length=100)] = "") -> Response:
+    """The game's catalogue and the campaign's own items, for every member; searchable."""
+    return render(request, "content/compendium.html", {
+        "access": access, "campaign": access.campaign, "query": q,
+        "sections": content.compendium(db=db, access=access, query=q)})
 
 
 @router.get(BASE)

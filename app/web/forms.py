@@ -26,5 +26,9 @@ def safe_next(target: str | None, default: str = "/") -> str:
 
 
 def field_errors(error: AppError) -> dict[str, str]:
-    """``{field: message}`` for the form; errors without a field go under ``_form``."""
+    """``{field: message}`` for the form; errors without a field go under ``_form``. An
+    error that carries every problem of the form (``details.errors``) gives them all."""
+    every = error.details.get("errors") if isinstance(error.details, dict) else None
+    if isinstance(every, dict):
+        return {str(field): str(message) for field, message in every.items()}
     return {error.field or "_form": str(error.message)}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Form, Request
+from fastapi import Form, Path, Request
 from starlette.responses import JSONResponse, Response
 
+from app.errors import NotFound
 from app.http.deps import DbSession, SettingsDep, ViewerDep, protected_router
 from app.i18n import SUPPORTED_LOCALES
+from app.rules.registry import get_system
 from app.services import accounts
 from app.web.cookies import set_locale_cookie
 from app.web.forms import safe_next, see_other
@@ -22,6 +24,19 @@ def home(request: Request, viewer: ViewerDep) -> Response:
     if viewer.user:
         return see_other("/campaigns")
     return render(request, "home.html")
+
+
+@router.get("/games/{key}")
+def game_page(request: Request, key: Annotated[str, Path(max_length=32)]) -> Response:
+    """What a game is, for anyone: its name, whether it plays on a board, and its catalogue
+    (the compendium without any campaign's additions)."""
+    system = get_system(key)
+    if system is None:
+        raise NotFound()
+    own = getattr(system, "compendium", None)
+    return render(request, "game.html", {
+        "system": system, "sections": own({}) if own else [],
+        "kinds": system.content_kinds})
 
 
 @router.post("/language")

@@ -18,6 +18,7 @@ from app import i18n
 from app.http.deps import CSRF_FIELD, CSRF_HEADER, csrf_token_for
 from app.i18n import SUPPORTED_LOCALES, get_locale, language_name
 from app.rules.registry import all_systems, get_system
+from app.services import rolls
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STATIC_DIR = ROOT / "static"
@@ -50,6 +51,12 @@ def _sentence(text: object) -> object:
 
 
 templates.env.filters["sentence"] = _sentence
+# Stored outcome words ("success", "master stroke") in the reader's language.
+templates.env.filters["outcome"] = rolls.outcome_label
+templates.env.filters["roll_summary"] = rolls.roll_summary
+# A fraction in the reader's locale (« 9,5 »); messages (``_()``) do it for their variables.
+templates.env.filters["number"] = i18n.number
+templates.env.filters["gettext_msg"] = lambda message: i18n.gettext(str(message))
 templates.env.globals.update(
     static_url=_static_url,
     system_name=_system_name,

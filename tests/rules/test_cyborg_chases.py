@@ -1,4 +1,4 @@
-"""Chases (Règles § (IV) Poursuites): the distance ladder, foot and vehicle rounds, accidents,
+"""Chases (Cyborg § (IV) Poursuites): the distance ladder, foot and vehicle rounds, accidents,
 shots between vehicles, the vehicle tables — every die scripted."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Cyborg Anti-Alien tests: characteristic, opposed and skill tests, and the text's
-armoured-door example replayed with scripted dice (Règles § (I) Les caractéristiques)."""
+armoured-door example replayed with scripted dice (Cyborg § (I) Les caractéristiques)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Combat (Règles § (III) Combats): initiative, attacks and dodges, master strokes, punches,
+"""Combat (Cyborg § (III) Combats): initiative, attacks and dodges, master strokes, punches,
 the modifier tables, bursts and magazines — every die scripted."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Damage (Règles § (III) Combats / Calcul des dégâts): the damage-factor table, the d6
+"""Damage (Cyborg § (III) Combats / Calcul des dégâts): the damage-factor table, the d6
 location table, and the consequences of 0 santé by damage type; the weapon catalogue."""
 
 from __future__ import annotations

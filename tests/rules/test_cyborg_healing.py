@@ -1,4 +1,4 @@
-"""Poisons (Règles § (V)), first aid, recovery and surgery (§ (II), § (VI)) and ranks (§ (VII))."""
+"""Poisons (Cyborg § (V)), first aid, recovery and surgery (§ (II), § (VI)) and ranks (§ (VII))."""
 
 from __future__ import annotations
 

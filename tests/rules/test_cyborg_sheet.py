@@ -1,4 +1,4 @@
-"""The cyborg sheet: creation rolls (Règles § (I), (II), "(III) Le cyborg"), validation and
+"""The cyborg sheet: creation rolls (Cyborg § (I), (II), "(III) Le cyborg"), validation and
 derived values."""
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ class TestValidate:
         sheet["characteristics"]["volonte"] = 2
         found = problems_of(sheet)
         assert set(found) == {"characteristics.force", "characteristics.volonte"}
-        assert found["characteristics.force"] == "Règles § (I) Les caractéristiques"
+        assert found["characteristics.force"] == "Cyborg § (I) Les caractéristiques"
 
     def test_a_missing_characteristic(self) -> None:
         sheet = a_cyborg()
@@ -163,7 +163,7 @@ class TestValidate:
         sheet["skills"].update({"arme_a_feu": 50, "camouflage": 31})
         problems = validate(sheet)
         assert [(p.field, p.params["n"]) for p in problems] == [("skills", 80)]
-        assert problems[0].rule == "Règles § (II) Les compétences"
+        assert problems[0].rule == "Cyborg § (II) Les compétences"
 
     def test_esquive_parade_is_40_at_most(self) -> None:
         sheet = a_cyborg()  # base 24
@@ -171,7 +171,12 @@ class TestValidate:
         assert validate(sheet) == []
         sheet["skills"]["esquive_parade"] = 17
         assert problems_of(sheet) == {
-            "skills.esquive_parade": "Règles § (II) Les compétences (N.B.)"}
+            "skills.esquive_parade": "Cyborg § (II) Les compétences (N.B.)"}
+        # It says what it limits: the base and the credit, at creation.
+        (problem,) = validate(sheet)
+        assert {key: problem.params[key] for key in ("base", "credit", "total", "n")} == {
+            "base": 24, "credit": 17, "total": 41, "n": 40}
+        assert "base and credit together" in problem.message
 
     def test_the_given_skills_are_required_and_three_are_drawn(self) -> None:
         sheet = a_cyborg()

@@ -23,7 +23,7 @@ ALICE = Actor(7, character_ids=frozenset({10}))
 
 
 def door_cyborg() -> dict:
-    """Kenji with the seed's force 13 (Règles § (I): the armoured door)."""
+    """Kenji with the seed's force 13 (Cyborg § (I): the armoured door)."""
     sheet = copy.deepcopy(PROFILES["kenji"].sheet)
     sheet["characteristics"]["force"] = 13
     return sheet
@@ -131,7 +131,7 @@ class TestSystem:
 
 class TestTheTable:
     def test_the_armoured_door_at_the_table(self) -> None:
-        """Règles § (I): force 13, the GM's malus 3, the d20 shows 9: 12 < 13, a success."""
+        """Cyborg § (I): force 13, the GM's malus 3, the d20 shows 9: 12 < 13, a success."""
         state = lab()
         events, state = act(state, {"kind": "test", "token": "t1", "test": "characteristic",
                                     "characteristic": "force", "malus": 3}, [9])
@@ -233,6 +233,13 @@ class TestTheTable:
         events, state = act(state, {"kind": "chase_round"}, [5, 18])
         assert events[0].payload["after"] == "rattrape"
         assert "chase_round" not in {f.kind for f in CYBORG.legal_actions(state, GM)}
+
+    def test_the_same_pursuer_and_quarry_is_refused_in_words(self) -> None:
+        with pytest.raises(IllegalAction) as refused:
+            act(lab(), {"kind": "start_chase", "pursuer": "t1", "quarry": "t1"})
+        assert refused.value.code == "same_pursuer"
+        assert refused.value.message_fr() == ("la proie ne peut pas être son propre poursuivant "
+                                              ": choisissez deux participants différents")
 
     def test_a_vehicle_chase_with_an_accident(self) -> None:
         state = lab(ParticipantSetup("Vigile", 12, None, PROFILES["vigile"].sheet))

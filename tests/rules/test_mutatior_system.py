@@ -318,6 +318,9 @@ def test_every_viewer_sees_each_team_against_the_weight_category():
     # One mutant is not a team: 3 to 10 (§ 3 Campagne).
     assert [p["message"] for p in weights["owner-10"]["problems"]] == [
         "A team has %(low)s to %(high)s mutants."]
+    # The GM starts the fight anyway: the warning is overruled and shown no more.
+    fighting = to_the_second_round(example_match())
+    assert MUTATIOR.view(fighting, PATOM)["weights"]["owner-10"]["problems"] == []
 
 
 def test_the_gm_draws_walls_on_the_shared_board():

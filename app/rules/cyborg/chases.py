@@ -1,6 +1,6 @@
 """Chases: the distance ladder, on foot and in vehicles, accidents, shots between vehicles.
 
-Règles § (IV) Poursuites. The distance is courte, moyenne, longue or très longue; each round
+Cyborg § (IV) Poursuites. The distance is courte, moyenne, longue or très longue; each round
 moves it by at most one step. On foot both sides test rapidité (``checks.opposed_test``); in
 vehicles both test their driving skill, a failure being an accident or, in the GM's milder
 variant, a recoverable mistake costing 1D10 structure. Vehicles come from
@@ -24,9 +24,9 @@ from app.rules.errors import RulesError
 from app.rules.notation import roll
 from app.rules.system import N_
 
-RULE = "Règles § (IV) Poursuites / Déroulement"
-RULE_ACCIDENTS = "Règles § (IV) Poursuites / Accidents"
-RULE_SHOTS = "Règles § (IV) Poursuites / Tirs"
+RULE = "Cyborg § (IV) Poursuites / Déroulement"
+RULE_ACCIDENTS = "Cyborg § (IV) Poursuites / Accidents"
+RULE_SHOTS = "Cyborg § (IV) Poursuites / Tirs"
 
 DISTANCES = ("courte", "moyenne", "longue", "tres_longue")
 CAUGHT = "rattrape"  # on foot, the pursuer closed a short distance
@@ -89,7 +89,7 @@ def vehicles() -> dict[str, Vehicle]:
 
 def step(distance: str, closer: bool, *, on_foot: bool = True) -> str:
     """One step along the ladder. Closing a short distance catches the quarry on foot and
-    puts a vehicle alongside; widening a very long one loses the pursuer (Règles § (IV))."""
+    puts a vehicle alongside; widening a very long one loses the pursuer (Cyborg § (IV))."""
     if distance == ALONGSIDE:
         return ALONGSIDE if closer else DISTANCES[0]
     if distance not in DISTANCES:
@@ -119,7 +119,7 @@ def foot_round(
     quarry_malus: int = 0,
 ) -> ChaseRound:
     """Both test rapidité, the pursuer first: a lone success gains a step; two successes, the
-    lower score; two failures or equal scores keep the distance (Règles § (IV) Déroulement)."""
+    lower score; two failures or equal scores keep the distance (Cyborg § (IV) Déroulement)."""
     step(distance, True)  # refuses a finished chase before any die is rolled
     test = opposed_test(dice, pursuer_rapidite, quarry_rapidite, first_malus=pursuer_malus,
                         second_malus=quarry_malus,
@@ -157,7 +157,7 @@ class VehicleRound(ChaseRound):
 def vehicle_round(
     dice: Dice, distance: str, pursuer: Driver, quarry: Driver, *, accidents: bool = True
 ) -> VehicleRound:
-    """Both test their driving skill, the pursuer first (Règles § (IV) Déroulement).
+    """Both test their driving skill, the pursuer first (Cyborg § (IV) Déroulement).
 
     ``accidents``: a failure is an accident (the distance is then kept: the GM decides what
     the wreck means). Otherwise a failure is a recoverable mistake costing 1D10 structure
@@ -192,7 +192,7 @@ def failed_drive(dice: Dice, test: SkillTest, structure: int, *, accidents: bool
     """What a failed driving test costs, in a chase round, a manoeuvre or a ram: "Un échec
     implique un accident" — unless the GM chose the milder reading ("on peut aussi considérer
     que l'échec ne conduit pas à un accident mais seulement à une fausse manœuvre
-    récupérable"): 1D10 structure, an accident only if it reaches 0 (Règles § (IV))."""
+    récupérable"): 1D10 structure, an accident only if it reaches 0 (Cyborg § (IV))."""
     if accidents:
         return DriveResult(test, accident=True, structure=structure)
     mistake = roll("1d10", dice, purpose="fausse manœuvre (structure)")
@@ -213,7 +213,7 @@ def manoeuvre(
     modifiers: Iterable[Modifier] = (),
 ) -> SkillTest:
     """A U-turn, tight bend, stunt or tour de force is an action of its own, a driving test
-    (Règles § (IV) Déroulement). A tour de force needs the vehicles side by side; its success
+    (Cyborg § (IV) Déroulement). A tour de force needs the vehicles side by side; its success
     is the other vehicle's accident; a failure is the driver's, as any failed chase roll
     (``failed_drive``)."""
     if tour_de_force and not alongside:
@@ -225,7 +225,7 @@ def manoeuvre(
 def ram(dice: Dice, skill: int, *, caught_up: bool, modifiers: Iterable[Modifier] = ()
         ) -> SkillTest:
     """« Heurter le poursuivi »: "au-delà de courte, le poursuivant peut se placer à côté du
-    poursuivi si la voie est assez large, ou bien heurter le poursuivi" (Règles § (IV)
+    poursuivi si la voie est assez large, ou bien heurter le poursuivi" (Cyborg § (IV)
     Déroulement; the Dark Jet's leap onto the van in its Ambiance). Only a pursuer that has
     closed a short distance (``caught_up``) rams. The text gives no resolution: house, read
     like the tour de force, the text's other blow between vehicles — a driving test of the
@@ -248,7 +248,7 @@ class PassengerHarm:
 
 def accident(dice: Dice, vehicle: Vehicle | str, passengers: int) -> list[PassengerHarm]:
     """Each passenger rolls 1D6: at most the vehicle's safety, no damage; otherwise 1D100 / 4,
-    rounded down, off santé — not through the damage table (Règles § (IV) Accidents)."""
+    rounded down, off santé — not through the damage table (Cyborg § (IV) Accidents)."""
     vehicle = vehicles()[vehicle] if isinstance(vehicle, str) else vehicle
     harmed = []
     for _ in range(passengers):
@@ -268,7 +268,7 @@ def accident(dice: Dice, vehicle: Vehicle | str, passengers: int) -> list[Passen
 
 def shot_modifiers(*, driver: bool, shooter_moving: bool = True, target_moving: bool = True
                    ) -> tuple[Modifier, ...]:
-    """From a moving vehicle at a moving one: −10 %; the driver −10 % more (Règles § (IV) Tirs,
+    """From a moving vehicle at a moving one: −10 %; the driver −10 % more (Cyborg § (IV) Tirs,
     § (III) Table des malus)."""
     found = []
     if shooter_moving:
@@ -294,7 +294,7 @@ def shoot_structure(
 ) -> StructureShot:
     """A shot at a vehicle: no dodge; the damage table with the vehicle's resistance comes off
     its structure, and 0 is an accident. A resistance-0 vehicle (motorbike…) has no structure
-    to aim at: its riders are hit (Règles § (IV) Tirs)."""
+    to aim at: its riders are hit (Cyborg § (IV) Tirs)."""
     vehicle = vehicles()[vehicle] if isinstance(vehicle, str) else vehicle
     if vehicle.resistance == 0:
         raise ChaseError("no_structure", vehicle=vehicle.name)
@@ -310,7 +310,7 @@ def shoot_passenger(
     modifiers: Iterable[Modifier] = (),
 ) -> Attack:
     """A shot at someone inside: the vehicle's resistance adds to theirs (above 10 nothing gets
-    through) and there is no dodge (Règles § (IV) Tirs)."""
+    through) and there is no dodge (Cyborg § (IV) Tirs)."""
     vehicle = vehicles()[vehicle] if isinstance(vehicle, str) else vehicle
     inside = Target(**{**passenger.__dict__, "can_dodge": False,
                        "resistance": passenger.resistance + vehicle.resistance})

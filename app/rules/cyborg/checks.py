@@ -1,14 +1,14 @@
 """Cyborg Anti-Alien tests ("épreuves"): characteristic tests, opposed tests, skill tests.
 
 - A characteristic test rolls 1D20, adds the GM's malus, and succeeds when the total does not
-  exceed the characteristic (Règles § (I) Les caractéristiques: "9 + 3 = 12 < 13 : c'est une
+  exceed the characteristic (Cyborg § (I) Les caractéristiques: "9 + 3 = 12 < 13 : c'est une
   réussite"). The malus is added to the die, so a positive number makes the test harder; a
   negative one is a bonus.
 - A skill test rolls the percentile dice and succeeds on a score at most the skill
-  (Règles § (III) Combats / Déroulement). The units die of a successful roll showing 0 is a
+  (Cyborg § (III) Combats / Déroulement). The units die of a successful roll showing 0 is a
   master stroke ("coup de maître").
 - An opposed test is two characteristic tests; the chase rule says how to read them
-  (Règles § (IV) Poursuites / Déroulement).
+  (Cyborg § (IV) Poursuites / Déroulement).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.notation import roll
 
-CHARACTERISTIC_RULE = "Règles § (I) Les caractéristiques"
-SKILL_RULE = "Règles § (III) Combats / Déroulement"
-OPPOSED_RULE = "Règles § (IV) Poursuites / Déroulement"
+CHARACTERISTIC_RULE = "Cyborg § (I) Les caractéristiques"
+SKILL_RULE = "Cyborg § (III) Combats / Déroulement"
+OPPOSED_RULE = "Cyborg § (IV) Poursuites / Déroulement"
 
 SUCCESS = "success"
 FAILURE = "failure"

@@ -1,6 +1,6 @@
 """Combat: initiative, attacks and Esquive/Parade, punches, bursts and magazines.
 
-Règles § (III) Combats. An attack is a skill test (``checks.skill_test``) against the weapon's
+Cyborg § (III) Combats. An attack is a skill test (``checks.skill_test``) against the weapon's
 skill moved by the modifier tables (``data/combat.toml``); a hit lets the target roll
 Esquive/Parade; a hit that is not dodged costs the damage table's cell (``damage.py``), doubled
 by the offensive master stroke; santé at 0 or less rolls the wound. Every die is a
@@ -24,10 +24,10 @@ from app.rules.errors import RulesError
 from app.rules.notation import roll
 from app.rules.system import N_
 
-RULE_INITIATIVE = "Règles § (III) Combats / Déroulement"
-RULE_ATTACK = "Règles § (III) Combats / Déroulement"
-RULE_MODIFIERS = "Règles § (III) Combats / Table des malus"
-RULE_BURST = "Règles § (III) Combats / Catalogue des armes (armes automatiques)"
+RULE_INITIATIVE = "Cyborg § (III) Combats / Déroulement"
+RULE_ATTACK = "Cyborg § (III) Combats / Déroulement"
+RULE_MODIFIERS = "Cyborg § (III) Combats / Table des malus"
+RULE_BURST = "Cyborg § (III) Combats / Catalogue des armes (armes automatiques)"
 BURST_FROM = 3  # "tirer plus de 2 munitions par tour est un tir en rafale"
 MAX_TIE_ROLLS = 1000
 
@@ -73,7 +73,7 @@ def initiative(
     dice: Dice, groups: Mapping[str, Iterable[int]], *, surprise: str | None = None
 ) -> Initiative:
     """Each group adds its members' rapidité; the highest acts first, unless a group attacks
-    by surprise, which then acts first (Règles § (III) Combats / Déroulement).
+    by surprise, which then acts first (Cyborg § (III) Combats / Déroulement).
 
     The text has no tie rule: tied groups each roll 1D20, the highest first, rolling again
     while still tied (docs/rules-notes.md).
@@ -137,7 +137,7 @@ def modifier_table() -> dict[str, ModifierEntry]:
 
 
 def attack_modifiers(kind: str, chosen: Mapping[str, int | None]) -> tuple[Modifier, ...]:
-    """The GM's checked modifiers as ``Modifier``s (Règles § (III) Combats / Table des malus).
+    """The GM's checked modifiers as ``Modifier``s (Cyborg § (III) Combats / Table des malus).
 
     ``chosen`` maps a key to ``None`` (the printed value) or a harsher value for the "(ou
     plus)" entries. A ranged attack may take melee entries; a melee attack only melee ones.
@@ -162,7 +162,7 @@ def attack_modifiers(kind: str, chosen: Mapping[str, int | None]) -> tuple[Modif
 
 
 def punch(force: int) -> Weapon:
-    """A fist: Arme blanche, broyage, factor by force (Règles § (III) Combats / Déroulement)."""
+    """A fist: Arme blanche, broyage, factor by force (Cyborg § (III) Combats / Déroulement)."""
     return Weapon(key="poing", name="Poing", kind="melee", skill="arme_blanche",
                   damage_type="broyage", factor=punch_factor(force))
 
@@ -220,7 +220,7 @@ def attack(
     *,
     whole_body: bool = False,
 ) -> Attack:
-    """One attack, its dodge, its damage (Règles § (III) Combats / Déroulement).
+    """One attack, its dodge, its damage (Cyborg § (III) Combats / Déroulement).
 
     The d100 at most the skill (after modifiers) hits; the target then rolls Esquive/Parade
     the same way and a success stops the attack. A hit's units die at 0 doubles the damage
@@ -289,7 +289,7 @@ def fire(
     modifiers: Iterable[Modifier] = (),
     whole_body: bool = False,
 ) -> Volley:
-    """Fire ``shots`` rounds this turn (Règles § (III) Combats / Catalogue des armes).
+    """Fire ``shots`` rounds this turn (Cyborg § (III) Combats / Catalogue des armes).
 
     At most the weapon's shots per turn ("c/t") and the rounds ``loaded`` (the magazine is
     full when not given). An automatic weapon (5 a turn) firing 3 or more fires a burst: +5 %

@@ -56,7 +56,7 @@ class Weapon:
     localised_burn: bool = False
     knockout: bool = False
     # Broyage of the whole target (a steamroller, a rock fall), not a blow: death at 0 santé
-    # (Règles § (III) Calcul des dégâts, Broyage: "si c'est la cible dans sa totalité…").
+    # (Cyborg § (III) Calcul des dégâts, Broyage: "si c'est la cible dans sa totalité…").
     crushes: bool = False
     source: str = "seed"
 

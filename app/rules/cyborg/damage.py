@@ -1,6 +1,6 @@
 """Damage: the damage-factor table, the d6 location table, and what 0 santé does.
 
-Règles § (III) Combats / Calcul des dégâts. A successful attack costs the target the points in
+Cyborg § (III) Combats / Calcul des dégâts. A successful attack costs the target the points in
 the table's cell (factor letter × the target's resistance), doubled by a master stroke. When
 santé reaches 0 or less, the weapon's damage type decides what happens; most types roll the d6
 location table, and some then ask for a constitution test (``checks.characteristic_test``: a
@@ -29,7 +29,7 @@ from app.rules.dice import Dice, RollRecord
 from app.rules.notation import roll
 from app.rules.system import N_
 
-RULE = "Règles § (III) Combats / Calcul des dégâts"
+RULE = "Cyborg § (III) Combats / Calcul des dégâts"
 # Skills a cyborg uses with the left hand at −50 % once the right arm is lost (note 1).
 LEFT_HAND_SKILLS = ("arme_blanche", "arme_a_feu", "esquive_parade")
 MAX_LOCATION_ROLLS = 1000
@@ -52,7 +52,7 @@ def roll_location(
     dice: Dice, lost: Iterable[str] = (), *, purpose: str = "localisation"
 ) -> tuple[Location, list[RollRecord]]:
     """1D6 on the location table, rolled again while it names a limb already lost
-    (Règles § (III) Combats / Remarque)."""
+    (Cyborg § (III) Combats / Remarque)."""
     lost = set(lost)
     records: list[RollRecord] = []
     while len(records) < MAX_LOCATION_ROLLS:

@@ -3,7 +3,7 @@
 The state keeps the free-play shape the engine's board draws (``board``, ``tokens``,
 ``order``, ``turn``) and adds the game's own: each token is a participant with its santé,
 wounds, lost limbs, magazines and states; ``initiative`` holds the groups' order and the
-group acting now (Règles § (III) Combats / Déroulement); ``chase`` the running chase
+group acting now (Cyborg § (III) Combats / Déroulement); ``chase`` the running chase
 (§ (IV) Poursuites); ``hour`` the mission clock for poisons (§ (V)) and first aid (§ (II)).
 Deciding (dice) lives in ``match_actions.py``; this module is pure.
 """
@@ -30,7 +30,7 @@ DEFAULT_GROUP = {"cyborg": "cyborgs", "alien": "aliens", "human": "humains"}
 DOWN = ("dead", "unconscious", "coma", "paralysed", "out_of_action")
 STATES = ("dead", "unconscious", "coma", "paralysed", "out_of_action", "strangled",
           "immobilised", "hidden")
-GRENADE_RADIUS = 3  # Règles § (III) Catalogue des armes: "un rayon d'action de 3 mètres"
+GRENADE_RADIUS = 3  # Cyborg § (III) Catalogue des armes: "un rayon d'action de 3 mètres"
 PUNCH = "poing"
 
 
@@ -123,7 +123,7 @@ def is_down(person: Mapping[str, Any]) -> bool:
 def recovered(person: Mapping[str, Any], sante: int) -> list[str]:
     """The states that santé back at ``sante`` ends: a cyborg or an alien whose trunk was
     perforated (or burnt by a laser, acid…) "est paralysé jusqu'à récupération de points de
-    vie" (Règles § (III) Calcul des dégâts, Perforation note 2) — it came at 0 santé or less,
+    vie" (Cyborg § (III) Calcul des dégâts, Perforation note 2) — it came at 0 santé or less,
     it ends when santé is above 0 again, by first aid or any healing. A paralysis the GM set
     by hand stays the GM's."""
     if person.get("wound_paralysis") and "paralysed" in person["states"] and sante > 0:
@@ -158,7 +158,7 @@ def weapon_of(state: State, key: str, person: Mapping[str, Any] | None = None) -
 
 def usable_weapons(state: State, person: Mapping[str, Any]) -> list[str]:
     """The weapons this participant can use: a one-armed fighter cannot hold a two-handed
-    weapon (Règles § (III) Catalogue des armes, *: Tablée refuses rather than guess a malus);
+    weapon (Cyborg § (III) Catalogue des armes, *: Tablée refuses rather than guess a malus);
     a fist is always there while an arm is."""
     one_armed = any(limb in person["lost_limbs"] + person["broken_limbs"]
                     for limb in ("right_arm", "left_arm"))
@@ -477,7 +477,7 @@ def active_group(state: State) -> str | None:
 
 def may_act(state: State, person: Mapping[str, Any]) -> bool:
     """Up, and — once initiative is rolled — in the group acting now and not acted yet this
-    round (Règles § (III) Déroulement: each group declares and resolves its actions)."""
+    round (Cyborg § (III) Déroulement: each group declares and resolves its actions)."""
     if is_down(person):
         return False
     group = active_group(state)
@@ -490,7 +490,7 @@ def in_combat(state: State) -> bool:
 
 def may_ram(state: State, actor: Actor) -> bool:
     """The pursuer's driver (or the GM) may ram the vehicle in front once it has closed a
-    short distance, both vehicles still on the road (Règles § (IV) Déroulement)."""
+    short distance, both vehicles still on the road (Cyborg § (IV) Déroulement)."""
     chase = state.get("chase")
     if not chase or chase["mode"] != "vehicle" or chase["distance"] != ALONGSIDE:
         return False
@@ -661,7 +661,7 @@ def view(state: State, viewer: Actor) -> State:
 
 
 def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]:
-    """Write the match back on the sheets (Règles § (VI) Régénération, § (VII) Progression).
+    """Write the match back on the sheets (Cyborg § (VI) Régénération, § (VII) Progression).
 
     After "end of mission": the rolls it made (recovery + 1D6, ranks, new skills, surgery)
     are applied. After a plain end: santé as it is now, limbs lost, death.

@@ -93,7 +93,7 @@ def _decide_group(state: State, action, actor: Actor, dice: Dice) -> list[Event]
 
 def _decide_initiative(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """Each group adds its members' rapidité; the highest acts first, unless one attacks by
-    surprise (Règles § (III) Combats / Déroulement). Members down do not count."""
+    surprise (Cyborg § (III) Combats / Déroulement). Members down do not count."""
     require_gm(actor)
     groups: dict[str, list[int]] = {}
     for token in state["tokens"].values():
@@ -151,7 +151,7 @@ def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 # — combat ——————————————————————————————————————————————————————————————————————————
 
 def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    """Règles § (III) Combats: d100 against the weapon's skill moved by the checked modifiers;
+    """Cyborg § (III) Combats: d100 against the weapon's skill moved by the checked modifiers;
     the target's Esquive/Parade; the damage table; the wound at 0 santé or below."""
     if not in_combat(state):
         raise refuse("no_combat")

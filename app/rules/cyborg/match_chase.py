@@ -1,4 +1,4 @@
-"""Cyborg Anti-Alien at the table: chases (Règles § (IV) Poursuites) — the distance ladder
+"""Cyborg Anti-Alien at the table: chases (Cyborg § (IV) Poursuites) — the distance ladder
 on foot and in vehicles, accidents (or, when the GM ticks it, recoverable mistakes),
 manoeuvres and tours de force, ramming the pursued, shots between vehicles.
 """
@@ -41,7 +41,7 @@ def decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[E
         raise refuse("chase_running")
     pursuer, quarry = target_of(state, action, "pursuer"), target_of(state, action, "quarry")
     if pursuer["id"] == quarry["id"]:
-        raise refuse("bad_field", field="quarry", reason="≠")
+        raise refuse("same_pursuer", field="quarry")
     mode = choice_field(action, "mode", ("foot", "vehicle"), "foot")
     distance = choice_field(action, "distance", chases.DISTANCES, "moyenne")
     vehicles = chases.all_vehicles(state.get("custom_vehicles"))

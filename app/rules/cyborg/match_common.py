@@ -46,6 +46,8 @@ class CyborgRefusal(IllegalAction):
         "no_camouflage": "{name} has no Camouflage skill",
         "no_seeker": "choose who is looking",
         "rules": "{reason}",
+        "same_pursuer": "the quarry cannot be its own pursuer: choose two different "
+                        "participants",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -62,7 +64,9 @@ class CyborgRefusal(IllegalAction):
         "gm_crush": "seul le MJ décide que la cible est écrasée dans sa totalité",
         "no_camouflage": "{name} n'a pas la compétence Camouflage",
         "no_seeker": "choisissez qui cherche",
-        "rules": "{reason}",
+        "rules": "{reason_fr}",
+        "same_pursuer": "la proie ne peut pas être son propre poursuivant : choisissez deux "
+                        "participants différents",
     }
 
 
@@ -71,7 +75,7 @@ def refuse(code: str, **fields: Any) -> CyborgRefusal:
 
 
 def rules_refusal(error: RulesError) -> CyborgRefusal:
-    return refuse("rules", reason=str(error.message))
+    return refuse("rules", reason=str(error.message), reason_fr=error.message_fr())
 
 
 # — reading an action's fields (the shared readers, and what only Cyborg needs) ——————————

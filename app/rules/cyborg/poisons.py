@@ -1,6 +1,6 @@
 """Poisons: the table, the victim's resistance, the hourly loss, symptoms as states.
 
-Règles § (V) Poisons. The victim's resistance to a poison is its santé / 5; every hour after the
+Cyborg § (V) Poisons. The victim's resistance to a poison is its santé / 5; every hour after the
 poisoning it loses the damage table's cell (the poison's factor against that resistance) until
 santé reaches 0 or an antidote is taken. At 0, the empoisonnement/infection wound is death
 (§ (III) Calcul des dégâts). No die is rolled: everything here is a table lookup.
@@ -24,7 +24,7 @@ from app.rules.cyborg.content import (
 from app.rules.cyborg.damage import damage_points
 from app.rules.system import N_
 
-RULE = "Règles § (V) Poisons"
+RULE = "Cyborg § (V) Poisons"
 RESISTANCE_DIVISOR = 5
 
 

@@ -1,6 +1,6 @@
 """Healing, surgery and progression.
 
-Règles § (II) Les compétences / Premiers soins and § (VI) Régénération: first aid (2D6, one try a
+Cyborg § (II) Les compétences / Premiers soins and § (VI) Régénération: first aid (2D6, one try a
 day per patient), full recovery + 1D6 between missions, surgery for a lost limb or a cyborg cut
 in two. § (VII) Expérience et Progression: missions counted, the five ranks and their bonuses,
 elimination after the 25th mission.
@@ -20,10 +20,10 @@ from app.rules.errors import RulesError
 from app.rules.notation import roll
 from app.rules.system import N_
 
-RULE_FIRST_AID = "Règles § (II) Les compétences / Premiers soins; § (VI) Régénération 1/"
-RULE_RECOVERY = "Règles § (VI) Régénération 2/"
-RULE_SURGERY = "Règles § (VI) Régénération 3/"
-RULE_RANKS = "Règles § (VII) Expérience et Progression"
+RULE_FIRST_AID = "Cyborg § (II) Les compétences / Premiers soins; § (VI) Régénération 1/"
+RULE_RECOVERY = "Cyborg § (VI) Régénération 2/"
+RULE_SURGERY = "Cyborg § (VI) Régénération 3/"
+RULE_RANKS = "Cyborg § (VII) Expérience et Progression"
 ARMS = ("right_arm", "left_arm")
 LEGS = ("right_leg", "left_leg")
 

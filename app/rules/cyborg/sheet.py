@@ -16,8 +16,8 @@ A sheet is plain JSON data::
                                                  # (+ "humanoid", "locations")
 
 Base percentages are never stored: they follow the characteristics (``derived``).
-Sources: seed sections "(III) Le cyborg : feuille de personnage", "Règles § (I) Les
-caractéristiques" and "Règles § (II) Les compétences".
+Sources: seed sections "(III) Le cyborg : feuille de personnage", "Cyborg § (I) Les
+caractéristiques" and "Cyborg § (II) Les compétences".
 """
 
 from __future__ import annotations
@@ -42,19 +42,19 @@ from app.rules.notation import roll
 from app.rules.system import N_, NO_CONTENT, Content, Problem, Sheet
 
 RULE_SHEET = "(III) Le cyborg : feuille de personnage"
-RULE_CHARACTERISTICS = "Règles § (I) Les caractéristiques"
-RULE_SKILLS = "Règles § (II) Les compétences"
-RULE_SANTE = "Règles § (III) Combats / Calcul des dégâts (10D4 + 10, entre 20 et 50)"
-RULE_RESISTANCE = "Règles § (III) Combats / Calcul des dégâts (10 est la plus haute protection)"
-RULE_HOUSE = "house: sheet format"
+RULE_CHARACTERISTICS = "Cyborg § (I) Les caractéristiques"
+RULE_SKILLS = "Cyborg § (II) Les compétences"
+RULE_SANTE = "Cyborg § (III) Combats / Calcul des dégâts (10D4 + 10, entre 20 et 50)"
+RULE_RESISTANCE = "Cyborg § (III) Combats / Calcul des dégâts (10 est la plus haute protection)"
+RULE_HOUSE = N_("house rule: sheet format")
 
 CHARACTERISTIC_RANGE = (3, 18)
 SANTE_RANGE = (20, 50)
 SANTE_PER_MISSION = 6  # between missions santé_max rises by 1D6 (§ (VI) Régénération 2/)
 PROFILE_CHARACTERISTIC_RANGE = (1, 40)
 PROFILE_SANTE_RANGE = (1, 500)
-RULE_PROGRESSION = "Règles § (VII) Expérience et Progression"
-RULE_REGENERATION = "Règles § (VI) Régénération"
+RULE_PROGRESSION = "Cyborg § (VII) Expérience et Progression"
+RULE_REGENERATION = "Cyborg § (VI) Régénération"
 KINDS = ("cyborg", "alien", "human")
 FATES = ("active", "dead", "euthanised", "eliminated")
 MAX_MISSIONS = 25
@@ -211,7 +211,7 @@ def rank_allowance(sheet: Sheet) -> dict[str, int]:
 
 def limb_penalties(lost_limbs: Any) -> tuple[dict[str, int], dict[str, int]]:
     """A lost leg: −5 rapidité, −2 dextérité; a lost right arm: the left hand's −50 % on Arme
-    blanche, Arme à feu and Esquive/Parade (Règles § (III) Calcul des dégâts, note 1)."""
+    blanche, Arme à feu and Esquive/Parade (Cyborg § (III) Calcul des dégâts, note 1)."""
     characteristics: dict[str, int] = {}
     skill_changes: dict[str, int] = {}
     for limb in lost_limbs if isinstance(lost_limbs, list) else []:
@@ -271,7 +271,7 @@ def skill_value(sheet: Sheet, key: str) -> int:
 def punch_factor(force: int) -> str:
     """Punches (Arme blanche, broyage): force 3–6 → B, 7–12 → C, 13–18 → D, beyond → E.
 
-    Règles § (III) Combats / Déroulement leaves the scale beyond 18 to the GM ("E et plus");
+    Cyborg § (III) Combats / Déroulement leaves the scale beyond 18 to the GM ("E et plus");
     Tablée starts it at E and the GM may raise it with a custom weapon.
     """
     if force <= 6:
@@ -400,7 +400,7 @@ def _skill_problems(sheet: Sheet, cyborg: bool = True) -> list[Problem]:
         if not _is_int(allocated) or allocated < 0:
             problems.append(Problem(f"skills.{key}", N_("Must be a whole number, 0 or more."),
                                     RULE_SKILLS))
-    if not cyborg:  # a GM profile: any skills, any percentages (Règles § (IV) Les extraterrestres)
+    if not cyborg:  # a GM profile: any skills, any percentages (Cyborg § (IV) Les extraterrestres)
         return problems
     missing = [key for key in given_skills() if key not in held]
     if missing:
@@ -440,9 +440,13 @@ def _credit_problems(sheet: Sheet) -> list[Problem]:
         # ranks' and the surgeons' bonuses come on top (docs/games/cyborg.md).
         created = base_percentage(skills()[line["key"]], rolled, custom) + line["allocated"]
         if line["cap"] is not None and created > line["cap"]:
-            problems.append(Problem(f"skills.{line['key']}", N_("%(skill)s is %(n)s %% at most."),
-                                    RULE_SKILLS + " (N.B.)",
-                                    {"skill": line["name"], "n": line["cap"]}))
+            problems.append(Problem(
+                f"skills.{line['key']}",
+                N_("%(skill)s: base and credit together are %(n)s %% at most at creation "
+                   "(here %(base)s %% + %(credit)s %% = %(total)s %%); ranks and surgery may "
+                   "raise it later."), RULE_SKILLS + " (N.B.)",
+                {"skill": line["name"], "n": line["cap"], "total": created,
+                 "base": created - line["allocated"], "credit": line["allocated"]}))
     return problems
 
 
@@ -465,7 +469,7 @@ def _custom_problems(custom: Any) -> list[Problem]:
 
 def _weapon_problems(sheet: Sheet, content: Content = NO_CONTENT,
                      cyborg: bool = True) -> list[Problem]:
-    rule = "Règles § (III) Combats / Catalogue des armes"
+    rule = "Cyborg § (III) Combats / Catalogue des armes"
     keys = sheet.get("weapons")
     if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
         return [Problem("weapons", N_("Must be a list."), RULE_HOUSE)]
@@ -531,7 +535,7 @@ def _progression_problems(sheet: Sheet) -> list[Problem]:
                                               for n in locations_)):
         problems.append(Problem("locations", N_("Six location names (1 to 6), each 1 to 40 "
                                                 "characters."),
-                                "Règles § (III) Combats / Calcul des dégâts (non-humanoïdes)"))
+                                "Cyborg § (III) Combats / Calcul des dégâts (non-humanoïdes)"))
     return problems
 
 

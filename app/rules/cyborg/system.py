@@ -12,12 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.cyborg import match, match_actions
+from app.rules.cyborg.chases import all_vehicles
 from app.rules.cyborg.content import (
     CHARACTERISTICS,
     DAMAGE_TYPES,
     FACTORS,
     GM_PREFIX,
     LIMBS,
+    all_weapons,
     skills,
     weapons,
 )
@@ -34,6 +36,8 @@ from app.rules.dice import Dice, RollRecord
 from app.rules.system import (
     N_,
     NO_CONTENT,
+    CompendiumEntry,
+    CompendiumSection,
     Content,
     ContentField,
     ContentKind,
@@ -46,8 +50,8 @@ from app.rules.system import (
 CHARACTERISTIC_NAMES = {"force": "force", "constitution": "constitution",
                         "dexterite": "dextérité", "rapidite": "rapidité",
                         "volonte": "volonté", "intelligence": "intelligence"}
-RULE_WEAPONS = "Règles § (III) Combats / Catalogue des armes"
-RULE_VEHICLES = "Règles § (IV) Poursuites / Tableau des véhicules"
+RULE_WEAPONS = "Cyborg § (III) Combats / Catalogue des armes"
+RULE_VEHICLES = "Cyborg § (IV) Poursuites / Tableau des véhicules"
 # The damage types by their French names (game terms, § (III) Calcul des dégâts), not keys.
 DAMAGE_NAMES = {"dechirure": "déchirure", "perforation": "perforation",
                 "explosion": "explosion", "brulure": "brûlure",
@@ -95,6 +99,8 @@ class CyborgSystem:
     name_fr = "Cyborg Anti-Alien"
     name_en = "Cyborg Anti-Alien"
     seed_file = "001_616c5a18be6336a5.txt"
+    summary = N_("Cyborgs rolled with the dice hunt aliens: d100 skills, a damage table by "
+                 "weapon and resistance, wounds, poisons and chases.")
     uses_board = True
     # A board square is a metre (docs/games/cyborg.md); a room and its corridors.
     board_defaults = {"unit": "sq", "width": 40, "height": 30}
@@ -105,7 +111,7 @@ class CyborgSystem:
         _vehicle_kind("vehicle_air", N_("Air vehicles")),
     )
     # What the dice gave at creation (and what the table writes back): a player may not
-    # change them; the GM may (seed "(III) Le cyborg", Règles § (I), § (II), § (VI), § (VII)).
+    # change them; the GM may (seed "(III) Le cyborg", Cyborg § (I), § (II), § (VI), § (VII)).
     rolled_fields = ("characteristics", "sante", "sante_max", "resistance", "drawn", "missions",
                      "lost_limbs", "surgery_bonus", "followers", "fate", "kind")
 
@@ -148,6 +154,16 @@ class CyborgSystem:
         for key in ("drawn", "lost_limbs", "rank_picks"):
             if key in form:
                 sheet[key] = [part.strip() for part in form[key].split(",") if part.strip()]
+        # The page shows skills and limbs by name, one checkbox each (``drawn_<key>``), and
+        # posts the list as it was (``drawn``): what stays checked keeps its order.
+        for key, choices in (("drawn", [key for key, _name in self.skill_choices()]),
+                             ("lost_limbs", list(LIMBS))):
+            if f"{key}_shown" in form:
+                checked = {value for value in choices
+                           if form.get(f"{key}_{value}") in ("on", "true", "1", "yes")}
+                before = [value for value in sheet.get(key, []) if value in checked]
+                sheet[key] = before + [value for value in choices
+                                       if value in checked and value not in before]
         for key in ("missions", "followers"):
             if key in form:
                 sheet[key] = _int(form[key])
@@ -173,6 +189,32 @@ class CyborgSystem:
     def weapon_choices(self) -> list[tuple[str, str, str]]:
         """The catalogue as (key, name, kind), printed order (§ (III) Catalogue des armes)."""
         return [(key, weapon.name, weapon.kind) for key, weapon in weapons().items()]
+
+    def compendium(self, content: Content = NO_CONTENT) -> list[CompendiumSection]:
+        """Weapons with their figures (the campaign's own marked), vehicles, and the skills
+        with their base (Cyborg § (III) Catalogue des armes, § (IV) Poursuites, § (II))."""
+        skill_names = {key: skill.name for key, skill in skills().items()}
+        weapon_entries = tuple(CompendiumEntry(weapon.name, (
+            (N_("Weapon type"), N_("melee") if weapon.kind == "melee" else N_("ranged")),
+            (N_("Skill"), skill_names.get(weapon.skill, weapon.skill)),
+            (N_("Damage"), DAMAGE_NAMES.get(weapon.damage_type, weapon.damage_type)),
+            (N_("Damage factor"), weapon.factor),
+            (N_("Magazine"), weapon.magazine),
+            (N_("Shots a turn"), weapon.shots_per_turn)), own=key.startswith(GM_PREFIX))
+            for key, weapon in all_weapons(content).items())
+        vehicle_entries = tuple(CompendiumEntry(vehicle.name, (
+            (N_("Driving skill"), skill_names.get(vehicle.skill, vehicle.skill)),
+            (N_("Resistance"), vehicle.resistance), (N_("Structure"), vehicle.structure),
+            (N_("Safety"), vehicle.safety)), own=key.startswith(GM_PREFIX))
+            for key, vehicle in all_vehicles(content).items())
+        skill_entries = tuple(CompendiumEntry(skill.name, (
+            (N_("Base"), skill.base),)) for skill in skills().values())
+        return [CompendiumSection("weapons", N_("Weapons"), weapon_entries,
+                                  "Cyborg § (III) Combats / Catalogue des armes"),
+                CompendiumSection("vehicles", N_("Vehicles"), vehicle_entries,
+                                  "Cyborg § (IV) Poursuites / Tableau des véhicules"),
+                CompendiumSection("skills", N_("Skills"), skill_entries,
+                                  "Cyborg § (II) Les compétences")]
 
     def skill_choices(self) -> list[tuple[str, str]]:
         return [(key, skill.name) for key, skill in skills().items()]

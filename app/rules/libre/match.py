@@ -250,7 +250,8 @@ def _roll(expression: str, dice: Dice, purpose: str | None) -> dict:
     try:
         return notation.roll(expression, dice, purpose=purpose or None).to_dict()
     except NotationError as error:
-        raise _refuse("bad_field", field="expression", reason=error.message) from error
+        raise _refuse("bad_field", field="expression", reason=error.message,
+                      reason_fr=error.message_fr()) from error
 
 
 def _decide_roll(state: State, action, actor: Actor, dice: Dice) -> list[Event]:

@@ -39,24 +39,30 @@ def _int(value: Any) -> int | None:
         return None
 
 
+# A house rule's citation is a message: the page says it in the reader's language.
+RULE_HOUSE = N_("Free play (house rule)")
+
+
 class LibreSystem:
     key = "libre"
     name_fr = "Jeu libre"
     name_en = "Free play"
     seed_file = None
+    summary = N_("Any game: characters with hit points, counters and statuses on a board, free "
+                 "rolls for everything; the GM judges the rest.")
     uses_board = True
     # A GM's creature profiles: a goblin typed once, added to any match in one click.
     content_kinds = (ContentKind("creature", N_("Creature profile"), (
         ContentField("hp_max", N_("Hit points"), "int", low=0, high=COUNTER_LIMIT),
         ContentField("statuses", N_("Statuses"), required=False),
-    ), rule="libre (house)"),)
+    ), rule=RULE_HOUSE),)
 
     def new_sheet(self) -> Sheet:
         return {"hp": 10, "hp_max": 10, "counters": [], "statuses": ""}
 
     def validate_sheet(self, sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
         problems: list[Problem] = []
-        rule = "libre (house)"
+        rule = RULE_HOUSE
         if not isinstance(sheet, dict):
             return [Problem("sheet", N_("The sheet must be an object."), rule)]
         for key in ("hp", "hp_max"):

@@ -279,7 +279,7 @@ def _body_problems(mutant: Mutant) -> list[Problem]:
     names = [limb.name.strip().casefold() for limb in mutant.limbs]
     if len(set(names)) != len(names) or "" in names:
         problems.append(Problem("limbs", N_("Every limb needs its own name."),
-                                "house: a limb is aimed at by its name"))
+                                N_("house rule: a limb is aimed at by its name")))
     return problems
 
 

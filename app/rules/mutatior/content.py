@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any
 
 SEED = "000_e34df4ff7a8d792c.txt"
+CITED_AS = "Mutatior"
 ORGANS = ("muscle", "biomoteur", "lobe")
 
 
@@ -91,8 +92,9 @@ SKILLS: dict[str, Skill] = _skills()
 
 
 def rule(section: str) -> str:
-    """A citation of the seed, e.g. ``000_e34df4ff7a8d792c.txt § 2-1 Corps``."""
-    return f"{SEED} § {section}"
+    """A citation of the seed as players read it: the game and the section, e.g.
+    « Mutatior § 2-1 Corps » (the seed's file name, ``SEED``, means nothing at a table)."""
+    return f"{CITED_AS} § {section}"
 
 
 # — The GM's custom implants and special organs (per campaign, ``GameSystem.content_kinds``) —

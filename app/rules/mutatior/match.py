@@ -113,7 +113,11 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
         team = (sheet.get("team") or "").strip() or (
             f"owner-{participant.owner_id}" if participant.owner_id is not None else "gm")
         if team not in teams:
+            trainers = options.get("trainers") or {}
             teams[team] = {"label": (sheet.get("team") or "").strip(),
+                           # § 3- Campagne: a team is its trainer's (the GM's for NPCs).
+                           "trainer": str(trainers.get(str(participant.owner_id), ""))[:80]
+                           if participant.owner_id is not None else "",
                            "owner_id": participant.owner_id, "members": [],
                            "rerolls": 0, "bought": []}
             order.append(team)
@@ -601,12 +605,14 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
 
 def team_weights(state: State) -> dict[str, dict[str, Any]]:
     """§ 3 Campagne: each team's biomass against the fight's category, with the team rules it
-    breaks (shown to everyone, not enforced: the table may agree to an uneven fight)."""
+    breaks (shown to everyone, not enforced: the table may agree to an uneven fight). Once the
+    GM starts the fight anyway, the warning is overruled and no longer shown."""
     category = state.get("category_t", 2)
     weights = {}
     for key, team in state["teams"].items():
         mutants = [mutant(state, tid) for tid in team["members"]]
-        problems = validate_team(mutants, category) if category in CATEGORIES_T else []
+        problems = validate_team(mutants, category) if (
+            category in CATEGORIES_T and state.get("phase") == "setup") else []
         weights[key] = {"kg": sum(m.biomass for m in mutants), "limit": category * 1000,
                         "problems": [{"message": p.message, "params": dict(p.params),
                                       "rule": p.rule} for p in problems]}

@@ -435,10 +435,11 @@ NAMES_TEAMS = frozenset({"rerolled", "entrance_prize", "rerolls_bought", "bet_pl
 
 
 def team_names(state: State) -> dict[str, dict[str, str]]:
-    """Each team's name: the one its sheets give, else its first mutant's ("X's team")."""
+    """Each team's name: the one its sheets give, else its trainer's ("Alice's team"), else
+    (the GM's creatures, an older match) its first mutant's."""
     return {key: {"label": team.get("label") or "",
-                  "captain": state["tokens"][team["members"][0]]["name"]
-                  if team["members"] else key}
+                  "captain": team.get("trainer")
+                  or (state["tokens"][team["members"][0]]["name"] if team["members"] else key)}
             for key, team in state["teams"].items()}
 
 

@@ -18,6 +18,7 @@ from app.rules.mutatior.campaign import _WEIGHT, XP_PER_SKILL
 from app.rules.mutatior.content import (
     ORGAN_WEIGHTS,
     SKILLS,
+    Implant,
     catalogue,
     rule,
 )
@@ -38,6 +39,8 @@ from app.rules.mutatior.sheet import (
 from app.rules.system import (
     N_,
     NO_CONTENT,
+    CompendiumEntry,
+    CompendiumSection,
     Content,
     ContentField,
     ContentKind,
@@ -62,6 +65,8 @@ class MutatiorSystem:
     name_fr = "Mutatior — le choc des titans"
     name_en = "Mutatior — clash of the titans"
     seed_file = "000_e34df4ff7a8d792c.txt"
+    summary = N_("Trainers build mutants limb by limb and organ by organ (muscles, "
+                 "biomoteurs, lobes, implants), then send their teams to fight in the arena.")
     uses_board = True
     # § 0- Généralités: a sand box of 60 cm across, in centimetres.
     board_defaults = {"unit": "cm", "width": BOARD_CM, "height": BOARD_CM}
@@ -169,14 +174,40 @@ class MutatiorSystem:
         implants = catalogue(content)
         by_kind: dict[str, list[tuple[str, str]]] = {"offensive": [], "defensive": [],
                                                      "special": []}
+        # Each one with its figures, so a builder picks it by what it does and weighs.
+        details: dict[str, list[Implant]] = {"offensive": [], "defensive": [], "special": []}
         for key, item in implants.items():
             by_kind[item.kind].append((key, item.name))
+            details[item.kind].append(item)
+        for listed in details.values():
+            listed.sort(key=lambda item: (not item.key.startswith("gm-"), item.name.casefold()))
         return {"implants": by_kind, "names": {key: item.name for key, item in implants.items()},
+                "implant_details": details,
                 "skills": [(key, skill.name, skill.effect, skill.effect_fr or skill.effect)
                            for key, skill in SKILLS.items()],
                 "skill_names": {key: skill.name for key, skill in SKILLS.items()},
                 "weights": dict(ORGAN_WEIGHTS), "rows": FORM_ROWS, "damage_orders": DAMAGE_ORDERS,
                 "defensive_slots": DEFENSIVE_SLOTS}
+
+    def compendium(self, content: Content = NO_CONTENT) -> list[CompendiumSection]:
+        """Implants and special organs with their figures (the campaign's own first), then
+        the skills and what each does (Mutatior § 2-2 Organes, § 2-3 Compétences)."""
+        details = self.catalogue(content)["implant_details"]
+        figures = {
+            "offensive": lambda item: ((N_("Attack bonus"), item.attack),
+                                       (N_("Weight (kg)"), item.weight_kg)),
+            "defensive": lambda item: ((N_("Armour"), item.armour),
+                                       (N_("Weight (kg)"), item.weight_kg)),
+            "special": lambda item: ((N_("Weight (kg)"), item.weight_kg),)}
+        titles = {"offensive": N_("Offensive implants"), "defensive": N_("Defensive implants"),
+                  "special": N_("Special organs")}
+        sections = [CompendiumSection(kind, titles[kind], tuple(
+            CompendiumEntry(item.name, figures[kind](item), own=item.key.startswith("gm-"))
+            for item in details[kind]), rule("2-2 Organes")) for kind in titles]
+        sections.append(CompendiumSection("skills", N_("Skills"), tuple(
+            CompendiumEntry(skill.name, text=skill.effect, text_fr=skill.effect_fr)
+            for skill in SKILLS.values()), rule("2-3 Compétences")))
+        return sections
 
     def implant_names(self, content: Content = NO_CONTENT) -> dict[str, str]:
         """Every implant and special organ's name by key: the catalogue's and the campaign's
