@@ -129,7 +129,8 @@ def test_outcome_words_are_the_readers(settings, app, db, new_client, demo_table
 def _as_written(db) -> list[str]:
     """What the table wrote (campaigns, characters) and the games' own terms (skills,
     implants): shown as written, whatever the reader's language. Longest first."""
-    from app.models import Character
+    from app.models import Character, Match
+    from app.rules.chasse.content import scenarios as chasse_scenarios
     from app.rules.cyborg.chases import all_vehicles
     from app.rules.cyborg.content import all_weapons
     from app.rules.cyborg.content import skills as cyborg_skills
@@ -144,6 +145,8 @@ def _as_written(db) -> list[str]:
     texts += [skill.name for skill in cyborg_skills().values()]
     texts += [vehicle.name for vehicle in all_vehicles().values()]
     texts += [weapon.name for weapon in all_weapons().values()]
+    texts += [name for (name,) in db.execute(select(Match.name))]  # the GM names a match
+    texts += [scenario["name"] for scenario in chasse_scenarios().values()]  # titles
     return sorted({text for text in texts if text}, key=len, reverse=True)
 
 

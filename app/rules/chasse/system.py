@@ -27,11 +27,15 @@ from app.rules.system import (
     Sheet,
 )
 
-RULE_WEAPONS = "Chasse § Tirs (table absente du texte : règles maison)"
-RULE_PREY = "Chasse § Les figurines (table absente du texte : règles maison)"
-CLASS_NAMES = {"leger": "léger (M1–M2)", "moyen": "moyen (M3)", "lourd": "lourd (M4–M5)"}
-SPEED_NAMES = {"tres_rapide": "très rapide", "rapide": "rapide", "lourdaud": "lourdaud"}
-TEMPERAMENT_NAMES = {"agressive": "agressive", "placide": "placide"}
+RULE_WEAPONS = N_("Chasse préhistorique § Tirs (the table is missing from the text: house "
+                  "rules)")
+RULE_PREY = N_("Chasse préhistorique § Les figurines (the table is missing from the text: "
+               "house rules)")
+# Words shown through ``_()`` (the content form and the compendium translate choice labels).
+CLASS_NAMES = {"leger": N_("light (M1–M2)"), "moyen": N_("medium (M3)"),
+               "lourd": N_("heavy (M4–M5)")}
+SPEED_NAMES = {"tres_rapide": N_("very fast"), "rapide": N_("fast"), "lourdaud": N_("lumbering")}
+TEMPERAMENT_NAMES = {"agressive": N_("aggressive"), "placide": N_("placid")}
 
 
 def _weapon_kind() -> ContentKind:
