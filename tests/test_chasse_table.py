@@ -198,6 +198,14 @@ def test_the_hunt_reads_in_the_readers_words(db, hunt_page):
                             "html.parser").text
     assert "Chasse préhistorique § Tirs (table absente du texte : règles maison)" in content
     assert ".txt" not in content and "Chasse §" not in content
+    compendium = BeautifulSoup(mia.client.get(f"/campaigns/{campaign_id}/compendium").text,
+                               "html.parser")
+    boar = [cell.text for cell in compendium.select_one(
+        "#compendium-prey tbody tr:nth-of-type(4)").select("th, td")]
+    assert boar == ["Sanglier", "M3", "agressive", "rapide", '8"', "Défenses"]
+    javelin = [cell.text for cell in compendium.select_one(
+        "#compendium-weapon tbody tr:nth-of-type(4)").select("th, td")]
+    assert javelin == ["Javelot", '3" / 6"', "4+ / 4+ / 4+", "6+ / 5+ / 4+"]
 
 
 def test_refusals_and_sheet_rules_are_in_the_readers_words():

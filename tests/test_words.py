@@ -130,7 +130,9 @@ def _as_written(db) -> list[str]:
     """What the table wrote (campaigns, characters) and the games' own terms (skills,
     implants): shown as written, whatever the reader's language. Longest first."""
     from app.models import Character, Match
+    from app.rules.chasse.content import prey_species
     from app.rules.chasse.content import scenarios as chasse_scenarios
+    from app.rules.chasse.content import weapons as chasse_weapons
     from app.rules.cyborg.chases import all_vehicles
     from app.rules.cyborg.content import all_weapons
     from app.rules.cyborg.content import skills as cyborg_skills
@@ -147,6 +149,7 @@ def _as_written(db) -> list[str]:
     texts += [weapon.name for weapon in all_weapons().values()]
     texts += [name for (name,) in db.execute(select(Match.name))]  # the GM names a match
     texts += [scenario["name"] for scenario in chasse_scenarios().values()]  # titles
+    texts += [entry["name"] for entry in [*chasse_weapons().values(), *prey_species().values()]]
     return sorted({text for text in texts if text}, key=len, reverse=True)
 
 
