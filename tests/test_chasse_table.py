@@ -157,3 +157,74 @@ def test_the_sheet_pages_render(db, hunt_page):
     card = BeautifulSoup(printed.text, "html.parser").select_one(".print-chasse .weapon-table")
     assert [td.text for td in card.select("tbody tr")[0].select("td")] == [
         '3" / 6"', "4+ / 4+ / 4+", "6+ / 5+ / 4+"]
+
+
+def test_the_hunt_reads_in_the_readers_words(db, hunt_page):
+    """Keys become words (temperament, speed, herd, directions, prey outcomes), fractions
+    are written as the reader writes them, and citations name the game and its section."""
+    people, campaign_id, ourk, _dice = hunt_page
+    mia = people["mia"]
+    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": mia.csrf(), "name": "Vallée", "characters": [str(ourk)],
+        "width": "48", "height": "36", "unit": "in"}, follow_redirects=False)
+    url = opened.headers["location"]
+    done = mia.client.post(url + "/actions", data={"csrf_token": mia.csrf(),
+                                                   "kind": "choose_scenario",
+                                                   "scenario": "vallee"},
+                           follow_redirects=False)
+    assert done.status_code == 303, done.text
+
+    def read(client):
+        page = BeautifulSoup(client.get(url).text, "html.parser")
+        badges = [b.text.strip() for b in page.select(".figure-prey .badge.group")]
+        cells = [td.text for td in page.select(".reaction-tables tbody tr")[0].select("td")]
+        return page, badges, cells
+
+    page, badges, cells = read(mia.client)
+    assert "aggressive · fast · sounder (dominant)" in badges
+    assert "placid · very fast" in badges
+    assert set(cells) <= {"flees", "stays", "attacks", "charges"} and "flees" in cells
+    assert "the direction: north, north, east, south, west, north." in page.text
+    assert 'Sanglier placed at (25.5, 8.5): M3, aggressive, Dmax 8". Group sounder.' in page.text
+
+    mia.post("/account", {"display_name": "Mia", "locale": "fr"})
+    page, badges, cells = read(mia.client)
+    assert "agressive · rapide · harde (dominant)" in badges
+    assert set(cells) <= {"fuit", "reste", "attaque", "charge"} and "fuit" in cells
+    assert "la direction : nord, nord, est, sud, ouest, nord." in page.text
+    assert 'Sanglier placé en (25,5, 8,5) : M3, agressive, Dmax 8". Groupe harde.' in page.text
+    assert "Tribu d'Ourk" in page.select_one(".sides").text  # « de » elided before a vowel
+    content = BeautifulSoup(mia.client.get(f"/campaigns/{campaign_id}/content").text,
+                            "html.parser").text
+    assert "Chasse préhistorique § Tirs (table absente du texte : règles maison)" in content
+    assert ".txt" not in content and "Chasse §" not in content
+    compendium = BeautifulSoup(mia.client.get(f"/campaigns/{campaign_id}/compendium").text,
+                               "html.parser")
+    boar = [cell.text for cell in compendium.select_one(
+        "#compendium-prey tbody tr:nth-of-type(4)").select("th, td")]
+    assert boar == ["Sanglier", "M3", "agressive", "rapide", '8"', "Défenses"]
+    javelin = [cell.text for cell in compendium.select_one(
+        "#compendium-weapon tbody tr:nth-of-type(4)").select("th, td")]
+    assert javelin == ["Javelot", '3" / 6"', "4+ / 4+ / 4+", "6+ / 5+ / 4+"]
+
+
+def test_refusals_and_sheet_rules_are_in_the_readers_words():
+    from app.i18n import set_locale
+    from app.rules.chasse.actions import HuntRefused
+    from app.rules.chasse.sheet import validate
+    from app.services.characters import describe_problems
+
+    refused = HuntRefused("too_far", name="Ourk", cost=7.25, dmax=6)
+    assert refused.message_fr() == 'Ourk ne peut pas aller jusque-là : cela coûte 7,25", ' \
+                                   'Dmax vaut 6"'
+    assert refused.message == 'Ourk cannot reach that point: it costs 7.25", Dmax is 6"'
+    problems = validate({**blank_sheet(), "weapons": ["javelot", "lance", "massue", "arc"]})
+    try:
+        set_locale("fr")
+        french = describe_problems(problems)
+        set_locale("en")
+        english = describe_problems(problems)
+    finally:
+        set_locale("fr")
+    assert french[0]["rule"] == "Chasse préhistorique § Tirs (règle maison : trois armes au plus)"
+    assert english[0]["rule"] == "Chasse préhistorique § Tirs (house rule: three weapons at most)"

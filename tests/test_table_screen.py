@@ -142,7 +142,7 @@ def test_tokens_take_their_sides_colour_a_short_label_and_a_portrait():
     assert looks["t3"]["side"] == "side-gm"  # the GM's creatures apart
     assert len({looks[t]["side"] for t in ("t1", "t2", "t5")}) == 3
     assert side_key(state["tokens"]["t4"]) == "team-owner-7"
-    assert looks["t2"]["label"] == "Brune la…" and looks["t1"]["label"] == "Aldo"
+    assert looks["t2"]["label"] == "Brune…" and looks["t1"]["label"] == "Aldo"
     assert looks["t2"]["portrait"] == 2 and looks["t1"]["portrait"] is None
     # Cyborg: the GM's aliens and humans, grey family, told apart.
     aliens = token_looks({"tokens": {"a": {"name": "Pieuvre", "owner_id": None,
@@ -154,7 +154,9 @@ def test_tokens_take_their_sides_colour_a_short_label_and_a_portrait():
 
 
 def test_a_short_label_is_cut_between_words_so_its_words_are_in_the_full_name():
-    assert short_label("Gobelin des cavernes") == "Gobelin des…"
+    assert short_label("Gobelin des cavernes") == "Gobelin…"  # never ends on a linking word
+    assert short_label("Ourk le Pisteur") == "Ourk…"
+    assert short_label("Grand Ours brun") == "Grand Ours…"
     assert short_label("Tyrannosaurusrex le grand") == "Tyrannosaurusrex…"  # one long word
     assert short_label("Zetzet") == "Zetzet"
 

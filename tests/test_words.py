@@ -130,6 +130,9 @@ def _as_written(db) -> list[str]:
     """What the table wrote (campaigns, characters) and the games' own terms (skills,
     implants): shown as written, whatever the reader's language. Longest first."""
     from app.models import Character, Match
+    from app.rules.chasse.content import prey_species
+    from app.rules.chasse.content import scenarios as chasse_scenarios
+    from app.rules.chasse.content import weapons as chasse_weapons
     from app.rules.cyborg.chases import all_vehicles
     from app.rules.cyborg.content import all_weapons
     from app.rules.cyborg.content import skills as cyborg_skills
@@ -168,6 +171,9 @@ def _as_written(db) -> list[str]:
         texts += list(names.values())
     texts += [sheet["equipment"] for (sheet,) in db.execute(select(Character.sheet))
               if isinstance(sheet, dict) and isinstance(sheet.get("equipment"), str)]
+    texts += [name for (name,) in db.execute(select(Match.name))]  # the GM names a match
+    texts += [scenario["name"] for scenario in chasse_scenarios().values()]  # titles
+    texts += [entry["name"] for entry in [*chasse_weapons().values(), *prey_species().values()]]
     return sorted({text for text in texts if text}, key=len, reverse=True)
 
 

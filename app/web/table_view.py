@@ -102,6 +102,9 @@ def log_context(db: Session, match: Match, access: CampaignAccess,
 # Token colours: one per side (a team, else a player), the GM's creatures apart.
 SIDE_COLOURS = 6
 LABEL_CHARS = 12  # a token's label on the board; the full name is in its tooltip
+# Small linking words a cut label must not end on (« Ourk le… » reads as a stray article).
+LINKING_WORDS = frozenset(("le", "la", "les", "l'", "de", "des", "du", "d'", "et", "au", "aux",
+                           "the", "of", "and", "a", "an"))
 
 
 def side_key(token: dict[str, Any]) -> str:
@@ -127,6 +130,8 @@ def short_label(name: str) -> str:
         if len(" ".join([*kept, word])) > LABEL_CHARS - 1:
             break
         kept.append(word)
+    while len(kept) > 1 and kept[-1].lower() in LINKING_WORDS:
+        kept.pop()
     return " ".join(kept or words[:1]) + "…"
 
 

@@ -36,9 +36,9 @@ from app.rules.chasse.state import prey as living_prey
 from app.rules.dice import Dice
 from app.rules.match import Actor, Event, IllegalAction, State, handler_for
 
-RULE_MOVE = "Chasse § Déplacements des Chasseurs"
-RULE_CHARGE = "Chasse § Charge"
-RULE_BUTCHER = "Chasse § Pillage / dépeçage"
+RULE_MOVE = "Chasse préhistorique § Déplacements des Chasseurs"
+RULE_CHARGE = "Chasse préhistorique § Charge"
+RULE_BUTCHER = "Chasse préhistorique § Pillage / dépeçage"
 NOTE_MAX = 500
 GROUP_RANGE = 2.0
 
@@ -72,6 +72,14 @@ class HuntRefused(IllegalAction):
         "fire_too_far": "un feu s'allume à 2\" au plus de celui qui l'allume",
         "cannot_carry": "{name} peut encore prendre au plus {n} unités ce tour-ci",
     }
+
+    def _format_fields(self, lang: str) -> dict[str, Any]:
+        """Distances as the reader writes them: « 6,5" » in French, 6.5" in English."""
+        fields = super()._format_fields(lang)
+        if lang == "fr":
+            fields = {key: f"{value:g}".replace(".", ",") if isinstance(value, float) else value
+                      for key, value in fields.items()}
+        return fields
 
 
 # — shared checks ——————————————————————————————————————————————————————————————

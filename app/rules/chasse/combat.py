@@ -16,8 +16,8 @@ from app.rules.chasse.geometry import CONTACT, distance, o_pos, rounded
 from app.rules.chasse.resolve import d6
 from app.rules.dice import Dice
 
-RULE_SHOT = "Chasse § Tirs"
-RULE_MELEE = "Chasse § Tirs / corps à corps (combats simultanés)"
+RULE_SHOT = "Chasse préhistorique § Tirs"
+RULE_MELEE = "Chasse préhistorique § Tirs / corps à corps (combats simultanés)"
 SMALL_MASS = 1  # "petite bête (catégorie M1)"
 
 

@@ -20,7 +20,7 @@ from app.rules.chasse.resolve import Acc, d6
 from app.rules.chasse.state import alive
 from app.rules.dice import Dice
 
-RULE = "Chasse § Incendie"
+RULE = "Chasse préhistorique § Incendie"
 FLAMMABLE = ("arbre", "buisson")
 SPREAD = 2.0
 BURN = 1.0

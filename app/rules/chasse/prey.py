@@ -27,7 +27,7 @@ from app.rules.chasse.resolve import Acc, d6
 from app.rules.chasse.state import group_members, hunters
 from app.rules.dice import Dice
 
-RULE = "Chasse § Déplacements des Proies"
+RULE = "Chasse préhistorique § Déplacements des Proies"
 THREAT_RANGE = 3.0
 
 

@@ -14,10 +14,10 @@ from typing import Any
 from app.rules.chasse.content import GM_PREFIX, HUNTER_PROFILES, hunter_weapons, profiles
 from app.rules.system import N_, NO_CONTENT, Content, Problem, Sheet
 
-RULE_FIGURES = "Chasse § Les figurines"
-RULE_WOUNDS = "Chasse § Les blessures"
-RULE_WEAPONS = "Chasse § Tirs (règle maison : trois armes au plus)"
-RULE_FOOD = "Chasse § Pillage / dépeçage"
+RULE_FIGURES = "Chasse préhistorique § Les figurines"
+RULE_WOUNDS = "Chasse préhistorique § Les blessures"
+RULE_WEAPONS = N_("Chasse préhistorique § Tirs (house rule: three weapons at most)")
+RULE_FOOD = "Chasse préhistorique § Pillage / dépeçage"
 MAX_WEAPONS = 3
 FOOD_LIMIT = 100_000
 FIELDS = {"profile", "shaman", "weapons", "wounds", "food", "hunts", "dead"}
@@ -123,7 +123,8 @@ def from_form(form: Mapping[str, str]) -> Sheet:
 
 
 TABLE_FIELDS = ("wounds", "food", "hunts", "dead")
-RULE_CHANGE = "Chasse § Pillage / dépeçage (règle maison : la chasse les écrit, le MJ corrige)"
+RULE_CHANGE = N_("Chasse préhistorique § Pillage / dépeçage (house rule: the hunts write "
+                 "these, the GM corrects them)")
 
 
 def validate_change(before: Sheet, after: Sheet, content: Content = NO_CONTENT) -> list[

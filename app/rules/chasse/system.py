@@ -12,11 +12,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.chasse import actions, match, setup, state
-from app.rules.chasse.content import CLASSES, SPEEDS, hunter_weapons, weapons
+from app.rules.chasse.content import (
+    CLASSES,
+    SPEEDS,
+    hunter_weapons,
+    prey_species,
+    profiles,
+    weapons,
+)
 from app.rules.chasse.sheet import blank_sheet, derived, from_form, validate, validate_change
 from app.rules.system import (
     N_,
     NO_CONTENT,
+    CompendiumEntry,
+    CompendiumSection,
     Content,
     ContentField,
     ContentKind,
@@ -27,11 +36,15 @@ from app.rules.system import (
     Sheet,
 )
 
-RULE_WEAPONS = "Chasse § Tirs (table absente du texte : règles maison)"
-RULE_PREY = "Chasse § Les figurines (table absente du texte : règles maison)"
-CLASS_NAMES = {"leger": "léger (M1–M2)", "moyen": "moyen (M3)", "lourd": "lourd (M4–M5)"}
-SPEED_NAMES = {"tres_rapide": "très rapide", "rapide": "rapide", "lourdaud": "lourdaud"}
-TEMPERAMENT_NAMES = {"agressive": "agressive", "placide": "placide"}
+RULE_WEAPONS = N_("Chasse préhistorique § Tirs (the table is missing from the text: house "
+                  "rules)")
+RULE_PREY = N_("Chasse préhistorique § Les figurines (the table is missing from the text: "
+               "house rules)")
+# Words shown through ``_()`` (the content form and the compendium translate choice labels).
+CLASS_NAMES = {"leger": N_("light (M1–M2)"), "moyen": N_("medium (M3)"),
+               "lourd": N_("heavy (M4–M5)")}
+SPEED_NAMES = {"tres_rapide": N_("very fast"), "rapide": N_("fast"), "lourdaud": N_("lumbering")}
+TEMPERAMENT_NAMES = {"agressive": N_("aggressive"), "placide": N_("placid")}
 
 
 def _weapon_kind() -> ContentKind:
@@ -61,7 +74,7 @@ def _prey_kind() -> ContentKind:
                      choices=tuple(TEMPERAMENT_NAMES.items())),
         ContentField("speed", N_("Speed"), "choice",
                      choices=tuple((k, SPEED_NAMES[k]) for k in SPEEDS)),
-        ContentField("weapon", N_("Attack"), "choice", choices=natural),
+        ContentField("weapon", N_("Natural weapon"), "choice", choices=natural),
     ), RULE_PREY)
 
 
@@ -69,6 +82,9 @@ class ChasseSystem:
     key = "chasse"
     name_fr = "Chasse préhistorique"
     name_en = "Prehistoric hunt"
+    summary = N_("Tribes of hunters bring food back to their camp: they move, throw and fight "
+                 "on a ground measured in inches, while the prey flee, wander or charge by "
+                 "themselves and fire spreads.")
     seed_file = "003_17f6fe9f5d5d7b1b.txt"
     uses_board = True
     board_defaults = setup.BOARD
@@ -99,6 +115,31 @@ class ChasseSystem:
         """The printable sheet's weapon lines: ranges, to hit and save by class."""
         known = hunter_weapons(content)
         return [known[key] for key in keys if key in known]
+
+    def compendium(self, content: Content = NO_CONTENT) -> list[CompendiumSection]:
+        """The weapon table (ranges, to hit and save by class) and the prey species (mass,
+        temperament, speed, natural weapon), the campaign's own marked (house tables: the
+        seed's are missing, § Tirs and § Les figurines)."""
+        def by_class(values: Mapping[str, int]) -> str:
+            return " / ".join(f"{values[c]}+" if values[c] else "*" for c in CLASSES)
+
+        known = weapons(content)
+        weapon_entries = tuple(CompendiumEntry(weapon["name"], (
+            (N_("Range"), f'{weapon["throw"][0]}" / {weapon["throw"][1]}"'
+             if weapon.get("throw") else N_("melee")),
+            (N_("To hit (light / medium / heavy)"), by_class(weapon["to_hit"])),
+            (N_("Save (light / medium / heavy; * none)"), by_class(weapon["save"]))),
+            own=weapon.get("source") == "gm") for weapon in hunter_weapons(content).values())
+        speeds = profiles()["speed"]
+        prey_entries = tuple(CompendiumEntry(prey["name"], (
+            (N_("Mass"), f'M{prey["masse"]}'),
+            (N_("Temperament"), TEMPERAMENT_NAMES.get(prey["temperament"], prey["temperament"])),
+            (N_("Speed"), SPEED_NAMES.get(prey["speed"], prey["speed"])),
+            ("Dmax", f'{speeds[prey["speed"]]["dmax"]}"'),
+            (N_("Natural weapon"), known.get(prey["weapon"], {}).get("name", prey["weapon"]))),
+            own=prey.get("source") == "gm") for prey in prey_species(content).values())
+        return [CompendiumSection("weapon", N_("Weapons"), weapon_entries, RULE_WEAPONS),
+                CompendiumSection("prey", N_("Prey species"), prey_entries, RULE_PREY)]
 
     def demo_characters(self) -> list[DemoCharacter]:
         return [
