@@ -134,6 +134,7 @@ def _as_written(db) -> list[str]:
     from app.rules.chasse.content import scenarios as chasse_scenarios
     from app.rules.chasse.content import weapons as chasse_weapons
     from app.rules.cyborg.chases import all_vehicles
+    from app.rules.cyborg.combat import modifier_table
     from app.rules.cyborg.content import all_weapons
     from app.rules.cyborg.content import skills as cyborg_skills
     from app.rules.mecha_ring.content import PARTS as MECHA_PARTS
@@ -153,6 +154,8 @@ def _as_written(db) -> list[str]:
     texts += [skill.name for skill in cyborg_skills().values()]
     texts += [vehicle.name for vehicle in all_vehicles().values()]
     texts += [weapon.name for weapon in all_weapons().values()]
+    # Cyborg's modifier tables name their rows in the seed's words (« Cible avec bouclier »).
+    texts += [entry.label for entry in modifier_table().values()]
     # Mecha-Ring: the cards' names, and what a team's sheet says of its robot and its crew.
     texts += [card["name"] for card in (*MECHA_PARTS.values(), *MECHA_SFX.values())]
     texts += [str(sheet.get(field) or "") for (sheet,) in db.execute(
@@ -171,7 +174,6 @@ def _as_written(db) -> list[str]:
         texts += list(names.values())
     texts += [sheet["equipment"] for (sheet,) in db.execute(select(Character.sheet))
               if isinstance(sheet, dict) and isinstance(sheet.get("equipment"), str)]
-    texts += [name for (name,) in db.execute(select(Match.name))]  # the GM names a match
     texts += [scenario["name"] for scenario in chasse_scenarios().values()]  # titles
     texts += [entry["name"] for entry in [*chasse_weapons().values(), *prey_species().values()]]
     return sorted({text for text in texts if text}, key=len, reverse=True)
