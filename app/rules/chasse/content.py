@@ -8,11 +8,11 @@ A campaign's GM adds weapons and prey species (``Content``); ``catalogue`` merge
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from app.rules.provenance import check_provenance, load_toml
 
 SEED = "003_17f6fe9f5d5d7b1b.txt"
 CLASSES = ("leger", "moyen", "lourd")
@@ -28,19 +28,10 @@ GM_PREFIX = "gm-"
 
 
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("data").joinpath(name).read_text(
-        encoding="utf-8")
-    return tomllib.loads(text)
+    return load_toml(__package__, name)
 
 
-def _check(where: str, entry: Mapping[str, Any]) -> None:
-    source = entry.get("source")
-    if source == "seed" and not entry.get("section"):
-        raise ValueError(f"{where}: a seed entry needs its section")
-    if source == "house" and not entry.get("reason"):
-        raise ValueError(f"{where}: a house entry needs its reason")
-    if source not in ("seed", "house"):
-        raise ValueError(f"{where}: source must be 'seed' or 'house'")
+_check = check_provenance
 
 
 def mass_class(masse: int) -> str:

@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from app.rules.provenance import ContentError, check_provenance
+
 DATA = Path(__file__).parent / "data"
 
 CHARACTERISTICS = ("force", "constitution", "dexterite", "rapidite", "volonte", "intelligence")
@@ -22,9 +24,6 @@ FACTORS = tuple("ABCDEFGHIJKLMNOPQRSTUV")
 LIMBS = ("right_arm", "left_arm", "right_leg", "left_leg")
 MAX_RESISTANCE = 10
 
-
-class ContentError(ValueError):
-    """A data file that does not say what the rules need (a bug in the data, not a user error)."""
 
 
 @dataclass(frozen=True)
@@ -76,10 +75,8 @@ def _load(name: str) -> dict[str, Any]:
 
 
 def check_source(entry: dict[str, Any], where: str) -> None:
-    if entry.get("source") not in ("seed", "house"):
-        raise ContentError(f"{where}: source must be 'seed' or 'house'")
-    if entry["source"] == "house" and not entry.get("reason"):
-        raise ContentError(f"{where}: a house entry needs a reason")
+    # Cyborg's data files cite the seed per table, not per entry.
+    check_provenance(where, entry, seed_section=False)
 
 
 @cache

@@ -8,10 +8,10 @@ without one. A campaign's GM adds cards of their own (``content_kinds``): they c
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
+
+from app.rules.provenance import check_provenance, load_toml
 
 SEED = "002_4824fb48e45db48f.txt"
 FAMILIES = ("torse", "tete", "bras", "jambes")
@@ -27,19 +27,10 @@ def rule(section: str) -> str:
 
 
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("data").joinpath(name).read_text(
-        encoding="utf-8")
-    return tomllib.loads(text)
+    return load_toml(__package__, name)
 
 
-def _check(where: str, entry: Mapping[str, Any]) -> None:
-    source = entry.get("source")
-    if source == "seed" and not entry.get("section"):
-        raise ValueError(f"{where}: a seed entry needs its section")
-    if source == "house" and not entry.get("reason"):
-        raise ValueError(f"{where}: a house entry needs its reason")
-    if source not in ("seed", "house"):
-        raise ValueError(f"{where}: source must be 'seed' or 'house'")
+_check = check_provenance
 
 
 def _parts() -> dict[str, dict[str, Any]]:

@@ -7,11 +7,11 @@ where it comes from (``source = "seed"`` with its section, or ``"house"`` with a
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
+
+from app.rules.provenance import check_provenance, load_toml
 
 SEED = "000_e34df4ff7a8d792c.txt"
 CITED_AS = "Mutatior"
@@ -39,18 +39,10 @@ class Skill:
 
 
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("data").joinpath(name).read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return load_toml(__package__, name)
 
 
-def _check(where: str, entry: dict[str, Any]) -> None:
-    source = entry.get("source")
-    if source == "seed" and not entry.get("section"):
-        raise ValueError(f"{where}: a seed entry needs its section")
-    if source == "house" and not entry.get("reason"):
-        raise ValueError(f"{where}: a house entry needs its reason")
-    if source not in ("seed", "house"):
-        raise ValueError(f"{where}: source must be 'seed' or 'house'")
+_check = check_provenance
 
 
 def _organ_weights() -> dict[str, int]:

@@ -15,6 +15,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from app.rules.provenance import check_provenance
+
 SEED = "004_027408667edfd8d5.txt"
 RULE_CHARS = "Tiamat § Conception du personnage / Caractéristiques"
 RULE_DERIVED = ("Tiamat § Conception du personnage / Points de santé / d'énergie / de furie, "
@@ -241,12 +243,7 @@ class Technique:
 
 
 def _check(entry: dict[str, Any]) -> None:
-    if entry.get("source") == "seed" and not entry.get("section"):
-        raise ValueError(f"{entry['key']}: a seed entry needs its section")
-    if entry.get("source") == "house" and not entry.get("reason"):
-        raise ValueError(f"{entry['key']}: a house entry needs its reason")
-    if entry.get("source") not in ("seed", "house"):
-        raise ValueError(f"{entry['key']}: source must be 'seed' or 'house'")
+    check_provenance(str(entry["key"]), entry)
 
 
 @cache
