@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 from playwright.sync_api import Page, expect
+
+from app.rules.dice import ScriptedDice
 
 PASSWORD = "correct horse battery"
 LIVE = 2_000  # ms: what the other browser may take to show an action
@@ -100,3 +103,21 @@ def act(page: Page, kind: str, fields: dict[str, str] | None = None) -> None:
         else:
             field.fill(value)
     form.locator('button[type="submit"]').click()
+
+
+@contextmanager
+def scripted(live_server, *faces: int) -> Iterator[None]:
+    """The server's next rolls show these faces (the table's dice, ``app.state.dice``)."""
+    app = live_server.server.config.app
+    app.state.dice = ScriptedDice(faces)
+    try:
+        yield
+    finally:
+        app.state.dice = None
+
+
+def bearer(client: httpx.Client, username: str) -> dict[str, str]:
+    """Log ``username`` in through the API: its bearer header."""
+    answer = client.post("/api/v1/auth/login", json={"username": username,
+                                                     "password": PASSWORD})
+    return {"Authorization": f"Bearer {answer.json()['token']}"}

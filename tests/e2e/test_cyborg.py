@@ -9,15 +9,13 @@ table's dice are the server's own, so the test checks what happened, never a num
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 
 import httpx
 import pytest
 from playwright.sync_api import expect
 
 from app.rules.cyborg.profiles import PROFILES
-from app.rules.dice import ScriptedDice
-from tests.e2e.table import PASSWORD, Campaign, act, log_in, open_match, seat_campaign
+from tests.e2e.table import Campaign, act, bearer, log_in, open_match, scripted, seat_campaign
 
 LIVE = 2_000
 
@@ -78,22 +76,6 @@ def test_two_browsers_play_a_short_cyborg_fight(new_context, cyborg_campaign):
     expect(player.locator(".sheet-cyborg")).to_contain_text("1 missions")
 
 
-@contextmanager
-def scripted(live_server, *faces: int):
-    """The server's next rolls show these faces (the table's dice, ``app.state.dice``)."""
-    app = live_server.server.config.app
-    app.state.dice = ScriptedDice(faces)
-    try:
-        yield
-    finally:
-        app.state.dice = None
-
-
-def _token(client: httpx.Client, username: str) -> dict[str, str]:
-    answer = client.post("/api/v1/auth/login", json={"username": username,
-                                                     "password": PASSWORD})
-    return {"Authorization": f"Bearer {answer.json()['token']}"}
-
 
 def test_hide_ram_and_crush_in_two_browsers(new_context, live_server):
     """The GM's alien hides from Paul's Kenji, Kenji rams the octopus' van, the octopus
@@ -102,7 +84,7 @@ def test_hide_ram_and_crush_in_two_browsers(new_context, live_server):
     campaign = seat_campaign(live_server.url, system="cyborg", name="KCA", characters=[
         ("gm", {"name": "Pieuvre", "sheet": PROFILES["pieuvre"].sheet, "owner_id": None})])
     with httpx.Client(base_url=live_server.url, timeout=10) as client:
-        gm_auth, player_auth = _token(client, campaign.gm), _token(client, campaign.player)
+        gm_auth, player_auth = bearer(client, campaign.gm), bearer(client, campaign.player)
         paul = client.get("/api/v1/me", headers=player_auth).json()["id"]
         made = client.post(f"/api/v1/campaigns/{campaign.id}/characters", headers=gm_auth,
                            json={"name": "Kenji", "sheet": PROFILES["kenji"].sheet,

@@ -6,41 +6,22 @@ live. The server's dice are scripted (the text's own faces, « Exemple de combat
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import httpx
 from playwright.sync_api import expect
 
-from app.rules.dice import ScriptedDice
 from app.rules.tiamat.profiles import voyous
 from app.rules.tiamat.sheet import jack
-from tests.e2e.table import PASSWORD, act, log_in, open_match, seat_campaign
+from tests.e2e.table import act, bearer, log_in, open_match, scripted, seat_campaign
 
 LIVE = 2_000
 
-
-@contextmanager
-def scripted(live_server, *faces: int):
-    """The server's next rolls show these faces (the table's dice, ``app.state.dice``)."""
-    app = live_server.server.config.app
-    app.state.dice = ScriptedDice(faces)
-    try:
-        yield
-    finally:
-        app.state.dice = None
-
-
-def _token(client: httpx.Client, username: str) -> dict[str, str]:
-    answer = client.post("/api/v1/auth/login", json={"username": username,
-                                                     "password": PASSWORD})
-    return {"Authorization": f"Bearer {answer.json()['token']}"}
 
 
 def test_the_warehouse_fight_in_two_browsers(new_context, live_server):
     campaign = seat_campaign(live_server.url, system="tiamat", name="Tiamat", characters=[
         ("gm", {"name": "Voyous", "sheet": voyous(), "owner_id": None})])
     with httpx.Client(base_url=live_server.url, timeout=10) as client:
-        gm_auth, player_auth = _token(client, campaign.gm), _token(client, campaign.player)
+        gm_auth, player_auth = bearer(client, campaign.gm), bearer(client, campaign.player)
         paul = client.get("/api/v1/me", headers=player_auth).json()["id"]
         made = client.post(f"/api/v1/campaigns/{campaign.id}/characters", headers=gm_auth,
                            json={"name": "Jack", "sheet": jack(), "owner_id": paul})
