@@ -16,6 +16,7 @@ from pydantic import Field
 from sse_starlette import EventSourceResponse
 
 from app.api.schemas import Model, error_responses, text
+from app.http import streams
 from app.http.deps import (
     MAX_ID,
     DbSession,
@@ -24,9 +25,8 @@ from app.http.deps import (
     TableDice,
     protected_router,
 )
-from app.http.streams import Item, StreamSource, event_stream
-from app.i18n import get_locale, set_locale
-from app.services import chat, rolls
+from app.http.streams import Item
+from app.services import chat
 from app.services.match_publish import publish_chat, publish_roll
 
 router = protected_router(tags=["chat"])
@@ -118,27 +118,7 @@ def chat_stream(request: Request, db: DbSession, access: MemberAccess,
                     description="Sent by EventSource on reconnection: resume after it.")
                 ] = None) -> EventSourceResponse:
     """The chat, live, as you may read it."""
-    campaign_id, user_id, role, is_gm = (access.campaign.id, access.user.id, access.role,
-                                         access.is_gm)
-    make_session = request.app.state.sessionmaker
-    locale = get_locale()
-
-    def items_after(after_id: int) -> list[Item]:
-        set_locale(locale)
-        with make_session() as session:
-            page = chat.messages_for(db=session, campaign_id=campaign_id, user_id=user_id,
-                                     is_gm=is_gm, after_id=after_id)
-            return [Item(message.id, STREAM_EVENT, json.dumps(
-                chat.public_message(message, viewer_id=user_id), ensure_ascii=False))
-                for message in page.messages]
-
-    def still_allowed() -> bool:
-        with make_session() as session:
-            return rolls.still_watching(db=session, campaign_id=campaign_id, user_id=user_id,
-                                        role=role)
-
-    return event_stream(request, StreamSource(channel=chat.channel(campaign_id), key=user_id,
-                                              read_after=items_after,
-                                              still_allowed=still_allowed),
-                        newest=chat.newest_id(db=db, campaign_id=campaign_id),
-                        request_session=db)
+    viewer = access.user.id
+    return streams.chat_stream(request, db, access, as_item=lambda message: Item(
+        message.id, STREAM_EVENT,
+        json.dumps(chat.public_message(message, viewer_id=viewer), ensure_ascii=False)))

@@ -24,9 +24,13 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app.errors import ValidationFailed
+from app.i18n import get_locale, set_locale
 from app.i18n import lazy_gettext as _l
 from app.live import Broker
 from app.live.subscription import Subscription
+from app.models import ChatMessage
+from app.services import chat, rolls
+from app.services.access import CampaignAccess
 from app.services.match_feed import Viewer
 
 HEARTBEAT_SECONDS = 15
@@ -284,3 +288,33 @@ def event_stream(request: Request, source: Source, *, newest: int,
     request_session.close()
     return EventStreamResponse(_events(request, source, after), ping=HEARTBEAT_SECONDS,
                                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def chat_stream(request: Request, db: Session, access: CampaignAccess, *,
+                as_item: Callable[[ChatMessage], Item], page_size: int | None = None
+                ) -> Response:
+    """The campaign's chat as this member may read it (``chat.messages_for``), live: the
+    page's stream and the API's differ only in how a message is written (``as_item``)."""
+    campaign_id, user_id, role, is_gm = (access.campaign.id, access.user.id, access.role,
+                                         access.is_gm)
+    make_session = request.app.state.sessionmaker
+    locale = get_locale()
+    limit = {"limit": page_size} if page_size else {}
+
+    def items_after(after_id: int) -> list[Item]:
+        set_locale(locale)
+        with make_session() as session:
+            page = chat.messages_for(db=session, campaign_id=campaign_id, user_id=user_id,
+                                     is_gm=is_gm, after_id=after_id, **limit)
+            return [as_item(message) for message in page.messages]
+
+    def still_allowed() -> bool:
+        with make_session() as session:
+            return rolls.still_watching(db=session, campaign_id=campaign_id, user_id=user_id,
+                                        role=role)
+
+    return event_stream(request, StreamSource(channel=chat.channel(campaign_id), key=user_id,
+                                              read_after=items_after,
+                                              still_allowed=still_allowed),
+                        newest=chat.newest_id(db=db, campaign_id=campaign_id),
+                        request_session=db)

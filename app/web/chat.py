@@ -14,6 +14,7 @@ from fastapi import Form, Query, Request
 from starlette.responses import Response
 
 from app.errors import ValidationFailed
+from app.http import streams
 from app.http.deps import (
     MAX_ID,
     DbSession,
@@ -23,8 +24,7 @@ from app.http.deps import (
     csrf_token_for,
     protected_router,
 )
-from app.http.streams import Item, StreamSource, event_stream
-from app.i18n import get_locale, set_locale
+from app.http.streams import Item
 from app.models import ChatMessage
 from app.services import chat, rolls
 from app.services.access import CampaignAccess
@@ -117,26 +117,6 @@ def chat_stream(request: Request, db: DbSession, access: MemberAccess) -> Respon
     """New messages this viewer may read, as Server-Sent Events (``chat``), each drawn for
     them; resumes after ``Last-Event-ID`` (or ``?after=``)."""
     context = message_context(access)
-    campaign_id, user_id, role, is_gm = (access.campaign.id, access.user.id, access.role,
-                                         access.is_gm)
-    locale = get_locale()
-    make_session = request.app.state.sessionmaker
-
-    def items_after(after: int) -> list[Item]:
-        set_locale(locale)
-        with make_session() as session:
-            page = chat.messages_for(db=session, campaign_id=campaign_id, user_id=user_id,
-                                     is_gm=is_gm, after_id=after, limit=STREAM_PAGE)
-            return [Item(message.id, "chat", render_message(message, context))
-                    for message in page.messages]
-
-    def still_allowed() -> bool:
-        with make_session() as session:
-            return rolls.still_watching(db=session, campaign_id=campaign_id, user_id=user_id,
-                                        role=role)
-
-    return event_stream(request, StreamSource(channel=chat.channel(campaign_id), key=user_id,
-                                              read_after=items_after,
-                                              still_allowed=still_allowed),
-                        newest=chat.newest_id(db=db, campaign_id=campaign_id),
-                        request_session=db)
+    return streams.chat_stream(
+        request, db, access, page_size=STREAM_PAGE,
+        as_item=lambda message: Item(message.id, "chat", render_message(message, context)))
