@@ -259,6 +259,8 @@ def test_the_turn_coming_to_a_player_is_announced(new_context, campaign):
     expect(player.locator("#table[data-live]")).to_have_count(1)
     expect(player.locator("#turn-status")).to_have_text("")
     act(gm, "roll_initiative")
+    # The GM's panel is redrawn after each action: the next form is the fresh one.
+    expect(gm.locator("#log > li.kind-initiative_rolled")).to_have_count(1, timeout=LIVE)
     act(gm, "next_turn")
     expect(player.locator("#turn-status")).to_have_text("Your turn!", timeout=LIVE)
     expect(player.locator("#action-panel .your-turn")).to_be_visible()
@@ -274,8 +276,9 @@ def test_an_undo_updates_the_journal_in_place(new_context, campaign):
     player.goto(url)
     expect(player.locator("#table[data-live]")).to_have_count(1)
     act(gm, "roll_initiative")
+    expect(gm.locator("#log > li.kind-initiative_rolled")).to_have_count(1, timeout=LIVE)
     act(gm, "next_turn")
-    expect(player.locator("#log > li.log-line")).to_have_count(3, timeout=LIVE)
+    expect(player.locator("#log > li.log-line")).to_have_count(4, timeout=LIVE)
     first = player.locator("#log > li.log-line").first
     first.evaluate("line => { line.dataset.seen = 'before the undo'; }")
 
