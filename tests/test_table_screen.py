@@ -156,6 +156,7 @@ def test_tokens_take_their_sides_colour_a_short_label_and_a_portrait():
 def test_a_short_label_is_cut_between_words_so_its_words_are_in_the_full_name():
     assert short_label("Gobelin des cavernes") == "Gobelin…"  # never ends on a linking word
     assert short_label("Ourk le Pisteur") == "Ourk…"
+    assert short_label("Alien à visage humain") == "Alien…"
     assert short_label("Grand Ours brun") == "Grand Ours…"
     assert short_label("Tyrannosaurusrex le grand") == "Tyrannosaurusrex…"  # one long word
     assert short_label("Zetzet") == "Zetzet"

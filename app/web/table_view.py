@@ -104,7 +104,8 @@ SIDE_COLOURS = 6
 LABEL_CHARS = 12  # a token's label on the board; the full name is in its tooltip
 # Small linking words a cut label must not end on (« Ourk le… » reads as a stray article).
 LINKING_WORDS = frozenset(("le", "la", "les", "l'", "de", "des", "du", "d'", "et", "au", "aux",
-                           "the", "of", "and", "a", "an"))
+                           "à", "en", "un", "une", "sur", "dans",
+                           "the", "of", "and", "a", "an", "in", "on"))
 
 
 def side_key(token: dict[str, Any]) -> str:
