@@ -14,7 +14,6 @@ from typing import Any
 
 from app.rules.provenance import check_provenance, load_toml
 
-SEED = "003_17f6fe9f5d5d7b1b.txt"
 CLASSES = ("leger", "moyen", "lourd")
 TEMPERAMENTS = ("agressive", "placide")
 SPEEDS = ("tres_rapide", "rapide", "lourdaud")

@@ -1,8 +1,6 @@
-"""``cyborg``: Cyborg Anti-Alien (``shared/seeds/001_616c5a18be6336a5.txt``).
+"""``cyborg``: Cyborg Anti-Alien, registered as a game in ``system.py``.
 
-The pure rules core — the sheet (``sheet``), the tests (``tests``), damage and wounds
-(``damage``) and the content in ``data/*.toml`` (``content``). Not registered as a game yet:
-the match methods, sheet form and pages come in a later session (docs/games/cyborg.md).
+The pure rules — the sheet (``sheet``), skill and characteristic checks (``checks``), combat
+and damage (``combat``, ``damage``), chases, poisons, progression, the match (``match*``) —
+and the content in ``data/*.toml`` (``content``); docs/games/cyborg.md says how it plays.
 """
-
-SEED_FILE = "001_616c5a18be6336a5.txt"

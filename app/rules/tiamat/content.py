@@ -17,7 +17,6 @@ from typing import Any
 
 from app.rules.provenance import check_provenance
 
-SEED = "004_027408667edfd8d5.txt"
 RULE_CHARS = "Tiamat § Conception du personnage / Caractéristiques"
 RULE_DERIVED = ("Tiamat § Conception du personnage / Points de santé / d'énergie / de furie, "
                 "Initiative, Action")
