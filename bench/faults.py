@@ -268,48 +268,37 @@ def _shared_redis() -> str:
     return os.environ.get("TABLEE_BENCH_REDIS", REDIS_URL)
 
 
+def _service_outage(ctx: Context, service: str, stop, start):
+    """The fault of a restart scenario: a third of the way in, stop ``service``; check that
+    /readyz says so, start it again, check that /readyz comes back."""
+    def make_fault(server, extra: list[Check]):
+        async def fault() -> None:
+            await asyncio.sleep(ctx.duration / 3)
+            await asyncio.to_thread(stop)
+            noticed = await _until_ready(server.url, 503, 10)
+            extra.append(Check(f"/readyz answers 503 while {service} is down",
+                               noticed is not None,
+                               f"after {noticed:.1f} s" if noticed is not None else "never"))
+            await asyncio.sleep(3)
+            await asyncio.to_thread(start)
+            back = await _until_ready(server.url, 200, 30)
+            extra.append(Check(f"/readyz answers 200 once {service} is back", back is not None,
+                               f"after {back:.1f} s" if back is not None else "never"))
+        return fault
+    return make_fault
+
+
 def redis_restart(ctx: Context, pg_url: str) -> list[Check]:
     with private_redis() as (redis_url, stop, start):
-        def make_fault(server, extra: list[Check]):
-            async def fault() -> None:
-                await asyncio.sleep(ctx.duration / 3)
-                await asyncio.to_thread(stop)
-                noticed = await _until_ready(server.url, 503, 10)
-                extra.append(Check("/readyz answers 503 while Redis is down",
-                                   noticed is not None,
-                                   f"after {noticed:.1f} s" if noticed is not None else
-                                   "never"))
-                await asyncio.sleep(3)
-                await asyncio.to_thread(start)
-                back = await _until_ready(server.url, 200, 30)
-                extra.append(Check("/readyz answers 200 once Redis is back", back is not None,
-                                   f"after {back:.1f} s" if back is not None else "never"))
-            return fault
-
-        return _run(ctx, "Redis restarted", pg_url, redis_url, make_fault)
+        return _run(ctx, "Redis restarted", pg_url, redis_url,
+                    _service_outage(ctx, "Redis", stop, start))
 
 
 def postgres_restart(ctx: Context) -> list[Check]:
     base = ctx.temp / "private-pg"
     base.mkdir()
     with private_postgres(base) as (pg_url, stop, start):
-        def make_fault(server, extra: list[Check]):
-            async def fault() -> None:
-                await asyncio.sleep(ctx.duration / 3)
-                await asyncio.to_thread(stop)
-                noticed = await _until_ready(server.url, 503, 10)
-                extra.append(Check("/readyz answers 503 while PostgreSQL is down",
-                                   noticed is not None,
-                                   f"after {noticed:.1f} s" if noticed is not None else
-                                   "never"))
-                await asyncio.sleep(3)
-                await asyncio.to_thread(start)
-                back = await _until_ready(server.url, 200, 30)
-                extra.append(Check("/readyz answers 200 once PostgreSQL is back",
-                                   back is not None,
-                                   f"after {back:.1f} s" if back is not None else "never"))
-            return fault
-
+        make_fault = _service_outage(ctx, "PostgreSQL", stop, start)
         checks = _run(ctx, "PostgreSQL restarted", pg_url, _shared_redis(), make_fault)
         log = (base / "postgres.log").read_text(errors="replace")
         checks.append(Check("PostgreSQL was really stopped and started again",
