@@ -59,6 +59,8 @@ def test_a_scripted_fight_and_chase_fold_to_the_snapshot(db, lab):
         Step(paul, {"kind": "attack", "token": "t1", "weapon": "fusil_a_canon_scie",
                     "target": "t2", "shots": 2, "mod_obscurite": "on"}, [23, 80, 40, 55]),
         Step(paul, {"kind": "end_phase"}),
+        # The octopus throws itself on Kenji (13, 3): its tentacles need contact.
+        Step(gm, {"kind": "move", "token": "t2", "x": 14, "y": 3}),
         Step(gm, {"kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1"},
              [30, 20]),
         Step(gm, {"kind": "end_phase"}),
@@ -91,6 +93,8 @@ def test_the_rolls_are_signed_into_the_campaign_log(db, lab):
 
     access, match, *_ = lab
     play(db, SECRET, match, [Step(access["mia"], {"kind": "roll_initiative"}),
+                             Step(access["paul"], {"kind": "move", "token": "t1", "x": 26,
+                                                   "y": 3}),
                              Step(access["paul"], {"kind": "attack", "token": "t1",
                                                    "weapon": "poing", "target": "t2"},
                                   [23, 80])])
@@ -153,6 +157,10 @@ def test_the_table_page_plays_an_attack(db, lab_page):
     assert form.select_one("select[name=token] option[selected], select[name=token] option")[
         "value"] == "t1"
     assert form.select_one("select[name=target] option[selected]")["value"] == "t2"
+    # Kenji walks up to the octopus (27, 3): a fist needs contact.
+    assert paul.client.post(url + "/actions", data={
+        "csrf_token": paul.csrf(), "kind": "move", "token": "t1", "x": "26", "y": "3"},
+        follow_redirects=False).status_code == 303
     dice.script(23, 80)
     done = paul.client.post(url + "/actions", data={
         "csrf_token": paul.csrf(), "kind": "attack", "token": "t1", "weapon": "poing",
@@ -313,6 +321,7 @@ def test_every_event_line_state_panel_and_form_renders():
         (paul, {"kind": "move", "token": "t1", "x": 12, "y": 6}),
         (paul, {"kind": "attack", "token": "t1", "weapon": "lance_grenades", "target": "t2"}),
         (paul, {"kind": "end_phase"}),
+        (gm, {"kind": "move", "token": "t2", "x": 13, "y": 6}),
         (gm, {"kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1"}),
         (gm, {"kind": "end_phase"}), (gm, {"kind": "end_phase"}),
         (paul, {"kind": "reload", "token": "t1", "weapon": "lance_grenades"}),
@@ -447,6 +456,7 @@ def test_the_texts_wound_crush_chase_and_camouflage_rules_through_the_engine(db,
         Step(gm, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,
                   "reason": "x"}),
         Step(gm, {"kind": "roll_initiative", "surprise": "aliens"}),
+        Step(gm, {"kind": "move", "token": "t2", "x": 14, "y": 3}),
         Step(gm, {"kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1",
                   "whole_body": "on"}, [5, 99]),
     ])
@@ -535,9 +545,145 @@ def test_the_table_page_offers_the_forms_and_the_log_explains(db, lab_page):
     act(mia, kind="roll_initiative", surprise="cyborgs")
     assert page(mia).select_one("#action-attack input[name=whole_body]") is not None
     assert page(paul).select_one("#action-attack input[name=whole_body]") is None
+    act(paul, kind="move", token="t1", x="26", y="3")
     act(paul, (23, 80), kind="attack", token="t1", weapon="poing", target="t2", shots="1")
     assert "house correction: the text prints 2" in page(paul).select_one("#log").text
     paul.post("/account", {"display_name": "Paul", "locale": "fr"})
     french = page(paul).select_one("#log").text
     assert "correction maison : le texte imprime 2" in french
     assert "heurte Fourgon" in french and "reste caché" in french
+
+
+# — a melee blow needs contact (issue 10) —
+
+
+def test_a_melee_attack_out_of_reach_on_the_page(db, lab_page):
+    """Paul (in French) is refused a punch from 14 squares, in words naming the distance, with
+    nothing changed; he has no override box; the GM's octopus strikes from afar with the box
+    ticked, and the log says the GM allowed it, in both languages."""
+    people, campaign_id, kenji, octopus, dice = lab_page
+    mia, paul = people["mia"], people["paul"]
+    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
+        "width": "40", "height": "30", "unit": "sq"}, follow_redirects=False)
+    url = opened.headers["location"]
+    paul.post("/account", {"display_name": "Paul", "locale": "fr"})
+
+    def post(user, **fields):
+        return user.client.post(url + "/actions", data={"csrf_token": user.csrf(), **fields},
+                                follow_redirects=False)
+
+    def page(user):
+        return BeautifulSoup(user.client.get(url).text, "html.parser")
+
+    assert post(mia, kind="roll_initiative").status_code == 303  # the cyborgs first
+    form = page(paul).select_one("#action-attack")
+    assert form.select_one("input[name=override]") is None
+    assert "1,5 case au plus entre les centres" in form.select_one("#attack-reach-help").text
+    assert page(mia).select_one("#action-attack input[name=override]") is not None
+    before = copy.deepcopy(_match(db, url).state)
+    refused = post(paul, kind="attack", token="t1", weapon="poing", target="t2", shots="1")
+    assert refused.status_code == 422
+    error = BeautifulSoup(refused.text, "html.parser").text
+    assert "Kenji est à 14 cases de Pieuvre : une attaque au corps à corps demande le " \
+           "contact, 1,5 case au plus" in error
+    db.expire_all()
+    assert _match(db, url).state == before
+    cheat = post(paul, kind="attack", token="t1", weapon="poing", target="t2", shots="1",
+                 override="on")
+    assert cheat.status_code == 422 and "seul le MJ autorise" in cheat.text
+    assert post(paul, kind="end_phase").status_code == 303
+    dice.script(30, 99)  # the tentacles hit, Kenji's parry fails: E × 7 = 2
+    done = post(mia, kind="attack", token="t2", weapon="tentacules", target="t1", shots="1",
+                override="on")
+    assert done.status_code == 303, done.text
+    assert "out of reach (14 squares), allowed by the GM" in page(mia).select_one("#log").text
+    assert "hors de portée (14 cases), permise par le MJ" in page(paul).select_one("#log").text
+
+
+def _match(db, url: str):
+    from app.models import Match
+
+    return db.get(Match, int(url.rstrip("/").split("/")[-1]))
+
+
+# — skill 25, the player's choice (issue 10) —
+
+
+def _chooser(db, campaign_id: int, kenji: int) -> dict:
+    """Kenji drew entry 25 (« Au choix du joueur ») and named it Xénobiologie, int + int + vol."""
+    character = db.get(Character, kenji)
+    sheet = copy.deepcopy(character.sheet)
+    sheet["skills"] = {**sheet["skills"], "au_choix": 7}  # conduite's 7 %
+    sheet["skills"].pop("conduite")
+    sheet["drawn"] = ["premiers_soins", "au_choix", "reperage"]
+    sheet["custom_skill"] = {"name": "Xénobiologie",
+                             "formula": ["intelligence", "intelligence", "volonte"]}
+    character.sheet = sheet
+    db.commit()
+    return sheet
+
+
+def test_skill_25_shows_on_the_sheet_the_printable_sheet_and_the_test_list(db, lab_page):
+    from app.rules.cyborg.sheet import derived, validate
+
+    people, campaign_id, kenji, octopus, dice = lab_page
+    mia, paul = people["mia"], people["paul"]
+    sheet = _chooser(db, campaign_id, kenji)
+    assert validate(sheet) == []
+    chars = sheet["characteristics"]
+    total = 2 * chars["intelligence"] + chars["volonte"] + 7
+    assert next(line["total"] for line in derived(sheet)["skills"]
+                if line["key"] == "au_choix") == total
+    # The sheet.
+    view = BeautifulSoup(paul.client.get(f"/campaigns/{campaign_id}/characters/{kenji}").text,
+                         "html.parser")
+    row = view.select_one("table.derived-skills tr[data-skill=au_choix]")
+    assert row is not None and "Xénobiologie" in row.text and f"{total} %" in row.text
+    assert "intelligence + intelligence + volonté" in row.select_one(".skill-formula").text
+    # The edit form names it (Paul drew it): the name and the three characteristics.
+    edit = BeautifulSoup(paul.client.get(
+        f"/campaigns/{campaign_id}/characters/{kenji}/edit").text, "html.parser")
+    assert edit.select_one("fieldset.custom-skill #sheet-custom-name")["value"] == "Xénobiologie"
+    assert edit.select_one("label[for=sheet-skill-au_choix]").text == "Xénobiologie"
+    # The printable sheet.
+    printed = BeautifulSoup(paul.client.get(
+        f"/campaigns/{campaign_id}/characters/{kenji}/print").text, "html.parser")
+    line = next(tr for tr in printed.select(".print-skills tr") if "Xénobiologie" in tr.text)
+    assert f"{total} %" in line.text
+    assert "intelligence + intelligence + volonté" in line.text
+    # The table's test list, and a test rolled on it against the player's formula.
+    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
+        "width": "40", "height": "30", "unit": "sq"}, follow_redirects=False)
+    url = opened.headers["location"]
+    page = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    options = {o["value"]: o.text for o in page.select("#action-test select[name=skill] option")}
+    assert options["au_choix"].startswith("Xénobiologie")
+    dice.script(total)
+    done = paul.client.post(url + "/actions", data={
+        "csrf_token": paul.csrf(), "kind": "test", "token": "t1", "test": "skill",
+        "skill": "au_choix"}, follow_redirects=False)
+    assert done.status_code == 303, done.text
+    log = BeautifulSoup(paul.client.get(url).text, "html.parser").select_one("#log").text
+    assert f"Xénobiologie {total} %" in log and "success" in log
+
+
+def test_a_cyborg_without_skill_25_is_told_so_and_keeps_its_name_on_save(db, lab_page):
+    """Entry 25 comes with the draw: a cyborg that did not draw it has nothing to name (the
+    page says so, in French), and saving the sheet keeps the stored name and formula."""
+    people, campaign_id, kenji, _octopus, _dice = lab_page
+    paul = people["paul"]
+    paul.post("/account", {"display_name": "Paul", "locale": "fr"})
+    url = f"/campaigns/{campaign_id}/characters/{kenji}"
+    page = BeautifulSoup(paul.client.get(url + "/edit").text, "html.parser")
+    assert page.select_one("fieldset.custom-skill") is None
+    assert "ce cyborg ne l'a pas tirée" in page.select_one(".custom-skill-absent").text
+    before = db.get(Character, kenji).sheet["custom_skill"]
+    saved = paul.client.post(url + "/edit", data=_form_fields(
+        page.select_one("#sheet-char-force").find_parent("form")), follow_redirects=False)
+    assert saved.status_code == 303, saved.text
+    db.expire_all()
+    assert db.get(Character, kenji).sheet["custom_skill"] == before
+    view = BeautifulSoup(paul.client.get(url).text, "html.parser")
+    assert view.select_one("table.derived-skills tr[data-skill=au_choix]") is None

@@ -13,11 +13,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from babel.numbers import format_decimal
+
 from app.rules.action_fields import int_field, require_gm, text_field
 from app.rules.match import Actor, Event, IllegalAction, State
 
 UNITS = ("cm", "in", "sq")
 LABEL_MAX = 80
+
+
+# The board's units in words, singular and plural (the ruler says « cases », "squares").
+_UNIT_WORDS = {"en": {"sq": ("square", "squares"), "cm": ("cm", "cm"), "in": ("in", "in")},
+               "fr": {"sq": ("case", "cases"), "cm": ("cm", "cm"), "in": ("po", "po")}}
+
+
+def board_distance(value: float, unit: str, lang: str) -> str:
+    """A distance on the board in words: « 1,5 case », « 4,47 cases », "2 squares"."""
+    value = round(float(value), 2)
+    figure = format_decimal(value, format="#,##0.##", locale="fr" if lang == "fr" else "en")
+    singular, plural = _UNIT_WORDS["fr" if lang == "fr" else "en"].get(unit, (unit, unit))
+    one = value < 2 if lang == "fr" else value == 1
+    return f"{figure} {singular if one else plural}"
 
 
 def new_board(options: Mapping[str, Any], *, unit: str, width: int, height: int) -> dict:

@@ -17,6 +17,7 @@ from starlette.responses import HTMLResponse
 from app import i18n
 from app.http.deps import CSRF_FIELD, CSRF_HEADER, csrf_token_for
 from app.i18n import SUPPORTED_LOCALES, get_locale, language_name
+from app.rules.board import board_distance
 from app.rules.mutatior.content import catalogue as mutatior_catalogue
 from app.rules.registry import all_systems, get_system
 from app.services import rolls
@@ -65,6 +66,9 @@ templates.env.filters["roll_summary"] = rolls.roll_summary
 # A fraction in the reader's locale (« 9,5 »); messages (``_()``) do it for their variables.
 templates.env.filters["number"] = i18n.number
 templates.env.filters["mutatior_implant"] = _mutatior_implant
+# A distance on a Cyborg board in the reader's words (« 4,5 cases »).
+templates.env.filters["board_distance"] = lambda value, unit: board_distance(
+    value, unit, get_locale())
 templates.env.filters["gettext_msg"] = lambda message: i18n.gettext(str(message))
 templates.env.globals.update(
     static_url=_static_url,

@@ -130,7 +130,18 @@ def test_hide_ram_and_crush_in_two_browsers(new_context, live_server):
     act(gm, "correct", {"token": kenji, "field": "sante", "value": "1", "reason": "chute"})
     expect(gm.locator("#log > li.kind-corrected")).to_have_count(1, timeout=LIVE)
     act(gm, "roll_initiative", {"surprise": "aliens"})
+    expect(gm.locator("#log > li.kind-initiative_rolled")).to_have_count(1, timeout=LIVE)
     expect(player.locator("#action-attack input[name=whole_body]")).to_have_count(0)
+    expect(player.locator("#action-attack input[name=override]")).to_have_count(0)
+    # Tentacles need contact: from 14 squares the blow is refused, in words, nothing rolled.
+    act(gm, "attack", {"token": octopus, "weapon": "tentacules", "target": kenji})
+    expect(gm.locator("form#action-attack .form-error[role=alert]")).to_contain_text(
+        "is 14 squares from Kenji", timeout=LIVE)
+    expect(gm.locator("#log > li.kind-attacked")).to_have_count(0)
+    # The octopus crawls beside Kenji (the board's first row, y 3).
+    kenji_x = 13 if kenji == "t1" else 27
+    act(gm, "move", {"token": octopus, "x": str(kenji_x + 1), "y": "3"})
+    expect(gm.locator("#log > li.kind-token_moved")).to_have_count(1, timeout=LIVE)
     with scripted(live_server, 5, 99):
         act(gm, "attack", {"token": octopus, "weapon": "tentacules", "target": kenji,
                            "whole_body": "on"})

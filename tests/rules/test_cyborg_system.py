@@ -44,6 +44,14 @@ def act(state: dict, action: dict, faces=(), actor: Actor = GM) -> tuple[list, d
     return events, after
 
 
+def next_to(state: dict, mover: str, other: str = "t1") -> dict:
+    """The GM moves ``mover`` onto the square beside ``other``: in reach of a melee blow."""
+    there = state["tokens"][other]
+    _, state = act(state, {"kind": "move", "token": mover, "x": there["x"] + 1,
+                           "y": there["y"]})
+    return state
+
+
 class TestSystem:
     def test_it_is_registered_with_its_seed(self) -> None:
         assert isinstance(CYBORG, GameSystem)
@@ -164,8 +172,10 @@ class TestTheTable:
             act(state, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2"},
                 actor=ALICE)
         events, state = act(state, {"kind": "end_phase"}, actor=ALICE)
-        # The octopus lashes (Arme blanche 55): 30 hits; Kenji parries with 20 — units 0, a
+        # "L'alien se jeta sur le cyborg" (§ (III) Ambiance): from beside him it lashes
+        # (Arme blanche 55): 30 hits; Kenji parries with 20 — units 0, a
         # defensive master stroke: the octopus cannot dodge next turn.
+        state = next_to(state, "t2")
         events, state = act(state, {"kind": "attack", "token": "t2", "weapon": "tentacules",
                                     "target": "t1"}, [30, 20])
         assert events[0].payload["shots"][0]["attacker_unbalanced"]
@@ -208,6 +218,70 @@ class TestTheTable:
         assert payload["burst"] and payload["magazine"] == 47
         assert [s["hit"] for s in payload["shots"]] == [True, False, False]
         assert state["tokens"]["t1"]["sante"] == 38 - 3  # F against resistance 7
+
+    def test_a_melee_attack_out_of_reach_is_refused_in_words_and_changes_nothing(self) -> None:
+        """Contact (house, docs/rules-notes.md): 1.5 squares between centres at most."""
+        state = lab()
+        _, state = act(state, {"kind": "roll_initiative"})  # the cyborgs first (12 > 11)
+        before = copy.deepcopy(state)
+        punch = {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2"}
+        for where, distance_fr, distance_en in (((13, 3), "14 cases", "14 squares"),
+                                                ((25, 3), "2 cases", "2 squares"),
+                                                ((25, 5), "2,83 cases", "2.83 squares")):
+            moved = state
+            if where != (13, 3):
+                _, moved = act(state, {"kind": "move", "token": "t1", "x": where[0],
+                                       "y": where[1]}, actor=ALICE)
+            snapshot = copy.deepcopy(moved)
+            with pytest.raises(IllegalAction) as refused:
+                act(moved, punch, actor=ALICE)
+            assert refused.value.code == "out_of_reach"
+            assert refused.value.message_fr() == (
+                f"Kenji est à {distance_fr} de Pieuvre : une attaque au corps à corps demande "
+                "le contact, 1,5 case au plus (approchez-vous, ou le MJ l'autorise)")
+            assert refused.value.message.startswith(f"Kenji is {distance_en} from Pieuvre")
+            assert "1.5 squares at most" in refused.value.message
+            assert moved == snapshot  # nothing changed
+        assert state == before
+
+    def test_a_melee_attack_in_reach_a_ranged_one_at_any_distance(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "roll_initiative"})
+        # Ranged: the shotgun at 14 squares is not a melee blow.
+        events, _ = act(state, {"kind": "attack", "token": "t1", "weapon": "fusil_a_canon_scie",
+                                "target": "t2"}, [99], actor=ALICE)
+        assert events[0].payload["reach"] is None
+        # On the diagonal square (1.41): in reach; on the same square too.
+        for x, y, distance in ((26, 4, 1.41), (27, 3, 0.0), (26, 3, 1.0)):
+            _, moved = act(state, {"kind": "move", "token": "t1", "x": x, "y": y}, actor=ALICE)
+            events, after = act(moved, {"kind": "attack", "token": "t1", "weapon": "poing",
+                                        "target": "t2"}, [99], actor=ALICE)
+            assert events[0].payload["reach"] == {"distance": distance, "limit": 1.5,
+                                                  "unit": "sq", "override": False}
+            assert after["tokens"]["t1"]["acted"]
+
+    def test_only_the_gm_allows_a_melee_attack_out_of_reach(self) -> None:
+        state = lab()
+        _, state = act(state, {"kind": "roll_initiative"})
+        forms = {f.kind: f for f in CYBORG.legal_actions(state, ALICE)}
+        assert forms["attack"].choices["override"] is False
+        assert forms["attack"].choices["reach"] == {"limit": 1.5, "unit": "sq"}
+        assert next(f for f in CYBORG.legal_actions(state, GM)
+                    if f.kind == "attack").choices["override"] is True
+        snapshot = copy.deepcopy(state)
+        with pytest.raises(IllegalAction) as refused:
+            act(state, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2",
+                        "override": "on"}, actor=ALICE)
+        assert refused.value.code == "gm_reach"
+        assert refused.value.message_fr() == ("seul le MJ autorise une attaque au corps à "
+                                              "corps hors de portée")
+        assert state == snapshot
+        # The GM allows Kenji's punch from 14 squares (a leap): rolled, and the event says so.
+        events, state = act(state, {"kind": "attack", "token": "t1", "weapon": "poing",
+                                    "target": "t2", "override": "on"}, [23, 80], actor=GM)
+        assert events[0].payload["reach"] == {"distance": 14.0, "limit": 1.5, "unit": "sq",
+                                              "override": True}
+        assert events[0].payload["shots"][0]["hit"]
 
     def test_a_grenade_hits_everyone_in_its_radius(self) -> None:
         state = lab()
@@ -299,7 +373,7 @@ class TestTheTable:
         assert events[0].payload["shots"][0]["attack"]["target"] == 57
 
     def test_surgery_at_the_end_of_the_mission(self) -> None:
-        state = lab()
+        state = next_to(lab(), "t2")
         _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,
                                "reason": "x"})
         _, state = act(state, {"kind": "roll_initiative"})
@@ -361,7 +435,7 @@ class TestTheTable:
     def test_a_strangled_victim_dies_after_its_turns(self) -> None:
         strangler = copy.deepcopy(PROFILES["vigile"].sheet)
         strangler["weapons"] = ["garrot"]
-        state = lab(ParticipantSetup("Étrangleur", 12, None, strangler))
+        state = next_to(lab(ParticipantSetup("Étrangleur", 12, None, strangler)), "t3")
         _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,
                                "reason": "blessé"})
         _, state = act(state, {"kind": "roll_initiative"})
@@ -496,7 +570,7 @@ class TestTheTable:
         assert "paralysed" in state["tokens"]["t2"]["states"]
 
     def test_a_whole_target_crushed_dies(self) -> None:
-        state = lab()
+        state = next_to(lab(), "t2")
         _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 1,
                                "reason": "x"})
         _, state = act(state, {"kind": "roll_initiative"})
@@ -511,7 +585,7 @@ class TestTheTable:
         assert "dead" in state["tokens"]["t1"]["states"]
 
     def test_only_the_gm_crushes_the_whole_target_and_only_by_broyage(self) -> None:
-        state = lab()
+        state = next_to(lab(), "t2")
         _, state = act(state, {"kind": "roll_initiative"})
         attack = next(f for f in CYBORG.legal_actions(state, ALICE) if f.kind == "attack")
         assert attack.choices["crush"] is False
@@ -534,6 +608,7 @@ class TestTheTable:
             ParticipantSetup("Kenji", 10, 7, door_cyborg()),
             ParticipantSetup("Pieuvre", 11, None, pieuvre)), {"content": content}),
             ScriptedDice([])))
+        state = next_to(state, "t2")
         assert state["custom_weapons"]["gm:gm-rouleau"]["crushes"]
         _, state = act(state, {"kind": "correct", "token": "t1", "field": "sante", "value": 3,
                                "reason": "x"})
@@ -578,7 +653,7 @@ class TestTheTable:
             assert refused.value.code == code
 
     def test_the_damage_tables_corrected_cell_is_named_in_the_log(self) -> None:
-        state = lab()
+        state = next_to(lab(), "t2")
         _, state = act(state, {"kind": "roll_initiative"})
         # Kenji's fist (force 13: D) on the octopus (resistance 3): the corrected cell, 5.
         events, state = act(state, {"kind": "attack", "token": "t1", "weapon": "poing",

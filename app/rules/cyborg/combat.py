@@ -158,6 +158,27 @@ def attack_modifiers(kind: str, chosen: Mapping[str, int | None]) -> tuple[Modif
     return tuple(found)
 
 
+# — reach —
+
+RULE_REACH = "Cyborg § (III) Combats / Déroulement (combat au corps à corps)"
+# A melee blow is a "combat au corps à corps": the fighters touch. The text gives no distance
+# (house, docs/rules-notes.md): between the two figures' centres, on a board of squares (a
+# square is a metre) the eight squares around — 1.5 squares reach the diagonal (1.41), not
+# two squares away —; on a board in centimetres two 25–30 mm bases touching (3 cm); in
+# inches 1". The GM may allow a blow from further (a whip, a long pole, a leap).
+MELEE_REACH = {"sq": 1.5, "cm": 3.0, "in": 1.0}
+
+
+def melee_reach(unit: str) -> float:
+    """How far a melee attack reaches, in the board's unit (squares when unknown)."""
+    return MELEE_REACH.get(unit, MELEE_REACH["sq"])
+
+
+def in_reach(distance: float, unit: str) -> bool:
+    """A melee attack reaches a target ``distance`` board units away (centre to centre)."""
+    return distance <= melee_reach(unit) + 1e-9
+
+
 # — attacks —
 
 

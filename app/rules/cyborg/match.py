@@ -17,7 +17,7 @@ from typing import Any
 from app.rules.board import EVOLVE as BOARD_EVOLVE
 from app.rules.board import mark_area, new_board
 from app.rules.cyborg.chases import ALONGSIDE, DISTANCES, all_vehicles, custom_vehicles
-from app.rules.cyborg.combat import modifier_table
+from app.rules.cyborg.combat import melee_reach, modifier_table
 from app.rules.cyborg.content import CHARACTERISTICS, Weapon, all_weapons, skills
 from app.rules.cyborg.poisons import poisons, symptoms
 from app.rules.cyborg.profiles import PROFILES
@@ -526,7 +526,11 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                           for entry in modifier_table().values() if entry.key != "rafale"],
             "radius": GRENADE_RADIUS,
             # The GM says when a broyage crushes the whole target (§ (III) Broyage).
-            "crush": actor.is_gm}))
+            "crush": actor.is_gm,
+            # A melee blow needs contact; the GM alone may allow one from further.
+            "reach": {"limit": melee_reach(state["board"]["unit"]),
+                      "unit": state["board"]["unit"]},
+            "override": actor.is_gm}))
         reloadable = {tid: [[key, weapon_of(state, key).name]
                             for key in tokens[tid]["magazines"]
                             if tokens[tid]["magazines"][key] < (weapon_of(state, key).magazine

@@ -165,6 +165,7 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
         raise refuse("not_a_target", name=target["name"])
     kind = "melee" if weapon.kind == "melee" else "ranged"
     whole_body = _whole_body(action, actor, weapon)
+    reach = _reach(state, action, actor, attacker, target) if kind == "melee" else None
     try:
         modifiers = attack_modifiers(kind, chosen_modifiers(action))
     except CombatError as error:
@@ -178,7 +179,7 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
         "skill_name": attacker["skills"].get(weapon.skill, {}).get("name", weapon.skill),
         "modifiers": [{"label": m.label, "value": m.value} for m in modifiers],
         "round": state["round"], "in_combat": True, "magazine": None, "burst": False,
-        "area": None, "whole_body": whole_body}
+        "area": None, "whole_body": whole_body, "reach": reach}
     if weapon.damage_type == "explosion" and weapon.kind == "ranged":
         payload.update(_explosion(state, dice, attacker, weapon, percent, modifiers, target))
     elif weapon.kind == "ranged":
@@ -207,6 +208,26 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
     payload["rolls"] = ([payload.pop("blast_roll")] if "blast_roll" in payload else []) \
         + all_rolls(payload["shots"])
     return [Event("attacked", payload)]
+
+
+def _reach(state: State, action: Mapping[str, Any], actor: Actor, attacker: dict,
+           target: dict) -> dict[str, Any]:
+    """A melee attack needs contact (§ (III) Combats: "combat au corps à corps"; the
+    distance is house, ``combat.MELEE_REACH``): out of reach it is refused, naming the
+    distance, unless the GM ticks *override* (a whip, a leap…) — recorded in the event and
+    said in the log. Only the GM may override."""
+    override = flag(action, "override")
+    if override and not actor.is_gm:
+        raise refuse("gm_reach")
+    unit = state["board"]["unit"]
+    distance = round(math.dist((attacker["x"], attacker["y"]), (target["x"], target["y"])), 2)
+    limit = combat.melee_reach(unit)
+    reached = combat.in_reach(distance, unit)
+    if not reached and not override:
+        raise refuse("out_of_reach", name=attacker["name"], target=target["name"],
+                     distance=distance, limit=limit, unit=unit)
+    return {"distance": distance, "limit": limit, "unit": unit,
+            "override": not reached}
 
 
 def _whole_body(action: Mapping[str, Any], actor: Actor, weapon: Any) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app.rules.action_fields import flag, int_field
+from app.rules.board import board_distance
 from app.rules.cyborg import combat
 from app.rules.cyborg.combat import Target, modifier_table
 from app.rules.cyborg.content import MAX_RESISTANCE, damage_correction
@@ -48,6 +49,9 @@ class CyborgRefusal(IllegalAction):
         "rules": "{reason}",
         "same_pursuer": "the quarry cannot be its own pursuer: choose two different "
                         "participants",
+        "out_of_reach": "{name} is {distance} from {target}: a melee attack needs contact, "
+                        "{limit} at most (move closer, or the GM allows it)",
+        "gm_reach": "only the GM allows a melee attack out of reach",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -67,7 +71,20 @@ class CyborgRefusal(IllegalAction):
         "rules": "{reason_fr}",
         "same_pursuer": "la proie ne peut pas être son propre poursuivant : choisissez deux "
                         "participants différents",
+        "out_of_reach": "{name} est à {distance} de {target} : une attaque au corps à corps "
+                        "demande le contact, {limit} au plus (approchez-vous, ou le MJ "
+                        "l'autorise)",
+        "gm_reach": "seul le MJ autorise une attaque au corps à corps hors de portée",
     }
+
+    def _format_fields(self, lang: str) -> dict[str, Any]:
+        """Distances in the board's unit as the reader writes them (« 4,5 cases »)."""
+        fields = super()._format_fields(lang)
+        if "unit" in fields:
+            for key in ("distance", "limit"):
+                if isinstance(fields.get(key), int | float):
+                    fields[key] = board_distance(fields[key], str(fields["unit"]), lang)
+        return fields
 
 
 def refuse(code: str, **fields: Any) -> CyborgRefusal:

@@ -259,7 +259,9 @@ def skill_lines(sheet: Sheet) -> list[dict[str, Any]]:
         penalty = hand.get(key, 0)
         lines.append({"key": key, "name": name, "base": base, "allocated": extra,
                       "rank_bonus": rank_bonus, "penalty": penalty,
-                      "total": max(0, base + extra + rank_bonus + penalty), "cap": skill.cap})
+                      "total": max(0, base + extra + rank_bonus + penalty), "cap": skill.cap,
+                      # Skill 25: the characteristics the player chose, shown beside its name.
+                      "formula": list(custom or skill.formula) if skill.custom else None})
     return lines
 
 
