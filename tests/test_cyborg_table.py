@@ -640,7 +640,7 @@ def test_skill_25_shows_on_the_sheet_the_printable_sheet_and_the_test_list(db, l
                          "html.parser")
     row = view.select_one("table.derived-skills tr[data-skill=au_choix]")
     assert row is not None and "Xénobiologie" in row.text and f"{total} %" in row.text
-    assert "intelligence + intelligence + volonté" in row.select_one(".skill-formula").text
+    assert row.select_one(".skill-formula").text == "skill 25: int + int + vol"
     # The edit form names it (Paul drew it): the name and the three characteristics.
     edit = BeautifulSoup(paul.client.get(
         f"/campaigns/{campaign_id}/characters/{kenji}/edit").text, "html.parser")
@@ -651,7 +651,11 @@ def test_skill_25_shows_on_the_sheet_the_printable_sheet_and_the_test_list(db, l
         f"/campaigns/{campaign_id}/characters/{kenji}/print").text, "html.parser")
     line = next(tr for tr in printed.select(".print-skills tr") if "Xénobiologie" in tr.text)
     assert f"{total} %" in line.text
-    assert "intelligence + intelligence + volonté" in line.text
+    assert "skill 25: int + int + vol" in line.text
+    # The chainsaw's damage type as the text writes it, never its key.
+    for page in (printed, view):
+        armament = page.select_one(".print-armament, table.weapons").text
+        assert "déchirure" in armament and "dechirure" not in armament
     # The table's test list, and a test rolled on it against the player's formula.
     opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
         "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
@@ -687,3 +691,28 @@ def test_a_cyborg_without_skill_25_is_told_so_and_keeps_its_name_on_save(db, lab
     assert db.get(Character, kenji).sheet["custom_skill"] == before
     view = BeautifulSoup(paul.client.get(url).text, "html.parser")
     assert view.select_one("table.derived-skills tr[data-skill=au_choix]") is None
+
+
+def test_a_human_joining_reads_in_french():
+    """« Vigile (humain, humains) entre en jeu », not the kind's key « human »."""
+    from types import SimpleNamespace
+
+    from app.i18n import get_locale, set_locale
+    from app.rules.dice import ScriptedDice
+    from app.rules.match import Actor, MatchSetup, apply, fold
+    from app.rules.registry import get_system
+    from app.web.table_view import fragment
+
+    system = get_system("cyborg")
+    state = fold(system, system.start(MatchSetup("Labo", ()), ScriptedDice([])))
+    events, _ = apply(system, state, {"kind": "add_participant", "profile": "vigile"},
+                      Actor(1, is_gm=True), ScriptedDice([]))
+    before = get_locale()
+    set_locale("fr")
+    try:
+        html = fragment("systems/cyborg/_log_line.html", {
+            "event": {"seq": 1, "kind": events[0].kind, "payload": events[0].payload},
+            "line": SimpleNamespace(who="Mia")})
+    finally:
+        set_locale(before)
+    assert "(humain, humains)" in html and "human," not in html

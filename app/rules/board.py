@@ -28,9 +28,10 @@ _UNIT_WORDS = {"en": {"sq": ("square", "squares"), "cm": ("cm", "cm"), "in": ("i
 
 
 def board_distance(value: float, unit: str, lang: str) -> str:
-    """A distance on the board in words: « 1,5 case », « 4,47 cases », "2 squares"."""
-    value = round(float(value), 2)
-    figure = format_decimal(value, format="#,##0.##", locale="fr" if lang == "fr" else "en")
+    """A distance on the board in words, to a tenth as the board's ruler measures it:
+    « 1,5 case », « 4,5 cases », "2 squares"."""
+    value = round(float(value), 1)
+    figure = format_decimal(value, format="#,##0.#", locale="fr" if lang == "fr" else "en")
     singular, plural = _UNIT_WORDS["fr" if lang == "fr" else "en"].get(unit, (unit, unit))
     one = value < 2 if lang == "fr" else value == 1
     return f"{figure} {singular if one else plural}"

@@ -227,7 +227,7 @@ class TestTheTable:
         punch = {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2"}
         for where, distance_fr, distance_en in (((13, 3), "14 cases", "14 squares"),
                                                 ((25, 3), "2 cases", "2 squares"),
-                                                ((25, 5), "2,83 cases", "2.83 squares")):
+                                                ((25, 5), "2,8 cases", "2.8 squares")):
             moved = state
             if where != (13, 3):
                 _, moved = act(state, {"kind": "move", "token": "t1", "x": where[0],
@@ -282,6 +282,19 @@ class TestTheTable:
         assert events[0].payload["reach"] == {"distance": 14.0, "limit": 1.5, "unit": "sq",
                                               "override": True}
         assert events[0].payload["shots"][0]["hit"]
+
+    def test_the_attack_form_aims_at_the_nearest_foe_by_default(self) -> None:
+        """« Cible » defaults to the nearest participant of another group, never a friend."""
+        state = lab(ParticipantSetup("Sora", 13, 7, PROFILES["sora"].sheet))
+        _, state = act(state, {"kind": "add_participant", "profile": "infiltre", "x": 14,
+                               "y": 3})
+        _, state = act(state, {"kind": "move", "token": "t3", "x": 11, "y": 3})
+        _, state = act(state, {"kind": "roll_initiative"})
+        forms = {f.kind: f for f in CYBORG.legal_actions(state, Actor(
+            7, character_ids=frozenset({10, 13})))}
+        # Kenji (10, 3): Sora beside him is a friend; the alien at (14, 3) is nearer than
+        # the octopus at (20, 3).
+        assert forms["attack"].choices["nearest"] == {"t1": "t4", "t3": "t4"}
 
     def test_a_grenade_hits_everyone_in_its_radius(self) -> None:
         state = lab()

@@ -11,6 +11,7 @@ Deciding (dice) lives in ``match_actions.py``; this module is pure.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -505,6 +506,15 @@ def _names(state: State, ids: list[str]) -> list[list[str]]:
     return [[tid, state["tokens"][tid]["name"]] for tid in ids]
 
 
+def _nearest_foe(state: State, tid: str, candidates: list[str]) -> str | None:
+    tokens = state["tokens"]
+    me = tokens[tid]
+    foes = [other for other in candidates if tokens[other]["group"] != me["group"]]
+    return min(foes, key=lambda other: (math.dist((me["x"], me["y"]), (tokens[other]["x"],
+                                                                     tokens[other]["y"])),
+                                         candidates.index(other)), default=None)
+
+
 def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     """Only what this actor may do now, with only legal choices in each form."""
     if actor.is_spectator or state.get("status") == "finished":
@@ -522,6 +532,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         targets = list(up)
         forms.append(ActionForm("attack", "Attack", "cyborg/_attack.html", {
             "tokens": acting, "weapons": weapons, "targets": targets,
+            # The form's default « Cible »: the nearest participant of another group.
+            "nearest": {tid: _nearest_foe(state, tid, targets) for tid in acting},
             "modifiers": [[entry.key, entry.label, entry.value, entry.table, entry.at_least]
                           for entry in modifier_table().values() if entry.key != "rafale"],
             "radius": GRENADE_RADIUS,

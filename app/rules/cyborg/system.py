@@ -102,6 +102,8 @@ class CyborgSystem:
     summary = N_("Cyborgs rolled with the dice hunt aliens: d100 skills, a damage table by "
                  "weapon and resistance, wounds, poisons and chases.")
     uses_board = True
+    # The damage types as the text writes them (« déchirure », never the key « dechirure »).
+    damage_names = DAMAGE_NAMES
     # A board square is a metre (docs/games/cyborg.md); a room and its corridors.
     board_defaults = {"unit": "sq", "width": 40, "height": 30}
     content_kinds = (
