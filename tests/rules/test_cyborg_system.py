@@ -295,6 +295,12 @@ class TestTheTable:
         # Kenji (10, 3): Sora beside him is a friend; the alien at (14, 3) is nearer than
         # the octopus at (20, 3).
         assert forms["attack"].choices["nearest"] == {"t1": "t4", "t3": "t4"}
+        # Hidden, the alien is not the default any more: the octopus in sight is.
+        _, state = act(state, {"kind": "set_state", "token": "t4", "state": "hidden",
+                               "on": "on"})
+        forms = {f.kind: f for f in CYBORG.legal_actions(state, Actor(
+            7, character_ids=frozenset({10, 13})))}
+        assert forms["attack"].choices["nearest"] == {"t1": "t2", "t3": "t2"}
 
     def test_a_grenade_hits_everyone_in_its_radius(self) -> None:
         state = lab()

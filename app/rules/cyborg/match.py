@@ -507,12 +507,15 @@ def _names(state: State, ids: list[str]) -> list[list[str]]:
 
 
 def _nearest_foe(state: State, tid: str, candidates: list[str]) -> str | None:
+    """The participant of another group nearest to ``tid`` — one in sight before a hidden
+    one, so that the form's default never points at a camouflaged alien."""
     tokens = state["tokens"]
     me = tokens[tid]
     foes = [other for other in candidates if tokens[other]["group"] != me["group"]]
-    return min(foes, key=lambda other: (math.dist((me["x"], me["y"]), (tokens[other]["x"],
-                                                                     tokens[other]["y"])),
-                                         candidates.index(other)), default=None)
+    return min(foes, key=lambda other: ("hidden" in tokens[other]["states"],
+                                        math.dist((me["x"], me["y"]),
+                                                  (tokens[other]["x"], tokens[other]["y"])),
+                                        candidates.index(other)), default=None)
 
 
 def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
