@@ -72,7 +72,10 @@ class TiamatSystem:
                      required=False),
         ContentField("long_range", N_("Long range (m)"), "int", low=0, high=10000,
                      required=False),
-    ), "Tiamat § Armes / Dommage des armes / Portée des armes"),)
+        ContentField("ammo", N_("Munitions: shots before reloading (0: none counted)"),
+                     "int", low=0, high=200, required=False),
+        ContentField("rafale", N_("Tir en rafale"), "bool", required=False),
+    ), "Tiamat § Armes / Dommage des armes / Portée des armes / Munitions"),)
     # The two talents come from the D10 x D6 table (« Déterminer ses talents au hasard »).
     rolled_fields = ("talents",)
 
