@@ -310,13 +310,13 @@ def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, wareh
     post(gm, kind="defend", technique="instinctive")
     page = text(nicolas)
     assert "Pistolet 9 mm : 1 munition(s) tirée(s), reste 14." in page
-    assert "Pistolet 9 mm : 14/15 munitions" in page
+    assert "Pistolet 9 mm en main : 14/15 munitions" in page
     post(gm, kind="gm_adjust", participant="p1", field="state", value="sonné", rounds="0")
     assert "sonné jusqu'au tour 1" in text(gm)
     dice.script(8, 1, 5)
     post(gm, kind="roll_initiative")
     page = text(nicolas)
-    assert "Fin pour Jack : sonné." in page and "sonné jusqu'au tour" not in page
+    assert "Voyous 5. Fin pour Jack : sonné." in page and "sonné jusqu'au tour" not in page
     dice.script(1, 4)
     post(nicolas, kind="manoeuvre", what="run", terrain="foret")
     assert "Terrain difficile : Habileté + Course 5 contre 6 — tombe à terre." in text(nicolas)
