@@ -380,3 +380,26 @@ def test_fold_equals_the_state_over_the_new_actions() -> None:
     assert state["participants"]["p1"]["ammo"]["senban"] == 5
     assert state["participants"]["p1"]["wounds"] == []  # Nukite's 1 round is over
     assert state["participants"]["p1"]["posture"] == "a_terre"  # fell in the forest
+
+
+def test_enchainement_d_iga_throws_the_kusarigama_from_afar_after_a_gotonpo() -> None:
+    """« Il peut ensuite enchaîner gratuitement … « Capture du Kusarigama » en attaque à
+    distance … alors « inévitables » »."""
+    ninja = fighter("gotonpo", "capture_du_kusarigama", "metsubushi", "enchainement_d_iga",
+                    weapons=("kusarigama",))
+    state = two(fighter("straight_punch", "blocage"), ninja)
+    state["participants"]["p2"]["weapon"] = "kusarigama"  # in hand from an earlier round
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_de_poing",
+                                "target": "p2"}, [])
+    _, state = play(state, GM, {"kind": "defend", "technique": "gotonpo"}, [4, 1, 1, 8, 1, 1])
+    options = state["combo"]["options"]
+    index = options.index({"technique": "capture_du_kusarigama",
+                           "chain": "enchainement_d_iga"})
+    _, state = play(state, GM, {"kind": "combo", "option": index}, [])
+    pending = state["pending"]
+    assert pending["ranged"] and "inevitable" in pending["attributes"]
+    # Esquive instinctive 9 against 2, yet « inévitable »: the chain catches Un anyway.
+    events, state = play(state, GM, {"kind": "defend", "technique": "esquive_instinctive"},
+                         [2, 1, 1, 1, 9, 1, 1, 3, 1, 1, 1, 1])
+    assert events[0].payload["auto_fail"] == "inevitable" and events[0].payload["hit"]
+    assert state["participants"]["p1"]["held_by"] == "p2"

@@ -207,7 +207,7 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
 
 def defence_problem(defender: Mapping[str, Any], technique: Technique,
                     attack: Technique, attack_attributes: tuple[str, ...],
-                    combo: bool = False) -> str | None:
+                    combo: bool = False, ranged: bool | None = None) -> str | None:
     """Why this defence may not answer this attack (a code), or None."""
     if not technique.is_defence:
         return "not_a_defence"
@@ -225,7 +225,8 @@ def defence_problem(defender: Mapping[str, Any], technique: Technique,
     if technique.key == "gotonpo" and defender.get("furie"):
         return "no_furie_allowed"  # « Le personnage ne doit pas avoir de point de furie »
     special = technique.special.lower()
-    ranged = attack.type == "distance"
+    if ranged is None:  # a technique thrown « au choix » (Capture du Kusarigama) says so
+        ranged = attack.type == "distance"
     if ranged and ("attaques à distance" in special and "peut être utilisée pour parer" not in
                    special and "uniquement contre" not in special):
         return "not_against_ranged"

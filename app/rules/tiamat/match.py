@@ -151,7 +151,7 @@ def defence_options(state: State) -> list[str]:
         if henchmen and (technique.energie or technique.furie):
             continue
         if defence_problem(defender, technique, attack, tuple(pending["attributes"]),
-                           bool(pending.get("free"))) is None:
+                           bool(pending.get("free")), pending.get("ranged")) is None:
             found.append(key)
     return found
 

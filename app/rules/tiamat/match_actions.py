@@ -313,8 +313,8 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
                "attributes": sorted(set(attributes)), "modifiers": modifiers,
                "location": chosen, "free": free, "chain": chain,
                "prepared": attacker["prepared"], "boost": boost,
-               "ranged": technique.type == "distance" or (
-                   technique.also_ranged and flag(action, "ranged"))}
+               "ranged": technique.type == "distance" or (technique.also_ranged and (
+                   flag(action, "ranged") or chain == "enchainement_d_iga"))}
     if attacker["prepared"]:
         changes["prepared"] = 0
     if pending["ranged"] and target.get("states", {}).get("court") == state["round"] and not (
@@ -429,7 +429,8 @@ def _defend(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if technique.key not in defender["techniques"] and not technique.standard:
         raise _refuse("not_known", name=defender["name"], technique=technique.name)
     problem = defence_problem(defender, technique, techniques()[pending["technique"]],
-                              tuple(pending["attributes"]), bool(pending.get("free")))
+                              tuple(pending["attributes"]), bool(pending.get("free")),
+                              pending.get("ranged"))
     if problem:
         raise _refuse(problem, name=defender["name"], technique=technique.name,
                       weapon=technique.weapon)
