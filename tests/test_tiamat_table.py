@@ -156,6 +156,9 @@ def test_the_sheet_pages_render_in_french(db, warehouse_page):
     assert sheet is not None
     assert "Oi zuki" in sheet.text and "Habileté +2" in sheet.text
     assert "Vivacité du chat" in sheet.text and "Arbre des prérequis" in sheet.text
+    effects = [" ".join(li.stripped_strings) for li in sheet.select(".talent-effects li")]
+    assert "Vivacité du chat — se relever ne coûte pas d'action (règle maison)" in effects
+    assert len(effects) == 3  # Transfert d'énergie, Sursaut d'énergie, Vivacité du chat
     derived = {dd["data-key"]: dd.text for dd in view.select("dd.derived-value")}
     assert derived["sante_max"] == "26" and derived["energie_max"] == "32"
     edit = BeautifulSoup(nicolas.client.get(

@@ -403,3 +403,46 @@ def test_enchainement_d_iga_throws_the_kusarigama_from_afar_after_a_gotonpo() ->
                          [2, 1, 1, 1, 9, 1, 1, 3, 1, 1, 1, 1])
     assert events[0].payload["auto_fail"] == "inevitable" and events[0].payload["hit"]
     assert state["participants"]["p1"]["held_by"] == "p2"
+
+
+def test_zen_rage_blind_fighting_ki_vision_and_the_monkey() -> None:
+    # Zen: Braquage's Terrorisante does not take (Rapidité 3 + 1D10: 8 against 1; arm 2).
+    state = two(fighter("braquage", "straight_punch"), fighter("blocage", talents=("zen",)))
+    _, state = play(state, GM, {"kind": "attack", "technique": "braquage", "target": "p2"}, [])
+    events, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                         [8, 1, 1, 1, 1, 2])
+    assert "zen" in events[0].payload["effects"]
+    assert "terrorise" not in state["participants"]["p2"]["states"]
+    # Rage du taureau: furie 3 of 6 adds 1D6 (4) to Force 3's best 5: 9 − 3 = 6.
+    state = two(fighter("straight_punch", talents=("rage_du_taureau",), furie=3),
+                fighter("blocage"))
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_de_poing",
+                                "target": "p2"}, [])
+    events, _ = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                     [9, 1, 1, 1, 3, 5, 1, 1, 4])
+    assert events[0].payload["rage"] and events[0].payload["damage"]["loss"] == 6
+    # Combat aveugle: blinded, a « Haut » blow is still allowed, with all three dice.
+    for talents, allowed in (((), False), (("combat_aveugle",), True)):
+        state = two(fighter("straight_punch", talents=talents), fighter("blocage"))
+        _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p1",
+                                    "field": "state", "value": "aveuglé"}, [])
+        action = {"kind": "attack", "technique": "coup_de_poing", "target": "p2"}
+        if not allowed:
+            assert refused(state, action).code == "blinded"
+            continue
+        _, state = play(state, GM, action, [])
+        events, _ = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                         [2, 1, 7, 9])
+        assert events[0].payload["attack_total"] == 7 and not events[0].payload["hit"]
+    # Vision du ki: darkness gives no −3.
+    for talents, expected in (((), [[-3, "obscurité"]]), (("vision_du_ki",), [])):
+        state = two(fighter("straight_punch", talents=talents, weapons=("pistolet_9mm",)),
+                    fighter("blocage"))
+        state["participants"]["p1"]["weapon"] = "pistolet_9mm"
+        _, state = play(state, GM, {"kind": "attack", "technique": "visee", "target": "p2",
+                                    "situation_obscurite": "on"}, [])
+        assert state["pending"]["modifiers"] == expected
+    # Agilité du singe: a 4 m jump (Habileté 3 + 1: difficulty 4) rolls four dice.
+    state = two(fighter("straight_punch", talents=("agilite_du_singe",)), fighter("blocage"))
+    events, state = play(state, GM, {"kind": "jump", "metres": 4}, [1, 1, 1, 4])
+    assert events[0].payload["talent"] and events[0].payload["success"]

@@ -39,6 +39,7 @@ from app.rules.tiamat.content import (
     techniques,
 )
 from app.rules.tiamat.sheet import WOUND_LOCATIONS
+from app.rules.tiamat.talents import EFFECTS as TALENT_EFFECTS
 
 
 def _int(value: Any) -> int | str:
@@ -83,6 +84,7 @@ class TiamatSystem:
     characteristics = CHARACTERISTICS
     skill_names = SKILL_NAMES
     talent_names = TALENT_NAMES
+    talent_effects = TALENT_EFFECTS  # house (docs/rules-notes.md § Tiamat / Talents)
     arts = ARTS
     weapons = WEAPONS
     armours = ARMOURS

@@ -14,37 +14,41 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.rules.system import N_
+
 RULE_TALENTS = "Tiamat § Conception du personnage / Talents (effets : maison)"
 
-# talent → what it does in a match (French, as the documentation says it).
+# talent → what it does in a match (an English message id; French in the catalogue).
 AUTOMATIC = {
-    "sixieme_sens": "une attaque surprise ne le réduit pas à un seul dé de défense (texte)",
-    "agilite_du_singe": "+1D10 aux tests d'Acrobatie et aux sauts",
-    "aura": "+1D10 aux tests et jets d'opposition d'Intimidation",
-    "boost_d_energie": "+1D10 en précision sur une attaque pour 2 points d'énergie (case à "
-                       "cocher)",
-    "combat_aveugle": "aveuglé : ni −1D10 en précision et en défense, ni limite aux attaques "
-                      "« Aléatoire » (toujours pas d'attaque à distance)",
-    "concentration": "« Se préparer » donne +2D10 au lieu de +1D10",
-    "course_du_jaguar": "+1D10 aux tests de course en terrain difficile et aux tests de Course",
-    "frenesie": "gagne 2 points de furie au lieu d'1 quand un coup lui ôte de la santé",
-    "immunite_biologique": "ne peut être empoisonné ni malade",
-    "instinct_de_survie": "+1D10 à la défense instinctive (pas contre une attaque surprise)",
-    "oeil_d_aigle": "pas de malus de longue portée ; +1D10 aux tests de Perception",
-    "rage_du_taureau": "+1D6 en puissance tant que sa furie atteint la moitié de son maximum",
-    "reflexes_du_guepard": "+1 à l'initiative",
-    "resistance_de_l_ours": "+1 en Endurance contre les dommages",
-    "sursaut_d_energie": "une fois par combat, quand son énergie tombe à 0, en regagne "
-                         "Volonté au lieu d'être épuisé",
-    "tenacite": "une fois par combat, un coup qui le mettrait KO (ou le tuerait) lui laisse "
-                "1 point de santé",
-    "vision_du_ki": "pas de malus d'obscurité ; +1D10 aux tests de Vigilance",
-    "vivacite_du_chat": "se relever ne coûte pas d'action",
-    "zen": "ne peut être terrorisé par une attaque",
+    "sixieme_sens": N_("a surprise attack does not cut its defence to a single die (the "
+                       "text)"),
+    "agilite_du_singe": N_("+1D10 to Acrobatie tests and jumps"),
+    "aura": N_("+1D10 to Intimidation tests and opposed rolls"),
+    "boost_d_energie": N_("+1D10 précision on an attack for 2 énergie (a box on the attack "
+                          "form)"),
+    "combat_aveugle": N_("aveuglé: no −1D10 to précision and defence, not limited to "
+                         "« Aléatoire » attacks (still no ranged attack)"),
+    "concentration": N_("« Se préparer » gives +2D10 instead of +1D10"),
+    "course_du_jaguar": N_("+1D10 to Course tests and to running on rough ground"),
+    "frenesie": N_("gains 2 furie instead of 1 when a blow takes santé"),
+    "immunite_biologique": N_("can be neither empoisonné nor malade"),
+    "instinct_de_survie": N_("+1D10 to the défense instinctive (not against a surprise "
+                             "attack)"),
+    "oeil_d_aigle": N_("no long-range malus; +1D10 to Perception tests"),
+    "rage_du_taureau": N_("+1D6 puissance while its furie is at least half its maximum"),
+    "reflexes_du_guepard": N_("+1 to initiative"),
+    "resistance_de_l_ours": N_("+1 Endurance against damage"),
+    "sursaut_d_energie": N_("once a fight, when its énergie falls to 0, gets Volonté énergie "
+                            "back instead of being épuisé"),
+    "tenacite": N_("once a fight, a blow that would put it KO (or kill it) leaves it 1 santé"),
+    "vision_du_ki": N_("no darkness malus; +1D10 to Vigilance tests"),
+    "vivacite_du_chat": N_("standing up costs no action"),
+    "zen": N_("a Terrorisante attack does not terrorise it"),
 }
 SHEET_ONLY = {
-    "transfert_d_energie": "donner de son énergie à un allié : le MJ corrige les deux jauges",
+    "transfert_d_energie": N_("giving énergie to an ally: the GM corrects both gauges"),
 }
+EFFECTS = {**AUTOMATIC, **SHEET_ONLY}
 
 # Test bonuses: (talent, characteristic or None, skill or None) → +1D10.
 TEST_DICE = (("agilite_du_singe", None, "acrobatie"), ("aura", None, "intimidation"),
