@@ -69,6 +69,7 @@ def participant_from(pid: str, name: str, sheet: Mapping[str, Any],
         "initiative": None, "impulsion": 0, "prepared": 0, "chain": [],
         "members": int(sheet.get("members") or 0) if henchmen else 0, "down": 0,
         "move": d["move"], "run": d["run"], "held_by": None, "escape_tries": 0,
+        "held_with": None,  # "kusarigama" when caught by Capture du Kusarigama
         "quadruped": bool(sheet.get("quadruped")), "next_d6": 0,
         # « Munitions »: shots left per weapon carried (full magazines at the start).
         "ammo": {key: catalogue[key].ammo for key in weapons if catalogue[key].ammo},
