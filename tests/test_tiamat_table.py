@@ -156,6 +156,9 @@ def test_the_sheet_pages_render_in_french(db, warehouse_page):
     assert sheet is not None
     assert "Oi zuki" in sheet.text and "Habileté +2" in sheet.text
     assert "Vivacité du chat" in sheet.text and "Arbre des prérequis" in sheet.text
+    effects = [" ".join(li.stripped_strings) for li in sheet.select(".talent-effects li")]
+    assert "Vivacité du chat — se relever ne coûte pas d'action (règle maison)" in effects
+    assert len(effects) == 3  # Transfert d'énergie, Sursaut d'énergie, Vivacité du chat
     derived = {dd["data-key"]: dd.text for dd in view.select("dd.derived-value")}
     assert derived["sante_max"] == "26" and derived["energie_max"] == "32"
     edit = BeautifulSoup(nicolas.client.get(
@@ -279,3 +282,44 @@ def test_an_english_reader_gets_the_special_rules_in_english(db, warehouse_page)
     assert standard["Lancer de projectile"] == (
         "Weapon: An object. The longest throw is Force × 2 metres.")
     assert "Aucune" not in view.select_one(".sheet-tiamat dl").text
+
+
+def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, warehouse_page):
+    """Issue 11 leftovers on the French page: Jack's 9 mm shows its magazine and loses a
+    round per shot (« Munitions »), a state set for a while ends by itself with a log line,
+    and running in a forest rolls Habileté + Course (« Course »)."""
+    people, campaign_id, hero, thugs, dice = warehouse_page
+    gm, nicolas = people["christophe"], people["nicolas"]
+    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": gm.csrf(), "name": "Entrepôt n°8",
+        "characters": [str(hero), str(thugs)]}, follow_redirects=False)
+    url = opened.headers["location"]
+
+    def post(who, **data):
+        response = who.client.post(url + "/actions", data={"csrf_token": who.csrf(), **data},
+                                   follow_redirects=False)
+        assert response.status_code == 303, response.text
+
+    def text(who) -> str:
+        return " ".join(BeautifulSoup(who.client.get(url).text,
+                                      "html.parser").stripped_strings)
+
+    assert "Pistolet 9 mm : 15/15 munitions" in text(nicolas)
+    dice.script(3, 8, 5)
+    post(gm, kind="roll_initiative")
+    post(nicolas, kind="manoeuvre", what="draw", weapon="pistolet_9mm")
+    post(nicolas, kind="attack", technique="visee", target="p2")
+    dice.script(2, 1, 5)
+    post(gm, kind="defend", technique="instinctive")
+    page = text(nicolas)
+    assert "Pistolet 9 mm : 1 munition(s) tirée(s), reste 14." in page
+    assert "Pistolet 9 mm en main : 14/15 munitions" in page
+    post(gm, kind="gm_adjust", participant="p1", field="state", value="sonné", rounds="0")
+    assert "sonné jusqu'au tour 1" in text(gm)
+    dice.script(8, 1, 5)
+    post(gm, kind="roll_initiative")
+    page = text(nicolas)
+    assert "Voyous 5. Fin pour Jack : sonné." in page and "sonné jusqu'au tour" not in page
+    dice.script(1, 4)
+    post(nicolas, kind="manoeuvre", what="run", terrain="foret")
+    assert "Terrain difficile : Habileté + Course 5 contre 6 — tombe à terre." in text(nicolas)

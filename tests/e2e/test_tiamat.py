@@ -33,6 +33,9 @@ def test_the_warehouse_fight_in_two_browsers(new_context, live_server):
     jack_id = "p1" if "Jack" in gm.locator('[data-participant="p1"]').inner_text() else "p2"
     thugs = "p2" if jack_id == "p1" else "p1"
     expect(player.locator(f'[data-participant="{jack_id}"]')).to_contain_text("Santé 26/26")
+    # « Munitions »: Jack's 9 mm shows its magazine (house: 15).
+    expect(player.locator(f'[data-participant="{jack_id}"]')).to_contain_text(
+        "Pistolet 9 mm: 15/15 rounds")
 
     # « Nicolas lance 2 dés et obtient 3 et 8 … Le MJ lance un dé et obtient 5. »
     faces = (3, 8, 5) if jack_id == "p1" else (5, 3, 8)
@@ -63,3 +66,17 @@ def test_the_warehouse_fight_in_two_browsers(new_context, live_server):
             "Santé 17/26", timeout=LIVE)
     expect(player.locator("#log > li.kind-attack_resolved").last).to_contain_text(
         "+2D10 for the other henchmen")
+
+    # Round 2: Jack draws his 9 mm and shoots; both browsers see the magazine go down.
+    faces = (9, 1, 5) if jack_id == "p1" else (5, 9, 1)
+    with scripted(live_server, *faces):
+        act(gm, "roll_initiative")
+        expect(player.locator("#turn .current-turn")).to_contain_text("Jack", timeout=LIVE)
+    act(player, "manoeuvre", {"what": "draw", "weapon": "pistolet_9mm"})
+    expect(gm.locator("#log > li.kind-manoeuvred").last).to_contain_text("Pistolet 9 mm",
+                                                                           timeout=LIVE)
+    act(player, "attack", {"technique": "visee", "target": thugs})
+    expect(gm.locator("#log > li.kind-attack_declared").last).to_contain_text(
+        "Pistolet 9 mm: 1 shot(s), 14 left.", timeout=LIVE)
+    expect(gm.locator(f'[data-participant="{jack_id}"]')).to_contain_text(
+        "Pistolet 9 mm in hand: 14/15 rounds")

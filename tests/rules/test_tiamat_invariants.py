@@ -12,17 +12,40 @@ from hypothesis import strategies as st
 
 from app.rules.dice import SeededDice
 from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, fold
+from app.rules.tiamat.combat import TERRAINS
 from app.rules.tiamat.match import active
-from app.rules.tiamat.match_actions import MANOEUVRES, RECOVERY
+from app.rules.tiamat.match_actions import MANOEUVRES, RECOVERY, STATE_WORDS, WOUND_WORDS
 from app.rules.tiamat.profiles import jin, ryu, voyous
 from app.rules.tiamat.sheet import jack
 from app.rules.tiamat.system import TIAMAT
 
 GM = Actor(user_id=1, is_gm=True)
+
+
+def _gear(name: str, techniques: list[str], weapons: list[str], talents: list[str]) -> dict:
+    sheet = jin()
+    sheet.update(techniques=techniques, weapons=weapons, talents=talents, arts=["ninjutsu"],
+                 art_talents={})
+    return sheet
+
+
+# Ammunition, the kusarigama, Gotonpo and every automatic talent in play.
+NINJA = _gear("Ninja", ["capture_du_kusarigama", "gotonpo", "shuriken", "metsubushi",
+                        "enchainement_d_iga", "nukite", "coup_dans_l_entrejambe"],
+              ["kusarigama", "senban"], ["agilite_du_singe", "combat_aveugle", "tenacite",
+                                         "vision_du_ki", "zen", "sursaut_d_energie"])
+GUNNER = _gear("Tireur", ["tir_rapide", "straight_punch", "coup_de_tete"],
+               ["pistolet_mitrailleur", "pistolet_9mm"],
+               ["boost_d_energie", "oeil_d_aigle", "concentration", "frenesie",
+                "rage_du_taureau", "instinct_de_survie", "immunite_biologique",
+                "reflexes_du_guepard", "resistance_de_l_ours", "course_du_jaguar",
+                "vivacite_du_chat", "aura"])
 ROSTERS = [
     [("Jack", jack()), ("Voyous", voyous())],
     [("Jack", jack()), ("Jin", jin())],
     [("Ryu", ryu()), ("Jack", jack()), ("Voyous", voyous()), ("Jin", jin())],
+    [("Ninja", NINJA), ("Tireur", GUNNER)],
+    [("Ninja", NINJA), ("Jack", jack()), ("Tireur", GUNNER), ("Voyous", voyous())],
 ]
 
 
@@ -31,14 +54,27 @@ def pick(form, state: dict, rng: random.Random) -> dict | None:
     if form.kind == "attack":
         return {"kind": "attack", "technique": rng.choice(c["techniques"]),
                 "target": rng.choice(c["targets"]),
-                "location": rng.choice(c["locations"]), "range": rng.choice(c["ranges"])}
+                "location": rng.choice(c["locations"]), "range": rng.choice(c["ranges"]),
+                "ranged": rng.choice(["", "on"]),
+                "boost": "on" if c.get("boost") and rng.random() < 0.5 else ""}
     if form.kind == "defend":
-        return {"kind": "defend", "technique": rng.choice(["instinctive", *c["options"]])}
+        choice = rng.choice(["instinctive", *c["options"]])
+        return {"kind": "defend", "technique": choice,
+                "hang": "on" if choice == "gotonpo" and rng.random() < 0.7 else ""}
     if form.kind == "combo":
         return {"kind": "combo", "option": rng.randrange(len(c["options"]))}
     if form.kind == "manoeuvre":
         return {"kind": "manoeuvre", "what": rng.choice(MANOEUVRES),
-                "weapon": rng.choice(["", *c["weapons"]])}
+                "weapon": rng.choice(["", *c["weapons"]]),
+                "terrain": rng.choice(list(TERRAINS))}
+    if form.kind == "kusarigama_throw":
+        return {"kind": "kusarigama_throw", "target": rng.choice(c["targets"])}
+    if form.kind == "gm_adjust" and rng.random() < 0.3:
+        field = rng.choice(["state", "wound"])
+        words = STATE_WORDS if field == "state" else WOUND_WORDS
+        return {"kind": "gm_adjust", "participant": rng.choice(c["participants"]),
+                "field": field, "value": rng.choice(list(words.values())),
+                "roll_rounds": rng.choice(["", "on"]), "rounds": rng.randint(0, 3)}
     if form.kind == "coup_de_grace":
         return {"kind": "coup_de_grace", "target": rng.choice(c["targets"])}
     if form.kind == "test":
@@ -49,7 +85,7 @@ def pick(form, state: dict, rng: random.Random) -> dict | None:
                 "what": rng.choice(RECOVERY), "amount": rng.randint(1, 3)}
     if form.kind in ("roll_initiative", "end_turn", "escape"):
         return {"kind": form.kind}
-    return None  # gm_adjust and end are left to the GM's judgement
+    return None  # other corrections and end are left to the GM's judgement
 
 
 def check(state: dict) -> None:
@@ -61,6 +97,12 @@ def check(state: dict) -> None:
         assert 0 <= p["down"] <= max(p["members"], 0)
         if p["dead"]:
             assert p["ko"]
+        for key, spec in p["arsenal"].items():  # « Munitions »: 0 … the magazine
+            if spec.get("ammo"):
+                assert 0 <= p["ammo"].get(key, spec["ammo"]) <= spec["ammo"]
+        assert set(p["temp_wounds"]) <= set(p["wounds"])
+        if p["hanging"]:
+            assert p["furie"] == 0
     turn = state.get("turn")
     if turn is not None and state.get("pending") is None:
         assert active(state["participants"][turn]) or not any(
@@ -81,8 +123,7 @@ def test_random_legal_play_keeps_the_invariants(seed: int, roster: int) -> None:
     log = TIAMAT.start(setup, dice)
     state = fold(TIAMAT, log)
     for _ in range(80):
-        forms = [f for f in TIAMAT.legal_actions(state, GM)
-                 if f.kind not in ("gm_adjust", "end")]
+        forms = [f for f in TIAMAT.legal_actions(state, GM) if f.kind != "end"]
         if not forms:
             break
         action = pick(rng.choice(forms), state, rng)

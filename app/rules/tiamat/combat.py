@@ -14,6 +14,7 @@ from app.rules import notation
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.tiamat.content import Technique, techniques
 from app.rules.tiamat.pools import formula_pool, pool
+from app.rules.tiamat.talents import blind_fighter, has
 
 RULE_ATTACK = "Tiamat § Combat « versus » / Résolution d'une attaque"
 RULE_DAMAGE = "Tiamat § Combat « versus » / Dommages"
@@ -35,6 +36,11 @@ SITUATION_MODIFIERS = {"vent": -1, "tempete": -2, "obscurite": -3, "cible_court"
 SITUATION_NAMES = {"vent": "vent", "tempete": "tempête", "obscurite": "obscurité",
                    "cible_court": "la cible court", "couvert": "cible à couvert",
                    "cible_a_terre": "cible à terre", "planquee": "cible planquée"}
+# « Course »: « Difficulté pour un test de course : Forêt : Moyennement facile (6) Neige, boue,
+# eau peu profonde : difficile (8) Verglas : Très difficile (10) »; flat ground needs no test.
+TERRAINS = {"plat": 0, "foret": 6, "neige": 8, "verglas": 10}
+TERRAIN_NAMES = {"plat": "terrain dégagé", "foret": "forêt (6)",
+                 "neige": "neige, boue, eau peu profonde (8)", "verglas": "verglas (10)"}
 # Parades that hold a weapon or an object stop a lethal blow outright (« Dommages létaux »).
 ARMED_PARADES = ("parade_armee", "parade_avec_arme_improvisee", "kiri_kaeshi",
                  "secret_d_ishikawa_goemon")
@@ -104,15 +110,34 @@ def weapon_ok(technique: Technique, held: Mapping[str, Any] | None) -> bool:
         return True
     if held is None:
         return False
+    if "rafale" in need:  # « Armes § Tir en rafale »: only a weapon with that attribute
+        return held["kind"] == "distance" and bool(held.get("rafale"))
+    if "kusarigama" in need and (held["key"] == "kusarigama" or "kusarigama" in str(
+            held.get("name", "")).lower()):
+        return True
     if "kendo" in need or "katana" in need:
         return bool(held["kendo"])
     if "arme de contact" in need or "couteau" in need:
         return held["kind"] == "contact"
-    if "distance" in need or "arme à feu" in need or "rafale" in need:
+    if "distance" in need or "arme à feu" in need:
         return held["kind"] == "distance" and held["key"] != "senban"
     if "senban" in need:
         return held["key"] == "senban"
     return False
+
+
+def rounds_left(fighter: Mapping[str, Any], key: str | None) -> int | None:
+    """« Munitions »: the shots left in a weapon carried (None: a weapon whose ammunition is
+    not counted). A weapon not yet fired holds a full magazine."""
+    spec = (fighter.get("arsenal") or {}).get(key or "")
+    if not spec or not spec.get("ammo"):
+        return None
+    return int((fighter.get("ammo") or {}).get(key, spec["ammo"]))
+
+
+def fires(technique: Technique, ranged: bool) -> bool:
+    """A shot or a throw that uses up ammunition: a ranged technique with its weapon."""
+    return technique.type == "distance" or (technique.also_ranged and ranged)
 
 
 def wound_blocks(technique: Technique, wounds: list[str]) -> bool:
@@ -149,9 +174,11 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
         return "attacker_must_be_down"
     if not weapon_ok(technique, held_weapon(attacker)):
         return "weapon_needed"
-    if "aveugle" in (attacker.get("states") or {}) and (
-            technique.type == "distance" or technique.location not in ("aleatoire", None)):
-        return "blinded"  # « États § Aveuglé »: Aléatoire only, no ranged attack
+    if technique.type == "distance" and rounds_left(attacker, attacker.get("weapon")) == 0:
+        return "no_ammo"  # « Munitions »: an empty weapon fires nothing until reloaded
+    if "aveugle" in (attacker.get("states") or {}) and (technique.type == "distance" or (
+            technique.location not in ("aleatoire", None) and not blind_fighter(attacker))):
+        return "blinded"  # « États § Aveuglé »: Aléatoire only (Combat aveugle: any), no ranged
     if wound_blocks(technique, attacker.get("wounds") or []):
         return "wounded"
     if not free:
@@ -180,7 +207,7 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
 
 def defence_problem(defender: Mapping[str, Any], technique: Technique,
                     attack: Technique, attack_attributes: tuple[str, ...],
-                    combo: bool = False) -> str | None:
+                    combo: bool = False, ranged: bool | None = None) -> str | None:
     """Why this defence may not answer this attack (a code), or None."""
     if not technique.is_defence:
         return "not_a_defence"
@@ -195,8 +222,11 @@ def defence_problem(defender: Mapping[str, Any], technique: Technique,
         return "no_energie"
     if technique.furie and defender.get("furie", 0) < technique.furie:
         return "no_furie"
+    if technique.key == "gotonpo" and defender.get("furie"):
+        return "no_furie_allowed"  # « Le personnage ne doit pas avoir de point de furie »
     special = technique.special.lower()
-    ranged = attack.type == "distance"
+    if ranged is None:  # a technique thrown « au choix » (Capture du Kusarigama) says so
+        ranged = attack.type == "distance"
     if ranged and ("attaques à distance" in special and "peut être utilisée pour parer" not in
                    special and "uniquement contre" not in special):
         return "not_against_ranged"
@@ -255,6 +285,7 @@ def apply_damage(target: Mapping[str, Any], record: RollRecord | None, location:
     point for any loss, a grave wound from 10 (or from 1 with « Blessure »), KO at 0 santé,
     death when the blow is lethal (« KO », « Dommages létaux »)."""
     endurance = int((target.get("characteristics") or {}).get("endurance", 1))
+    endurance += has(target, "resistance_de_l_ours")  # house talent: +1 against damage
     armour = 0 if "fracassante" in attributes else int(target.get("armour", 0))
     rolled = record.total if record else 0
     loss = max(0, rolled - endurance - armour)
@@ -270,7 +301,7 @@ def apply_damage(target: Mapping[str, Any], record: RollRecord | None, location:
         return damage
     damage.loss = min(loss, int(target.get("sante", 0)))
     if not target.get("states", {}).get("terrorise"):
-        damage.furie_gained = 1
+        damage.furie_gained = 2 if has(target, "frenesie") else 1  # Frénésie: house
     if loss >= GRAVE or "blessure" in attributes:
         damage.grave = True
     if int(target.get("sante", 0)) - damage.loss <= 0:

@@ -328,7 +328,9 @@ class Weapon:
     uses_force: bool = True
     letale: bool = True
     ranges: tuple[int, ...] = ()
-    ammo: int = 0
+    ammo: int = 0  # « Munitions »: shots before reloading (0: no ammunition to count)
+    reload: bool = False  # may be reloaded during a fight (one action, house)
+    rafale: bool = False  # « Tir en rafale » attribute
     kendo: bool = False
     source: str = "house"
     reason: str = ""
@@ -339,9 +341,17 @@ WEAPONS = {weapon.key: weapon for weapon in (
            reason="Tiamat § Tests et Actions / Dans le texte : « Le couteau apporte un "
                   "bonus d'un dé à six faces aux dégâts » (Force + 1D6)"),
     Weapon("pistolet_9mm", "Pistolet 9 mm", "distance", d6=2, uses_force=False,
-           ranges=(6, 20, 50), ammo=15, source="seed",
+           ranges=(6, 20, 50), ammo=15, reload=True, source="seed",
            reason="Armes § Dommage des armes / Portée : 2D6, 6/20/50 mètres, Létale ; "
-                  "munitions : 15 (maison)"),
+                  "munitions : chargeur de 15, recharger = une action (maison)"),
+    Weapon("pistolet_mitrailleur", "Pistolet-mitrailleur", "distance", d6=2,
+           uses_force=False, ranges=(6, 20, 40), ammo=30, reload=True, rafale=True,
+           reason="Pas de table d'armes : l'attribut « Tir en rafale » (Armes § Règles "
+                  "spéciales) demande une arme qui le porte ; 2D6 comme le 9 mm, chargeur "
+                  "de 30, 6/20/40 mètres"),
+    Weapon("kusarigama", "Kusarigama", "contact", d6=1,
+           reason="Pas de table d'armes : Capture du Kusarigama demande l'arme ; faucille "
+                  "et chaîne, Force + 1D6, létale (la technique porte à 4 mètres)"),
     Weapon("baton", "Bâton", "contact", d10=1, letale=False,
            reason="Pas de table d'armes dans le texte : un bâton frappe en Force + 1D10, non "
                   "létal (l'Arnis Matador le rend létal)"),
@@ -350,7 +360,8 @@ WEAPONS = {weapon.key: weapon for weapon in (
     Weapon("katana", "Katana", "contact", d10=1, d6=1, kendo=True,
            reason="Pas de table d'armes : sabre, Force + 1D10 + 1D6, létal"),
     Weapon("senban", "Shurikens (senban)", "distance", d6=1, ranges=(10,), ammo=6,
-           reason="Pas de table d'armes : une seule portée (courte), Force + 1D6, létal"),
+           reason="Pas de table d'armes : une seule portée (courte), Force + 1D6, létal ; "
+                  "six senban portés, ramassés après le combat (pas de rechargement)"),
 )}
 
 
@@ -388,10 +399,13 @@ def custom_weapons(content: Any) -> dict[str, Weapon]:
 
         ranges = tuple(r for r in (number("point_blank"), number("short_range"),
                                    number("long_range")) if r) if kind == "distance" else ()
+        ammo = number("ammo") if kind == "distance" else 0
         found[str(item["key"])] = Weapon(
             str(item["key"]), str(item.get("name") or item["key"]), kind, d10=number("d10"),
             d6=number("d6"), uses_force=kind == "contact", letale=bool(item.get("letale")),
-            ranges=ranges, kendo=bool(item.get("kendo")), source="gm",
+            ranges=ranges, ammo=ammo, reload=ammo > 0,
+            rafale=kind == "distance" and bool(item.get("rafale")),
+            kendo=bool(item.get("kendo")), source="gm",
             reason="arme du MJ (contenu de la campagne)")
     return found
 
@@ -404,4 +418,5 @@ def weapon_spec(weapon: Weapon) -> dict[str, Any]:
     """A weapon as a match keeps it (copied at the start: later edits do not change it)."""
     return {"key": weapon.key, "name": weapon.name, "kind": weapon.kind, "d10": weapon.d10,
             "d6": weapon.d6, "flat": weapon.flat, "uses_force": weapon.uses_force,
-            "letale": weapon.letale, "ranges": list(weapon.ranges), "kendo": weapon.kendo}
+            "letale": weapon.letale, "ranges": list(weapon.ranges), "kendo": weapon.kendo,
+            "ammo": weapon.ammo, "reload": weapon.reload, "rafale": weapon.rafale}

@@ -50,6 +50,13 @@ class TiamatRefusal(IllegalAction):
         "not_simultaneous": "{name} is not tied at initiative this round",
         "no_orders": "no written orders to reveal",
         "blinded": "blinded: only techniques with a random location, no ranged attack",
+        "no_ammo": "{name} has no ammunition left: reload first (one action)",
+        "cannot_reload": "{name} holds no weapon that can be reloaded during a fight",
+        "already_loaded": "{weapon} is already fully loaded",
+        "no_talent": "{name} does not have the talent {talent}",
+        "hang_gotonpo": "only a Gotonpo leaves the fighter hanging from the scenery",
+        "not_chained": "{name} is not caught in this fighter's kusarigama",
+        "immune": "{name} has Immunité biologique: neither poisoned nor ill",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -98,4 +105,11 @@ class TiamatRefusal(IllegalAction):
         "no_orders": "aucun ordre écrit à révéler",
         "blinded": "aveuglé : seulement des techniques à localisation aléatoire, aucune "
                    "attaque à distance",
+        "no_ammo": "{name} n'a plus de munitions : rechargez d'abord (une action)",
+        "cannot_reload": "{name} ne tient aucune arme qui se recharge pendant un combat",
+        "already_loaded": "{weapon} est déjà chargé",
+        "no_talent": "{name} n'a pas le talent {talent}",
+        "hang_gotonpo": "seul un Gotonpo laisse le personnage suspendu au décor",
+        "not_chained": "{name} n'est pas pris dans la chaîne de ce kusarigama",
+        "immune": "{name} a l'Immunité biologique : ni empoisonné ni malade",
     }

@@ -17,8 +17,10 @@ from app.rules.tiamat.combat import (
     LOCATION_NAMES,
     RANGE_MODIFIERS,
     SITUATION_MODIFIERS,
+    TERRAINS,
     attack_problem,
     defence_problem,
+    rounds_left,
 )
 from app.rules.tiamat.content import (
     ARMOURS,
@@ -67,7 +69,15 @@ def participant_from(pid: str, name: str, sheet: Mapping[str, Any],
         "initiative": None, "impulsion": 0, "prepared": 0, "chain": [],
         "members": int(sheet.get("members") or 0) if henchmen else 0, "down": 0,
         "move": d["move"], "run": d["run"], "held_by": None, "escape_tries": 0,
+        "held_with": None,  # "kusarigama" when caught by Capture du Kusarigama
         "quadruped": bool(sheet.get("quadruped")), "next_d6": 0,
+        # « Munitions »: shots left per weapon carried (full magazines at the start).
+        "ammo": {key: catalogue[key].ammo for key in weapons if catalogue[key].ammo},
+        # Grave wounds that last « 1D6 tours » (Nukite, Coup dans l'entrejambe): location →
+        # last round; they also sit in ``wounds`` while they last.
+        "temp_wounds": {},
+        "hanging": False,  # Gotonpo: « suspendu d'une main à un élément du décor »
+        "talent_used": [],  # talents that work once a fight (Ténacité, Sursaut d'énergie)
     }
 
 
@@ -142,7 +152,7 @@ def defence_options(state: State) -> list[str]:
         if henchmen and (technique.energie or technique.furie):
             continue
         if defence_problem(defender, technique, attack, tuple(pending["attributes"]),
-                           bool(pending.get("free"))) is None:
+                           bool(pending.get("free")), pending.get("ranged")) is None:
             found.append(key)
     return found
 
@@ -158,9 +168,10 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if pending:
         defender = participants[pending["target"]]
         if actor.controls(defender):
+            options = defence_options(state)
             forms.append(ActionForm("defend", "Defend", "tiamat/_defend.html", {
-                "options": defence_options(state), "pending": pending,
-                "names": names}))
+                "options": options, "pending": pending,
+                "names": names, "gotonpo": "gotonpo" in options}))
         if actor.is_gm:
             forms.append(ActionForm("gm_adjust", "Correct a value", "tiamat/_adjust.html",
                                     {"participants": ids}))
@@ -186,11 +197,22 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                 forms.append(ActionForm("attack", "Attack", "tiamat/_attack.html", {
                     "techniques": attacks, "targets": targets, "names": names,
                     "ranges": list(RANGE_MODIFIERS), "situations": list(SITUATION_MODIFIERS),
-                    "locations": list(LOCATION_NAMES)}))
+                    "locations": list(LOCATION_NAMES),
+                    "boost": "boost_d_energie" in me["talents"]}))
+            held = (me.get("arsenal") or {}).get(me.get("weapon") or "")
             forms.append(ActionForm("manoeuvre", "Move or get ready", "tiamat/_manoeuvre.html",
                                     {"weapons": me["weapons"], "posture": me["posture"],
                                      "weapon_names": {k: w["name"] for k, w in me[
-                                         "arsenal"].items()}}))
+                                         "arsenal"].items()},
+                                     "terrains": list(TERRAINS),
+                                     "reload": bool(held and held.get("reload") and (
+                                         rounds_left(me, me["weapon"]) or 0) < held["ammo"])}))
+            chained = [pid for pid, p in participants.items()
+                       if p.get("held_by") == turn and p.get("held_with") == "kusarigama"]
+            if chained:
+                forms.append(ActionForm("kusarigama_throw", "Throw with the kusarigama",
+                                        "tiamat/_kusarigama.html",
+                                        {"targets": chained, "names": names}))
             if me["posture"] != "a_terre":
                 forms.append(ActionForm("jump", "Jump", "tiamat/_jump.html", {
                     "free": me["characteristics"]["habilete"],
@@ -248,7 +270,9 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
         new["sante"] = 0 if participant["dead"] else participant["sante"]
         new["energie"] = participant["energie"]
         new["furie"] = 0
-        new["wounds"] = sorted(set(participant["wounds"]))
+        # A grave wound that lasts « 1D6 tours » is over with the fight.
+        new["wounds"] = sorted(set(participant["wounds"]) - set(
+            participant.get("temp_wounds") or {}))
         if participant["dead"]:
             new["dead"] = True
         changed[participant["character_id"]] = new

@@ -21,18 +21,23 @@ from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State, handler_for
 from app.rules.tiamat.combat import (
     ARMED_PARADES,
+    GRAVE,
     RANGE_MODIFIERS,
     RULE_ATTACK,
     RULE_LETHAL,
     SITUATION_MODIFIERS,
     SITUATION_NAMES,
+    TERRAIN_NAMES,
+    TERRAINS,
     apply_damage,
     attack_problem,
     damage_pool,
     defence_problem,
+    fires,
     held_weapon,
     precision_roll,
     roll_location,
+    rounds_left,
     weapon_ok,
 )
 from app.rules.tiamat.content import (
@@ -43,7 +48,8 @@ from app.rules.tiamat.content import (
 )
 from app.rules.tiamat.errors import TiamatRefusal
 from app.rules.tiamat.match import active, defence_options
-from app.rules.tiamat.pools import DIFFICULTIES, DIFFICULTY_NAMES, pool, simple_test
+from app.rules.tiamat.pools import DIFFICULTIES, DIFFICULTY_NAMES, opposed, pool, simple_test
+from app.rules.tiamat.talents import blind_fighter, has, once_left, test_dice
 
 RULE_INITIATIVE = "Tiamat § Combat « versus » / Initiative"
 RULE_MOVES = "Tiamat § Combat « versus » / Mouvements"
@@ -53,6 +59,11 @@ RULE_COMBO = "Tiamat § Techniques / Combo / Les enchaînements"
 RULE_KILL = "Tiamat § Combat « versus » / Mise à mort"
 RULE_SUBMISSION = "Tiamat § Techniques / Attributs / Soumission"
 RULE_BTA = "Tiamat § Combat « Beat them all »"
+RULE_AMMO = "Tiamat § Armes / Munitions / Tir en rafale"
+RULE_RUN = "Tiamat § Combat « versus » / Mouvements / Course ; Compétences / Course"
+RULE_DURATION = "Tiamat § Techniques / Règles spéciales (« pendant 1D6 tours »)"
+RULE_GOTONPO = "Tiamat § LISTE DES TECHNIQUES / GOTONPO"
+RULE_KUSARIGAMA = "Tiamat § LISTE DES TECHNIQUES / CAPTURE DU KUSARIGAMA"
 DRAW_AND_SHOOT = ("tir_rapide", "shuriken")
 FOREVER = 10_000
 NAME_MAX = 80
@@ -91,6 +102,24 @@ def _expire(participant: Mapping[str, Any], round_number: int) -> dict[str, Any]
             if until >= round_number}
 
 
+def _expiries(participant: Mapping[str, Any], round_number: int
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What ends when round ``round_number`` begins: states whose last round is over, and
+    grave wounds that lasted « 1D6 tours » (« Les effets spéciaux … ne durent en général que
+    jusqu'à la fin du tour suivant »). Returns (changes, what ended for the log)."""
+    states = participant.get("states") or {}
+    kept = _expire(participant, round_number)
+    ended_states = [name for name in states if name not in kept and name != "court"]
+    temp = participant.get("temp_wounds") or {}
+    healed = sorted(where for where, until in temp.items() if until < round_number)
+    changes: dict[str, Any] = {"states": kept}
+    if healed:
+        changes["temp_wounds"] = {w: u for w, u in temp.items() if w not in healed}
+        changes["wounds"] = [w for w in participant["wounds"] if w not in healed]
+    ended = {k: v for k, v in (("states", ended_states), ("wounds", healed)) if v}
+    return changes, ended
+
+
 # — initiative ————————————————————————————————————————————————————————————————
 
 def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -109,23 +138,29 @@ def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dic
     rolls: list[RollRecord] = []
     changes: dict[str, dict[str, Any]] = {}
     scores: dict[str, tuple] = {}
+    ended: dict[str, dict[str, Any]] = {}
     for pid, p in state["participants"].items():
+        expiry, over = _expiries(p, round_number)
+        if over:
+            ended[pid] = over
         if not active(p):
-            changes[pid] = {"actions_left": 0, "initiative": None}
+            changes[pid] = {"actions_left": 0, "initiative": None, **expiry}
             continue
-        states = _expire(p, round_number)
+        states = expiry["states"]
         d10 = p["characteristics"]["rapidite"] - ("epuise" in states) - ("aveugle" in states)
         if pid in surprised:
             d10 = 1
         labels = (Modifier(p["impulsion"], "Impulsion"),) if p["impulsion"] else ()
+        if has(p, "reflexes_du_guepard"):  # house talent
+            labels = (*labels, Modifier(1, "Réflexes du guépard"))
         record = pool(dice, d10, purpose=f"initiative — {p['name']}", labels=labels)
         rolls.append(record)
         stunned = "sonne" in states
         left = max(0, p["actions"] - (1 if stunned else 0))
         if p.get("held_by"):
             left = min(left, 1)
-        changes[pid] = {"initiative": record.total, "actions_left": left, "states": states,
-                        "impulsion": 0, "chain": []}
+        changes[pid] = {"initiative": record.total, "actions_left": left, "impulsion": 0,
+                        "chain": [], **expiry}
         scores[pid] = (0 if stunned else 1, record.total, p["characteristics"]["rapidite"],
                        0 if p["kind"] == "hommes_de_main" else 1)
     order = sorted(scores, key=lambda pid: scores[pid], reverse=True)
@@ -136,6 +171,7 @@ def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dic
         "round": round_number, "order": order, "scores": {pid: changes[pid]["initiative"]
                                                           for pid in order},
         "simultaneous": simultaneous, "surprised": surprised, "rolls": _rolls(*rolls),
+        "ended": ended,
         "names": {pid: p["name"] for pid, p in state["participants"].items()},
         "changes": changes, "rule": RULE_INITIATIVE,
         "set": {"round": round_number, "order": order, "turn": order[0] if order else None,
@@ -192,15 +228,21 @@ def _check_attack(attacker: dict, target: dict, technique: Technique, *, free: b
         raise _refuse("unknown_participant", participant=target["name"])
 
 
-def _modifiers(action: Mapping[str, Any], technique: Technique) -> list[list]:
-    """Ranged modifiers (« Attaque à distance ») and the GM's situational bonus."""
+def _modifiers(action: Mapping[str, Any], technique: Technique,
+               attacker: Mapping[str, Any]) -> list[list]:
+    """Ranged modifiers (« Attaque à distance ») and the GM's situational bonus; Œil d'aigle
+    ignores long range, Vision du ki darkness (house talents)."""
     found: list[list] = []
     if technique.type == "distance" or (technique.also_ranged and flag(action, "ranged")):
         distance = _choice(action, "range", RANGE_NAMES, "courte")
-        if RANGE_MODIFIERS[distance]:
+        if distance == "longue" and has(attacker, "oeil_d_aigle"):
+            pass
+        elif RANGE_MODIFIERS[distance]:
             found.append([RANGE_MODIFIERS[distance], {"bout_portant": "bout portant",
                                                       "longue": "longue portée"}[distance]])
         for key, value in SITUATION_MODIFIERS.items():
+            if key == "obscurite" and has(attacker, "vision_du_ki"):
+                continue
             if flag(action, f"situation_{key}"):
                 found.append([value, SITUATION_NAMES[key]])
     bonus = int_field(action, "gm_modifier", -10, 10, 0)
@@ -209,10 +251,29 @@ def _modifiers(action: Mapping[str, Any], technique: Technique) -> list[list]:
     return found
 
 
+def _ammunition(attacker: dict, technique: Technique, ranged: bool, dice: Dice,
+                changes: dict[str, Any]) -> dict[str, Any] | None:
+    """« Munitions »: a shot or a throw uses one round of the weapon in hand; « Tir en
+    rafale … L'arme perd 2D6 munitions » (a burst with fewer left fires what is left)."""
+    key = attacker.get("weapon")
+    left = rounds_left(attacker, key)
+    if left is None or not fires(technique, ranged):
+        return None
+    if left < 1:
+        raise _refuse("no_ammo", name=attacker["name"], weapon=attacker["arsenal"][key]["name"])
+    used, record = 1, None
+    if technique.key == "tir_en_rafale":
+        record = notation.roll("2d6", dice, purpose="munitions (tir en rafale)")
+        used = min(left, record.total)
+    changes["ammo"] = {**(attacker.get("ammo") or {}), key: left - used}
+    return {"weapon": attacker["arsenal"][key]["name"], "used": used, "left": left - used,
+            "rolls": _rolls(record), "rule": RULE_AMMO}
+
+
 def _declare(state: State, attacker: dict, target: dict, technique: Technique,
-             action: Mapping[str, Any], *, free: bool, chain: str | None = None
-             ) -> list[Event]:
-    modifiers = _modifiers(action, technique)
+             action: Mapping[str, Any], *, free: bool, chain: str | None = None,
+             dice: Dice) -> list[Event]:
+    modifiers = _modifiers(action, technique, attacker)
     chosen = action.get("location") if technique.location == "choix" else None
     attributes = list(technique.attributes)
     if technique.key == "nukitsuke":
@@ -233,8 +294,17 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
         cost = dict(technique.cost)
     elif chain:
         cost = dict(techniques()[chain].cost)
+    boost = 0
+    if flag(action, "boost") and not free:  # house talent Boost d'énergie: +1D10, 2 énergie
+        if not has(attacker, "boost_d_energie"):
+            raise _refuse("no_talent", name=attacker["name"], talent="Boost d'énergie")
+        cost["energie"] = cost.get("energie", 0) + 2
+        boost = 1
     if "torse" in attacker["wounds"] and cost.get("energie"):
         cost["energie"] *= 2  # « Le coût de ses techniques … s'en trouve donc doublé »
+    if cost.get("energie") and (attacker["energie"] < cost["energie"] or "terrorise" in (
+            attacker.get("states") or {})):
+        raise _refuse("no_energie", technique=technique.name)
     if cost.get("energie"):
         changes["energie"] = max(0, attacker["energie"] - cost["energie"])
     if cost.get("furie"):
@@ -242,20 +312,32 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
     pending = {"attacker": attacker["id"], "target": target["id"], "technique": technique.key,
                "attributes": sorted(set(attributes)), "modifiers": modifiers,
                "location": chosen, "free": free, "chain": chain,
-               "prepared": attacker["prepared"], "ranged": technique.type == "distance" or (
-                   technique.also_ranged and flag(action, "ranged"))}
+               "prepared": attacker["prepared"], "boost": boost,
+               "ranged": technique.type == "distance" or (technique.also_ranged and (
+                   flag(action, "ranged") or chain == "enchainement_d_iga"))}
     if attacker["prepared"]:
         changes["prepared"] = 0
     if pending["ranged"] and target.get("states", {}).get("court") == state["round"] and not (
             flag(action, "situation_cible_court")):
         pending["modifiers"].append([-3, SITUATION_NAMES["cible_court"]])  # « Course »
-    _exhausted({attacker["id"]: changes}, state)
-    event = Event("attack_declared", {
+    ammo = _ammunition(attacker, technique, pending["ranged"], dice, changes)
+    if attacker.get("hanging") and technique.key != "shuriken":
+        # Gotonpo: « s'il tente une autre action, il la terminera en rejoignant le sol ».
+        changes["hanging"] = False
+    revived = _exhausted({attacker["id"]: changes}, state)
+    payload = {
         "attacker": attacker["name"], "target": target["name"], "technique": technique.name,
         "cost": cost, "free": free, "chain": chain and techniques()[chain].name,
         "attributes": pending["attributes"], "rule": RULE_ATTACK,
-        "changes": {attacker["id"]: changes}, "set": {"pending": pending, "combo": None}})
-    return [event]
+        "changes": {attacker["id"]: changes}, "set": {"pending": pending, "combo": None}}
+    if ammo:
+        payload["ammo"] = ammo
+        payload["rolls"] = ammo.pop("rolls")
+    if changes.get("hanging") is False:
+        payload["lands"] = True
+    if revived:
+        payload["sursaut"] = revived
+    return [Event("attack_declared", payload)]
 
 
 def _gm_modifier_only(action: Mapping[str, Any], actor: Actor) -> None:
@@ -283,7 +365,7 @@ def _attack(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             target.get("initiative") or 0):
         raise _refuse("cobra_initiative", technique=technique.name)
     _check_attack(attacker, target, technique, free=False)
-    events = _declare(state, attacker, target, technique, action, free=False)
+    events = _declare(state, attacker, target, technique, action, free=False, dice=dice)
     if drawn:
         events[0].payload["changes"][attacker["id"]]["weapon"] = drawn
         events[0].payload["drawn"] = attacker["arsenal"][drawn]["name"]
@@ -312,7 +394,8 @@ def _combo(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) ->
     if problem:
         raise _refuse(problem, name=attacker["name"], technique=technique.name,
                       weapon=technique.weapon)
-    events = _declare(state, attacker, target, technique, action, free=True, chain=chain)
+    events = _declare(state, attacker, target, technique, action, free=True, chain=chain,
+                      dice=dice)
     return events + _auto_defence(state, events, dice)
 
 
@@ -338,22 +421,26 @@ def _defend(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     defender = state["participants"][pending["target"]]
     _control(actor, defender)
     choice = action.get("technique") or "instinctive"
+    if flag(action, "hang") and choice != "gotonpo":
+        raise _refuse("hang_gotonpo")
     if choice == "instinctive":
         return _resolve(state, None, dice)
     technique = _technique(action)
     if technique.key not in defender["techniques"] and not technique.standard:
         raise _refuse("not_known", name=defender["name"], technique=technique.name)
     problem = defence_problem(defender, technique, techniques()[pending["technique"]],
-                              tuple(pending["attributes"]), bool(pending.get("free")))
+                              tuple(pending["attributes"]), bool(pending.get("free")),
+                              pending.get("ranged"))
     if problem:
         raise _refuse(problem, name=defender["name"], technique=technique.name,
                       weapon=technique.weapon)
-    return _resolve(state, technique, dice)
+    return _resolve(state, technique, dice, hang=flag(action, "hang"))
 
 
 def _effects(state: State, attacker: dict, target: dict, technique: Technique,
              attributes: list[str], damage_loss: int, location: str | None, dice: Dice,
-             chain: str | None, rolls: list[RollRecord]) -> tuple[dict, dict, list[str]]:
+             chain: str | None, rolls: list[RollRecord],
+             durations: dict[str, int] | None = None) -> tuple[dict, dict, list[str]]:
     """« Attributs »: what a hit does to the target (and the attacker) besides damage."""
     round_number = state["round"]
     t: dict[str, Any] = {}
@@ -367,16 +454,26 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
         notes.append("a_terre")
     if "assommante" in attributes:
         until = round_number + 1
-        if "1d6 tours" in special or (chain_info and chain_info.stun_d6):
+        shared = (target.get("temp_wounds") or {}).get(location or "")
+        if shared and _lasting_wound(technique):
+            until = shared  # Coup dans l'entrejambe: one 1D6 for both (house)
+            if durations is not None:
+                durations["sonne"] = shared - round_number
+        elif "1d6 tours" in special or (chain_info and chain_info.stun_d6):
             record = notation.roll("1d6", dice, purpose="sonné (tours)")
             rolls.append(record)
             until = round_number + record.total
+            if durations is not None:
+                durations["sonne"] = record.total
         if chain_info and chain_info.stun_fight:
             until = FOREVER
         states["sonne"] = max(states.get("sonne", 0), until)
         notes.append("sonne")
     for attribute, name in (("terrorisante", "terrorise"), ("epuisante", "epuise"),
                             ("aveuglante", "aveugle")):
+        if attribute == "terrorisante" and attribute in attributes and has(target, "zen"):
+            notes.append("zen")  # house talent: Zen is never terrorisé
+            continue
         if attribute in attributes:
             states[name] = max(states.get(name, 0), round_number + 1)
             notes.append(name)
@@ -387,6 +484,7 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
         notes.append("choc")
     if "soumission" in attributes:
         t["held_by"] = attacker["id"]
+        t["held_with"] = "kusarigama" if technique.key == "capture_du_kusarigama" else None
         t["escape_tries"] = target["characteristics"]["force"]
         notes.append("soumission")
     if "impulsion" in attributes:
@@ -412,6 +510,9 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
             a["weapons"] = list(dict.fromkeys([*attacker.get("weapons", []), key]))
             a["weapon"] = key
             t["weapons"] = [w for w in target.get("weapons", []) if w != key]
+            left = rounds_left(target, key)
+            if left is not None:  # the magazine goes with the weapon
+                a["ammo"] = {**(attacker.get("ammo") or {}), key: left}
             notes.append("weapon_taken")
     if technique.key == "ma_sutemi_waza":
         a["posture"] = "a_terre"
@@ -424,7 +525,8 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
     return t, a, notes
 
 
-def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]:
+def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool = False
+             ) -> list[Event]:
     """Précision against the defence (« strictement supérieur » hits), then location,
     puissance − (endurance + armure), furie, grave wounds, KO, death and the attributes."""
     pending = state["pending"]
@@ -438,7 +540,9 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
     henchmen_attack = attacker["kind"] == "hommes_de_main"
     helpers = max(0, attacker["members"] - attacker["down"] - 1) if henchmen_attack else 0
     attack_d10 = pending["prepared"] + helpers + (chain_info.precision_d10 if chain_info else 0)
-    attack_d10 -= ("tete" in attacker["wounds"]) + ("aveugle" in attacker["states"])
+    attack_d10 += pending.get("boost", 0)
+    attack_d10 -= ("tete" in attacker["wounds"]) + (
+        "aveugle" in attacker["states"] and not blind_fighter(attacker))
     labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
@@ -452,7 +556,8 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
         a_changes["posture"] = "debout"  # « Que l'attaque soit un succès ou non … debout »
     auto_fail = None
     if defence is None:
-        d10 = 1 if surprise else defender["defense_instinctive"]
+        d10 = 1 if surprise else defender["defense_instinctive"] + has(
+            defender, "instinct_de_survie")  # house talent: +1D10
         defence_roll = pool(dice, d10 - (1 if "tete" in defender["wounds"] else 0),
                             purpose="défense instinctive")
     else:
@@ -474,7 +579,8 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
             d_changes["prepared"] = 0
         if technique.key == "do_giri" and defence.type == "esquive":
             extra -= 1  # « un malus d'1D10 s'il tente une esquive contre un Do giri »
-        extra -= ("tete" in defender["wounds"]) + ("aveugle" in defender["states"])
+        extra -= ("tete" in defender["wounds"]) + (
+            "aveugle" in defender["states"] and not blind_fighter(defender))
         defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
                                       extra_d6=defender.get("next_d6", 0), single_die=surprise,
                                       purpose=f"défense — {defence.name}")
@@ -518,6 +624,12 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
         if defence is not None:
             defender_chain.append(defence.key)
             combo = _combo_offer(defender, attacker, defender_chain, defence)
+            if defence.key == "gotonpo":
+                # « le personnage se téléporte à Volonté x 4 mètres. Il ne s'agit pas d'un
+                # mouvement … peut se retrouver suspendu d'une main à un élément du décor ».
+                payload["teleport"] = {"metres": defender["characteristics"]["volonte"] * 4,
+                                       "hanging": hang, "rule": RULE_GOTONPO}
+                changes[defender["id"]]["hanging"] = hang
             if defence.key == "metsubushi":
                 states = dict(attacker.get("states") or {})
                 states["aveugle"] = state["round"] + 1
@@ -535,8 +647,20 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
     if defence is not None and defence.key == "roulade" and changes[defender["id"]].get(
             "posture") == "a_terre":
         changes[defender["id"]]["posture"] = defender["posture"]  # « ne peut être mis à terre »
+    if defence is not None and defender.get("hanging") and "hanging" not in changes[
+            defender["id"]]:
+        changes[defender["id"]]["hanging"] = False  # any other action ends on the ground
+        payload["lands"] = defender["name"]
     changes[attacker["id"]]["chain"] = attacker_chain
     changes[defender["id"]]["chain"] = defender_chain
+    fell = []
+    for pid, fields in changes.items():  # « tant qu'il ne possède pas de point de furie »
+        merged = {**state["participants"][pid], **fields}
+        if merged.get("hanging") and (merged["furie"] > 0 or merged.get("ko")):
+            fields["hanging"] = False
+            fell.append(merged["name"])
+    if fell:
+        payload["fell"] = fell
     turn = state.get("turn")
     following: dict[str, Any] = {"pending": None, "combo": combo}
     turn_p = state["participants"].get(turn) if turn else None
@@ -549,7 +673,9 @@ def _resolve(state: State, defence: Technique | None, dice: Dice) -> list[Event]
         if (merged.get("ko") or merged.get("dead") or (
                 merged["kind"] == "hommes_de_main" and merged["down"] >= merged["members"])):
             following["turn"] = _next_turn(state, turn)
-    _exhausted(changes, state)
+    revived = _exhausted(changes, state)
+    if revived:
+        payload["sursaut"] = revived
     payload.update(rolls=_rolls(*rolls), changes={k: v for k, v in changes.items() if v},
                    set=following, combo=[o["technique"] for o in (combo or {}).get(
                        "options", [])])
@@ -583,14 +709,25 @@ def _lethal_parry(state: State, attacker: dict, defender: dict, technique: Techn
         payload["lethal_parry"]["dead"] = True
 
 
-def _exhausted(changes: dict[str, dict[str, Any]], state: State) -> None:
-    """« Lorsqu'elle tombe à zéro, le personnage est épuisé » (until the end of the fight)."""
+def _exhausted(changes: dict[str, dict[str, Any]], state: State) -> list[str]:
+    """« Lorsqu'elle tombe à zéro, le personnage est épuisé » (until the end of the fight).
+    Returns who used Sursaut d'énergie instead."""
+    revived: list[str] = []
     for pid, fields in changes.items():
         before = state["participants"][pid]
         if fields.get("energie") == 0 and before["energie"] > 0 and before["energie_max"]:
+            if once_left({**before, **fields}, "sursaut_d_energie"):
+                # house talent Sursaut d'énergie: once a fight, Volonté énergie comes back.
+                fields["energie"] = min(before["energie_max"],
+                                        before["characteristics"]["volonte"])
+                fields["talent_used"] = [*(before.get("talent_used") or []),
+                                         "sursaut_d_energie"]
+                revived.append(before["name"])
+                continue
             states = dict(fields.get("states") or before.get("states") or {})
             states["epuise"] = FOREVER
             fields["states"] = states
+    return revived
 
 
 def helpers_of(participant: Mapping[str, Any]) -> int:
@@ -618,6 +755,10 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
     extra_d6 = chain_info.puissance_d6 if chain_info else 0
     if tech.key == "tsuki" and location == "tete":
         extra_d6 += 1  # « Ajoute 1D6 à la puissance de l'arme si l'attaque touche la tête »
+    if has(attacker, "rage_du_taureau") and attacker["furie_max"] and not tech.puissance.none \
+            and attacker["furie"] * 2 >= attacker["furie_max"]:
+        extra_d6 += 1  # house talent: Rage du taureau
+        payload[prefix + "rage"] = True
     record = damage_pool(attacker, tech, extra_d6=extra_d6, dice=dice,
                          purpose=f"puissance — {tech.name}")
     if record:
@@ -647,9 +788,28 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
             "grave": damage.grave, "ko": damage.ko, "dead": damage.dead,
             "sante_before": target["sante"], "sante": target["sante"] - damage.loss}
         lethal_parry = None
+        if damage.ko and once_left(target, "tenacite"):
+            # house talent Ténacité: once a fight, the blow leaves 1 santé.
+            damage.loss = max(0, target["sante"] - 1)
+            damage.ko = damage.dead = False
+            t["talent_used"] = [*(target.get("talent_used") or []), "tenacite"]
+            payload[prefix + "damage"].update(loss=damage.loss, sante=1, ko=False,
+                                              dead=False, tenacite=True)
         t["sante"] = target["sante"] - damage.loss
         if damage.furie_gained:
-            t["furie"] = min(target["furie_max"], target["furie"] + 1)
+            t["furie"] = min(target["furie_max"], target["furie"] + damage.furie_gained)
+        temporary = damage.grave and location and _lasting_wound(tech) and (
+            damage.loss < GRAVE) and location not in target["wounds"]
+        if damage.grave and location and temporary:
+            # « l'équivalent d'une blessure grave dont les effets durent 1D6 tours »
+            lasting = notation.roll("1d6", dice, purpose="blessure grave (tours)")
+            rolls.append(lasting)
+            t["temp_wounds"] = {**(target.get("temp_wounds") or {}),
+                                location: state["round"] + lasting.total}
+            payload[prefix + "damage"]["wound_rounds"] = lasting.total
+        elif damage.grave and location and location in (target.get("temp_wounds") or {}):
+            t["temp_wounds"] = {w: u for w, u in target["temp_wounds"].items()
+                                if w != location}  # a real grave wound there now
         if damage.grave and location:
             t["wounds"] = sorted(set(target["wounds"]) | {location})
             if location == "torse":
@@ -669,12 +829,23 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
                 if other.get("held_by") == target["id"] and other["id"] != attacker["id"]:
                     changes.setdefault(other["id"], {})["held_by"] = None
     del lethal_parry
+    durations: dict[str, int] = {}
     eff_t, eff_a, notes = _effects(state, attacker, {**target, **t}, tech, attributes,
-                                   0, location, dice, chain, rolls)
+                                   0, location, dice, chain, rolls, durations)
+    if durations:
+        payload[prefix + "durations"] = durations
     t.update(eff_t)
     changes[target["id"]] = t
     changes[attacker["id"]] = {**changes.get(attacker["id"], {}), **eff_a}
     payload[prefix + "effects"] = notes
+
+
+def _lasting_wound(technique: Technique) -> bool:
+    """Nukite (« l'équivalent d'une blessure grave dont les effets durent 1D6 tours ») and
+    Coup dans l'entrejambe (« subit les effets d'une blessure grave aux jambes pendant 1D6
+    tours »): a grave wound that ends by itself."""
+    special = technique.special.lower()
+    return "blessure grave" in special and "1d6 tours" in special
 
 
 def _combo_offer(fighter: Mapping[str, Any], target: Mapping[str, Any], progress: list[str],
@@ -697,7 +868,22 @@ def _combo_offer(fighter: Mapping[str, Any], target: Mapping[str, Any], progress
 
 # — moving, preparing, posture, weapons ————————————————————————————————————————
 
-MANOEUVRES = ("move", "run", "stand_up", "go_down", "prepare", "draw")
+MANOEUVRES = ("move", "run", "stand_up", "go_down", "prepare", "draw", "reload")
+
+
+def _run_test(me: Mapping[str, Any], terrain: str, dice: Dice) -> tuple[dict, bool]:
+    """« Sur certains terrains, le personnage doit faire un test d'Habileté pour ne pas
+    tomber. S'il échoue à ce test, il se retrouve en position « A terre » »: Habileté +
+    Course (« Courir en évitant des obstacles »), Course du jaguar +1D10 (house)."""
+    difficulty = TERRAINS[terrain]
+    jaguar = "course_du_jaguar" in me["talents"]
+    malus = ("tete" in me["wounds"]) + ("aveugle" in me["states"] and not blind_fighter(me))
+    test = simple_test(dice, me["characteristics"]["habilete"] - malus + jaguar, difficulty,
+                       skill=int(me["skills"].get("course", 0)) - ("ivre" in me["states"]),
+                       skill_name="Course", purpose=f"course — {me['name']}")
+    return {"terrain": terrain, "difficulty": difficulty, "total": test.record.total,
+            "success": test.success, "jaguar": jaguar, "rolls": _rolls(test.record)}, \
+        test.success
 
 
 def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -708,6 +894,9 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         raise _refuse("no_action_left", name=me["name"])
     changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
     info: dict[str, Any] = {"name": me["name"], "what": what, "rule": RULE_MOVES}
+    if me.get("hanging"):
+        changes["hanging"] = False  # Gotonpo: any other action ends on the ground
+        info["lands"] = True
     if what == "move":
         if me["posture"] == "a_terre":
             raise _refuse("attacker_down", name=me["name"])
@@ -717,20 +906,42 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             raise _refuse("attacker_down", name=me["name"])
         if me["actions_left"] < me["actions"]:
             raise _refuse("full_turn")
+        terrain = _choice(action, "terrain", TERRAIN_NAMES, "plat")
         changes["actions_left"] = 0
         states = dict(me["states"])
         states["court"] = state["round"]
         changes["states"] = states
         info["metres"] = me["run"]
+        if TERRAINS[terrain]:
+            info["test"], kept = _run_test(me, terrain, dice)
+            info["rolls"] = info["test"].pop("rolls")
+            info["rule"] = RULE_RUN
+            if not kept:
+                changes["posture"] = "a_terre"
     elif what == "stand_up":
         changes["posture"] = "debout"
         info["rule"] = RULE_POSTURE
+        if "vivacite_du_chat" in me["talents"]:  # house: « en parfait équilibre »
+            changes["actions_left"] = me["actions_left"]
+            info["talent"] = "vivacite_du_chat"
     elif what == "go_down":
         changes["posture"] = "a_terre"
         info["rule"] = RULE_POSTURE
     elif what == "prepare":
-        changes["prepared"] = me["prepared"] + 1
+        bonus = 2 if "concentration" in me["talents"] else 1  # house: Concentration
+        changes["prepared"] = me["prepared"] + bonus
+        info["bonus"] = bonus
         info["rule"] = RULE_PREPARE
+    elif what == "reload":
+        key = me.get("weapon")
+        spec = (me.get("arsenal") or {}).get(key or "")
+        if not spec or not spec.get("ammo") or not spec.get("reload"):
+            raise _refuse("cannot_reload", name=me["name"])
+        left = rounds_left(me, key)
+        if left == spec["ammo"]:
+            raise _refuse("already_loaded", name=me["name"], weapon=spec["name"])
+        changes["ammo"] = {**(me.get("ammo") or {}), key: spec["ammo"]}
+        info.update(weapon=spec["name"], before=left, after=spec["ammo"], rule=RULE_AMMO)
     else:
         weapon = action.get("weapon") or None
         if weapon is not None and weapon not in me["weapons"]:
@@ -773,6 +984,32 @@ def _escape(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                                    "changes": {me["id"]: changes}})]
 
 
+def _kusarigama_throw(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                     ) -> list[Event]:
+    """Capture du Kusarigama: « Il peut aussi faire un jet d'opposition Force/Force pour
+    projeter son adversaire à terre » — one action (house), the thrower initiates and loses
+    ties (« Jet d'opposition »); the chain still holds the target."""
+    me = _require_turn(state, actor)
+    target = _participant(state, action, "target")
+    if target.get("held_by") != me["id"] or target.get("held_with") != "kusarigama":
+        raise _refuse("not_chained", name=target["name"])
+    if me["actions_left"] < 1:
+        raise _refuse("no_action_left", name=me["name"])
+    mine = pool(dice, me["characteristics"]["force"], purpose=f"projeter (Force) — {me['name']}")
+    theirs = pool(dice, target["characteristics"]["force"],
+                  purpose=f"résister (Force) — {target['name']}")
+    thrown = opposed(mine, theirs)
+    changes: dict[str, dict[str, Any]] = {me["id"]: {"actions_left": me["actions_left"] - 1}}
+    if thrown:
+        changes[target["id"]] = {"posture": "a_terre"}
+    if me.get("hanging"):
+        changes[me["id"]]["hanging"] = False
+    return [Event("kusarigama_thrown", {
+        "name": me["name"], "target": target["name"], "thrown": thrown,
+        "total": mine.total, "against": theirs.total, "rolls": _rolls(mine, theirs),
+        "rule": RULE_KUSARIGAMA, "changes": changes, "set": {"combo": None}})]
+
+
 def _coup_de_grace(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                    ) -> list[Event]:
     """« Mise à mort »: the whole turn spent on a KO enemy kills it."""
@@ -805,7 +1042,8 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
         "habilete", "rapidite", "perception")) + ("epuise" in who["states"] and (
             characteristic == "rapidite"))
     level -= "ivre" in who["states"]  # « un malus d'un point dans toutes ses actions »
-    test = simple_test(dice, who["characteristics"][characteristic] - malus,
+    gifts = test_dice(who, characteristic, skill or None)  # house talents: +1D10 each
+    test = simple_test(dice, who["characteristics"][characteristic] - malus + len(gifts),
                        DIFFICULTIES[difficulty], skill=level,
         skill_name=SKILL_NAMES.get(skill), extra_d10=bonus, helpers=helpers,
         purpose=f"test — {who['name']}")
@@ -814,6 +1052,7 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
                              "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
                              "total": test.record.total, "success": test.success,
                              "margin": test.margin, "rolls": _rolls(test.record),
+                             "talents": gifts,
                              "rule": "Tiamat § Tests et Actions / Jet de dés simple"})]
 
 
@@ -834,8 +1073,9 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         level = int(who["skills"].get(skill, 0)) if skill else 0
         labels = tuple(Modifier(value, label) for value, label in (
             (level, SKILL_NAMES.get(skill)), (bonus, "MJ")) if value)
-        record = pool(dice, who["characteristics"][characteristic], labels=labels,
-                      purpose=f"opposition — {who['name']}")
+        gifts = test_dice(who, characteristic, skill or None)  # house talents
+        record = pool(dice, who["characteristics"][characteristic] + len(gifts),
+                      labels=labels, purpose=f"opposition — {who['name']}")
         sides.append((who, characteristic, SKILL_NAMES.get(skill), record))
     (a, char_a, skill_a, roll_a), (b, char_b, skill_b, roll_b) = sides
     if a["id"] == b["id"]:
@@ -867,7 +1107,9 @@ def _jump(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
     if metres > habilete:
         difficulty = JUMP_DIFFICULTIES[metres - habilete - 1]
         acrobatie = int(me["skills"].get("acrobatie", 0))
-        test = simple_test(dice, habilete, difficulty, skill=acrobatie,
+        monkey = has(me, "agilite_du_singe")  # house talent: +1D10
+        payload["talent"] = monkey
+        test = simple_test(dice, habilete + monkey, difficulty, skill=acrobatie,
                            skill_name="Acrobatie", purpose=f"saut — {me['name']}")
         payload.update(difficulty=difficulty, total=test.record.total, success=test.success,
                        rolls=_rolls(test.record))
@@ -920,6 +1162,9 @@ STATE_WORDS = {"sonne": "sonné", "terrorise": "terrorisé", "epuise": "épuisé
                "malade": "malade", "aucun": "aucun"}
 # An English reader's words for the same things (the help says « none » clears the states).
 ALIASES = {"none": "aucun", "standing": "debout", "on_the_ground": "a_terre", "down": "a_terre"}
+WOUND_WORDS = {"tete": "tête", "torse": "torse", "bras_droit": "bras droit",
+               "bras_gauche": "bras gauche", "jambe_droite": "jambe droite",
+               "jambe_gauche": "jambe gauche", "aucun": "aucune", "aucune": "aucune"}
 KO_WORDS = {"oui": "oui", "non": "non", "on": "on", "off": "off", "yes": "yes", "no": "no",
             "true": "true", "false": "false", "1": "1", "0": "0"}
 
@@ -975,9 +1220,11 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     """The GM corrects a value, changes a posture or a state, recorded with a reason."""
     require_gm(actor)
     who = _participant(state, action, "participant")
-    field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko"))
+    field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko", "wound"))
     reason = text_field(action, "reason", 200, required=False)
     changes: dict[str, Any] = {}
+    rolls: list[RollRecord] = []
+    rounds = None
     before: Any
     if field in ADJUSTABLE:
         high = {"sante": who["sante_max"], "energie": who["energie_max"],
@@ -995,15 +1242,32 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         value = action.get("value")
         changes["ko"] = value if isinstance(value, bool) else (
             _word(action, "value", KO_WORDS) in ("oui", "on", "true", "yes", "1"))
+    elif field == "wound":
+        # The GM clears every grave wound (« aucune ») or gives one, lasting.
+        where = _word(action, "value", WOUND_WORDS)
+        before = list(who["wounds"])
+        changes["wounds"] = [] if where in ("aucun", "aucune") else sorted(
+            set(who["wounds"]) | {where})
+        changes["temp_wounds"] = {} if where in ("aucun", "aucune") else {
+            w: u for w, u in (who.get("temp_wounds") or {}).items() if w != where}
     else:
         name = _word(action, "value", STATE_WORDS)
+        if name in ("empoisonne", "malade") and has(who, "immunite_biologique"):
+            raise _refuse("immune", name=who["name"])  # house talent Immunité biologique
         rounds = int_field(action, "rounds", 0, 100, 1)
+        if flag(action, "roll_rounds") and name != "aucun":
+            # « pendant 1D6 tours »: the server rolls the duration and logs it.
+            record = notation.roll("1d6", dice, purpose=f"{STATE_WORDS[name]} (tours)")
+            rolls.append(record)
+            rounds = record.total
         before = dict(who["states"])
         states = {} if name == "aucun" else {**who["states"],
                                               name: state["round"] + rounds}
         changes["states"] = states
     return [Event("gm_adjusted", {"name": who["name"], "field": field, "before": before,
                                   "after": next(iter(changes.values())), "reason": reason,
+                                  "rolls": _rolls(*rolls),
+                                  "rounds": rounds if field == "state" else None,
                                   "changes": {who["id"]: changes}})]
 
 
@@ -1055,7 +1319,8 @@ def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> l
 HANDLERS: dict[str, Callable[..., list[Event]]] = {
     "roll_initiative": _initiative, "end_turn": _end_turn, "attack": _attack,
     "combo": _combo, "defend": _defend, "manoeuvre": _manoeuvre, "escape": _escape,
-    "coup_de_grace": _coup_de_grace, "test": _test, "gm_adjust": _gm_adjust, "end": _end,
+    "coup_de_grace": _coup_de_grace, "kusarigama_throw": _kusarigama_throw, "test": _test,
+    "gm_adjust": _gm_adjust, "end": _end,
     "recover": _recover, "opposed": _opposed, "jump": _jump,
     "write_orders": _write_orders, "reveal_orders": _reveal_orders,
 }

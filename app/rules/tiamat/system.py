@@ -39,6 +39,7 @@ from app.rules.tiamat.content import (
     techniques,
 )
 from app.rules.tiamat.sheet import WOUND_LOCATIONS
+from app.rules.tiamat.talents import EFFECTS as TALENT_EFFECTS
 
 
 def _int(value: Any) -> int | str:
@@ -72,7 +73,10 @@ class TiamatSystem:
                      required=False),
         ContentField("long_range", N_("Long range (m)"), "int", low=0, high=10000,
                      required=False),
-    ), "Tiamat § Armes / Dommage des armes / Portée des armes"),)
+        ContentField("ammo", N_("Munitions: shots before reloading (0: none counted)"),
+                     "int", low=0, high=200, required=False),
+        ContentField("rafale", N_("Tir en rafale"), "bool", required=False),
+    ), "Tiamat § Armes / Dommage des armes / Portée des armes / Munitions"),)
     # The two talents come from the D10 x D6 table (« Déterminer ses talents au hasard »).
     rolled_fields = ("talents",)
 
@@ -80,6 +84,7 @@ class TiamatSystem:
     characteristics = CHARACTERISTICS
     skill_names = SKILL_NAMES
     talent_names = TALENT_NAMES
+    talent_effects = TALENT_EFFECTS  # house (docs/rules-notes.md § Tiamat / Talents)
     arts = ARTS
     weapons = WEAPONS
     armours = ARMOURS
