@@ -534,8 +534,17 @@ def view(state: State, viewer: Actor) -> State:
     """Hands and piles are secret (issue: "hands and the order of the decks are never sent to
     anyone else"): a player sees their own hands, the counts of the others' and of the piles;
     the GM (the host) sees everything."""
-    if viewer.is_gm or not state.get("tokens"):
+    if not state.get("tokens"):
         return state
+    if viewer.is_gm:
+        if not state.get("window"):
+            return state
+        shown = copy.deepcopy(state)  # the host sees whom the window waits for, and theirs
+        shown["window"]["mine"] = [tid for tid in state["window"]["waiting"]
+                                   if state["tokens"][tid].get("owner_id") in (
+                                       None, viewer.user_id)]
+        shown["window"]["host_view"] = True
+        return shown
     shown = copy.deepcopy(state)
     shown["piles"] = {name: len(cards) for name, cards in state["piles"].items()}
     for seat in shown["tokens"].values():
@@ -547,7 +556,7 @@ def view(state: State, viewer: Actor) -> State:
         # who may react depends on the hands: a player learns only about their own seats
         mine = [tid for tid in window["waiting"] if viewer.controls(shown["tokens"][tid])]
         shown["window"] = {"after": window["after"], "by": window.get("by"),
-                           "waiting": mine, "passed": [
+                           "waiting": mine, "mine": mine, "passed": [
                                tid for tid in window["passed"]
                                if viewer.controls(shown["tokens"][tid])]}
     return shown
