@@ -96,12 +96,8 @@ def test_a_reaction_window_in_two_browsers(new_context, live_server):
                                                      "sheet": {**SHEET, "implants": 3}}),
                                          ("gm", {"name": "Rouille", "sheet": SHEET})])
     shots = os.environ.get("MECHA_SHOTS")  # a folder: screenshots for a look by hand
-    size = ({"width": 390, "height": 844} if os.environ.get("MECHA_NARROW")
-            else {"width": 1366, "height": 900})
     gm = log_in(new_context, campaign.gm)
     player = log_in(new_context, campaign.player)
-    gm.set_viewport_size(size)
-    player.set_viewport_size(size)
     app = live_server.server.config.app
     app.state.dice = SeededDice(5)
     try:
@@ -116,8 +112,12 @@ def test_a_reaction_window_in_two_browsers(new_context, live_server):
         expect(gm.locator("form#action-pass_reaction")).to_have_count(0)
         expect(gm.locator("form#action-climb")).to_have_count(0)
         if shots:
-            player.screenshot(path=f"{shots}/player-window.png", full_page=True)
-            gm.screenshot(path=f"{shots}/host-window.png", full_page=True)
+            for width, height in ((1366, 900), (390, 844)):
+                for who, page in (("player", player), ("host", gm)):
+                    page.set_viewport_size({"width": width, "height": height})
+                    page.screenshot(path=f"{shots}/{who}-window-{width}.png", full_page=True)
+            gm.set_viewport_size({"width": 1280, "height": 720})
+            player.set_viewport_size({"width": 1280, "height": 720})
         act(player, "pass_reaction")
         expect(gm.locator("#log > li.kind-window_closed")).to_be_visible(timeout=LIVE)
         expect(gm.locator("#turn .reaction-window")).to_have_count(0, timeout=LIVE)

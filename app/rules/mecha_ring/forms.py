@@ -133,7 +133,8 @@ def _window_forms(state: State, actor: Actor) -> list[ActionForm]:
     forms: list[ActionForm] = []
     if asked:
         forms.append(ActionForm("pass_reaction", "No reaction", "mecha_ring/_pass_reaction.html",
-                                {"seats": asked, "after": window["after"]}))
+                                {"seats": asked, "after": window["after"],
+                                 "awaited": True}))
     if actor.is_gm:
         forms.append(ActionForm("close_window", "Close the reaction window",
                                 "mecha_ring/_close_window.html"))
