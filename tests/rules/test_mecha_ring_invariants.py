@@ -184,3 +184,35 @@ def test_one_player_against_house_bots_plays_whole_tournaments():
     assert finished >= 10
     # the human was asked in reaction windows; the bots played every kind of SFX effect
     assert {"window_opened", "reaction_passed", "window_closed"} <= seen
+
+
+def test_house_bots_play_every_sfx_effect_and_finish_their_tournaments():
+    """Four house bots (the host only lets them play on): every SFX effect of the deck is
+    played by a bot, in its own turn or in a reaction window, and every tournament ends with
+    the log folding to the state."""
+    from app.rules.mecha_ring.content import EFFECTS
+
+    effects: set[str] = set()
+    for seed in range(6):
+        setup = MatchSetup("T", tuple(ParticipantSetup(f"P{i}", character_id=i + 1,
+                                                       owner_id=100 + i + 1,
+                                                       sheet={"implants": i % 2})
+                                      for i in range(4)))
+        log = list(MECHA.start(setup, SeededDice(seed)))
+        state = fold(MECHA, log)
+        dice = SeededDice(seed + 77)
+        for tid in list(state["seats"]):
+            events, state = apply(MECHA, state, {"kind": "set_bot", "seat": tid, "on": "on"},
+                                  GM, dice)
+            log += events
+        for _ in range(400):
+            if state["status"] != "running":
+                break
+            events, state = apply(MECHA, state, {"kind": "let_bots_play"}, GM, dice)
+            log += events
+            check(state, views=False)
+        assert state["status"] == "finished"
+        assert fold(MECHA, log) == state
+        effects |= {event.payload["effect"] for event in log
+                    if event.kind == "sfx_played" and event.payload.get("bot")}
+    assert effects == set(EFFECTS)

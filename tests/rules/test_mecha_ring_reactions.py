@@ -138,9 +138,8 @@ def test_sfx_effects_the_engine_applies_in_a_window():
     state, a, b, c = three()
     deal(state, b, ["brouilleur#1"], 50)
     deal(state, c, ["visee_laser#1"], 50)
-    # after the order of the next round, b jams a and c aims surely
-    events, state = act(state, {"kind": "attack", "target": b}, player(state, a),
-                        faces=[2, 2, 2])
+    # after a's radar roll, b jams c and c makes sure of its next aim
+    _, state = act(state, {"kind": "attack", "target": b}, player(state, a), faces=[2, 2, 2])
     assert state["window"]["waiting"] == [b, c]
     sfx = len(state["piles"]["sfx"])
     _, state = act(state, {"kind": "play_sfx", "card": "brouilleur#1", "target": c},

@@ -346,7 +346,7 @@ def test_sfx_any_moment_cost_effect_and_a_new_card():
     events, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
     # after the radar step the defender may react; they let play go on
     assert [event.kind for event in events] == ["radar_rolled", "window_opened"]
-    with pytest.raises(IllegalAction, match="réactions|reactions"):
+    with pytest.raises(IllegalAction, match=r"réactions|reactions"):
         act(state, {"kind": "choose_part", "slot": "tete"}, ANNA)
     events, state = act(state, {"kind": "pass_reaction"}, BORIS)
     assert [event.kind for event in events] == ["reaction_passed", "window_closed"]

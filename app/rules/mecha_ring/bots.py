@@ -7,9 +7,12 @@ same handlers as anyone (so the same checks, dice and events), its move marked
 ``bot: true``. A bot rolls the order, climbs with legs to spare, attacks the opponent easiest
 to finish, aims at the weakest part (the defender offers its toughest), spends radar energy
 when it can spare it, repairs and recharges keeping crédits for a torse, buys upgrades at the
-market and passes. It plays a few SFX cards: an attack card before attacking, a défense card
-when its part is about to be hit, a crédits card at the market — never spending the crédits it
-keeps for a torse.
+market and passes. It plays every kind of SFX card, never spending the crédits it keeps for a
+torse (a card in play first: it costs nothing more): before its attack, an attack card, a sure
+radar when its radar is weak, a repair on a part at 2 energy or less; in a reaction window
+(``reaction``, decided at once: nobody waits for a bot), a défense card when its part is about
+to be struck, an attack card when it strikes, jamming the attacker about to aim, a repair, a
+crédits card at the market when short, a sabotage of the leader's arm or head when rich.
 """
 
 from __future__ import annotations
@@ -126,24 +129,22 @@ def _reaction_of(state: State, tid: str, fight: Mapping[str, Any] | None,
                  pending: Mapping[str, Any]) -> dict[str, Any] | None:
     tokens = state["tokens"]
     buffs = tokens[tid]["buffs"]
-    if fight and pending.get("step") == "window":
-        if pending["defender"] == tid and not buffs["defence"]:
-            if move := _sfx(state, tid, "defence"):
-                return move
-        if current_attacker(state) == tid and not buffs["attack"]:
-            if move := _sfx(state, tid, "attack"):
-                return move
-    if fight and fight["step"] == "attack" and not pending:
-        attacker = current_attacker(state)
-        if attacker and attacker != tid and tid in fighters(state) and \
-                not tokens[attacker]["buffs"]["jammed"] and \
-                not tokens[attacker]["buffs"]["sure_radar"] and \
-                total(tokens[attacker]["robot"], state["catalogue"]["parts"], "radar") > 0:
-            if move := _sfx(state, tid, "jam", target=attacker):
-                return move
-    if not fight or standing(tokens[tid]["robot"]):
-        if move := _repair_sfx(state, tid):
-            return move
+    striking = bool(fight) and pending.get("step") == "window"
+    if striking and pending["defender"] == tid and not buffs["defence"] and (
+            move := _sfx(state, tid, "defence")):
+        return move
+    if striking and current_attacker(state) == tid and not buffs["attack"] and (
+            move := _sfx(state, tid, "attack")):
+        return move
+    attacker = current_attacker(state) if fight and not pending else None
+    if attacker and attacker != tid and tid in fighters(state) and \
+            not tokens[attacker]["buffs"]["jammed"] and \
+            not tokens[attacker]["buffs"]["sure_radar"] and \
+            total(tokens[attacker]["robot"], state["catalogue"]["parts"], "radar") > 0 and (
+                move := _sfx(state, tid, "jam", target=attacker)):
+        return move
+    if (not fight or standing(tokens[tid]["robot"])) and (move := _repair_sfx(state, tid)):
+        return move
     if state.get("phase") == "market" and (move := _credits_sfx(state, tid)):
         return move
     if tokens[tid]["credits"] >= 2 * RESERVE:
