@@ -79,12 +79,15 @@ setInterval(() => {
   document.querySelectorAll("[data-countdown]").forEach((node) => {
     if (!countdownEnds.has(node)) {
       const left = Number(node.dataset.countdown) || 0;
-      countdownEnds.set(node, performance.now() + left * 1000 + Math.random() * 2500);
+      countdownEnds.set(node, { end: performance.now() + left * 1000,
+                                stagger: Math.random() * 2500 });
     }
-    const left = Math.max(0, Math.ceil((countdownEnds.get(node) - performance.now()) / 1000));
+    const { end, stagger } = countdownEnds.get(node);
+    const now = performance.now();
+    const left = Math.max(0, Math.ceil((end - now) / 1000));
     const value = node.querySelector(".countdown-value");
     if (value) value.textContent = String(left);
-    if (left === 0 && node.dataset.autoSubmit === "true" && !node.dataset.submitted) {
+    if (now >= end + stagger && node.dataset.autoSubmit === "true" && !node.dataset.submitted) {
       const form = node.closest("form");
       if (form) {
         node.dataset.submitted = "true";

@@ -41,7 +41,9 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if phase in ("fight", "market"):
         forms += _sfx_forms(state, mine)
     clock = state.get("clock")
-    if clock and (actor.is_gm or mine):
+    turn = state.get("turn")
+    held = turn is not None and state["tokens"][turn].get("away") == "wait"  # never times out
+    if clock and not held and (actor.is_gm or mine):
         forms.append(ActionForm("timeout", "Time is up", "mecha_ring/_timeout.html",
                                 {"deadline": clock["deadline"]}))
     away = [tid for tid in mine if state["tokens"][tid].get("away")
