@@ -389,3 +389,25 @@ def test_a_reaction_window_and_the_turn_timer_through_the_api_page_and_stream(db
     assert match.state["window"] is None
     last = tables.events_after(db, match, tables.actor_for(db, gm))[-1]
     assert last["kind"] == "window_closed" and last["payload"]["reason"] == "timeout"
+
+
+def test_the_host_sets_the_turn_timer_when_opening_the_tournament(db, ring, monkeypatch):
+    """The new-match form of a game with a turn timer asks for it; a bad value is refused
+    with its reason; the tournament starts with it and the first action starts the clock."""
+    monkeypatch.setattr(tables, "clock", lambda: 7000.0)
+    mia = ring["people"]["mia"]
+    base = f"/campaigns/{ring['campaign']}/matches"
+    assert mia.page(base).select_one("#field-turn_seconds") is not None
+    fields = {"csrf_token": mia.csrf(), "name": "Chrono",
+              "characters": [str(ring["boulon"]), str(ring["hurleur"])]}
+    refused = mia.client.post(base, data={**fields, "turn_seconds": "5"})
+    assert refused.status_code == 422 and "Turn timer" in refused.text
+    ring["dice"].current = SeededDice(5)
+    response = mia.client.post(base, data={**fields, "turn_seconds": "90"},
+                               follow_redirects=False)
+    assert response.status_code == 303, response.text
+    db.commit()
+    match = db.get(Match, int(response.headers["location"].rsplit("/", 1)[1]))
+    assert match.state["timer"] == 90 and match.state["clock"] is None
+    one(db, match, ring["access"]["mia"], {"kind": "note", "text": "c'est parti"})
+    assert match.state["clock"]["deadline"] == 7090

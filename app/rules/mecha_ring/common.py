@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app.rules.dice import Dice, Die, RollRecord
-from app.rules.match import Actor, Event, IllegalAction, State
+from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State
 from app.rules.mecha_ring import match
 from app.rules.mecha_ring.robot import draw
 
@@ -65,6 +65,11 @@ class MechaRefusal(IllegalAction):
         "away_waits": "{name} est absent : la table l'attend",
         "not_away": "le joueur de ce Combatank est là",
     }
+
+
+# How an error names the fields of the turn timer (``set_timer``, the new-match form).
+FIELD_LABELS.update({"seconds": ("Seconds", "Secondes"),
+                     "turn_seconds": ("Turn timer", "Minuteur de tour")})
 
 
 def refuse(code: str, **fields: Any) -> MechaRefusal:

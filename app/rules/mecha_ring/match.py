@@ -146,7 +146,8 @@ def _started(state: State, p: dict) -> None:
                  catalogue=copy.deepcopy(p["catalogue"]), seats=list(p["draft_order"]),
                  tokens={}, piles=new_piles(p["catalogue"]), market=[], fight=None,
                  shop=None, first_to_12=None, result=None, turn=None, notes=0,
-                 challenger=None, history=[], window=None, timer=0, clock=None)
+                 challenger=None, history=[], window=None, timer=p.get("timer") or 0,
+                 clock=None)
     for seat in p["seats"]:
         state["tokens"][seat["id"]] = {
             **seat, "robot": {slot: None for slot in SLOTS}, "hand": [], "sfx_hand": [],
