@@ -109,8 +109,10 @@ def create_match(*, db: Session, secret: str, access: CampaignAccess, name: obje
         # teams are their trainer's).
         trainers = {str(c.owner_id): c.owner.display_name for c in characters
                     if c.owner_id is not None and c.owner is not None}
+        # a game with a turn timer gets the server's clock at the set-up too (``now``)
         setup = MatchSetup(name=name.strip(), options={**(options or {}), "content": content,
-                                                       "trainers": trainers},
+                                                       "trainers": trainers,
+                                                       **_decide_kwargs(system)},
                            participants=tuple(
             ParticipantSetup(name=c.name, character_id=c.id, owner_id=c.owner_id,
                              sheet=c.sheet) for c in characters))

@@ -88,7 +88,8 @@ class Emitter:
         names = _names(self.state, payload)
         if names:
             payload = {**payload, "names": names}
-        if self.now is not None and (self.state.get("timer") or kind == "timer_set"):
+        if self.now is not None and (self.state.get("timer") or kind == "timer_set" or (
+                kind == "tournament_started" and payload.get("timer"))):
             # the server's time of the event: the turn timer counts from it (match._tick)
             payload = {**payload, "at": round(float(self.now), 3)}
         event = Event(kind, payload, visibility)  # type: ignore[arg-type]

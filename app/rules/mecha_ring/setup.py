@@ -33,7 +33,9 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     # "en commençant par celui qui a le plus d'implants artificiels" (ties: seating order).
     order = [seat["id"] for seat in sorted(seats, key=lambda seat: -seat["implants"])]
     timer = _timer((setup.options or {}).get("turn_seconds"))
-    em = Emitter({})
+    now = (setup.options or {}).get("now")  # the server's clock (the table service's)
+    em = Emitter({}, now if isinstance(now, (int, float)) and not isinstance(now, bool)
+                 else None)
     em.emit("tournament_started", {"name": setup.name, "catalogue": catalogue, "seats": seats,
                                    "draft_order": order, "timer": timer})
     _draft(em, dice, order)
