@@ -126,3 +126,34 @@ def test_a_reaction_window_in_two_browsers(new_context, live_server):
             player.screenshot(path=f"{shots}/player-after.png", full_page=True)
     finally:
         app.state.dice = None
+
+
+def test_away_and_back_and_the_turn_timer_in_two_browsers(new_context, live_server):
+    """The host sets a 15 s turn timer and marks Paul away (the table waits): Paul's page
+    shows it and offers « I am back »; he comes back. Then nobody rolls the order: at zero a
+    page asks the server, which checks its own clock and rolls it, saying so in the log."""
+    campaign = seat_campaign(live_server.url, system="mecha_ring", name="Timer",
+                             characters=[("player", {"name": "Boulon",
+                                                     "sheet": {**SHEET, "implants": 3}}),
+                                         ("gm", {"name": "Rouille", "sheet": SHEET})])
+    gm = log_in(new_context, campaign.gm)
+    player = log_in(new_context, campaign.player)
+    app = live_server.server.config.app
+    app.state.dice = SeededDice(5)
+    try:
+        url = open_match(gm, campaign, "Chrono", ["Boulon", "Rouille"])
+        player.goto(url)
+        act(gm, "away", {"seat": "t1", "mode": "wait"})
+        expect(player.locator("#participant-t1 .badge.away")).to_be_visible(timeout=LIVE)
+        expect(player.locator("form#action-back")).to_be_visible(timeout=LIVE)
+        act(player, "back")
+        expect(gm.locator("#log > li.kind-seat_back")).to_be_visible(timeout=LIVE)
+        expect(gm.locator("#participant-t1 .badge.away")).to_have_count(0, timeout=LIVE)
+        act(gm, "set_timer", {"seconds": "15"})
+        expect(player.locator("#turn-timer")).to_be_visible(timeout=LIVE)
+        expect(player.locator("#log > li.kind-timed_out")).to_be_visible(timeout=25_000)
+        expect(player.locator("#log > li.kind-timed_out")).to_contain_text(
+            "the server rolls the order")
+        expect(player.locator("#log > li.kind-order_rolled")).to_be_visible(timeout=LIVE)
+    finally:
+        app.state.dice = None
