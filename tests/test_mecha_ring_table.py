@@ -68,6 +68,10 @@ def test_a_scripted_round_through_the_engine_folds_rewinds_and_redoes(db, ring):
     match = open_tournament(db, ring)
     gm, paul, pia = (ring["access"][name] for name in ("mia", "paul", "pia"))
     assert match.state["seats"] == ["t1", "t2"]  # Paul has more implants: he drafts first
+    # the host empties both purses (recorded): nobody can pay an SFX card, so no reaction
+    # window pauses this scripted round (test_mecha_ring_reactions.py plays them)
+    for seat in ("t1", "t2"):
+        one(db, match, gm, {"kind": "correct", "seat": seat, "field": "credits", "value": 0})
     start_seq = match.seq
     # the order: Paul's Mouvement dice all 6, Pia's all 1 (no tie unless both pools are 0)
     m1, m2 = pool(match, "t1", "mouvement"), pool(match, "t2", "mouvement")
@@ -90,9 +94,8 @@ def test_a_scripted_round_through_the_engine_folds_rewinds_and_redoes(db, ring):
     head = match.state["tokens"]["t2"]["robot"]["tete"]
     defence = parts[head["card"].split("#")[0]]["defense"]
     strike = [6] * attack + [1] * defence
-    if radar:
-        one(db, match, paul, {"kind": "choose_part", "slot": "tete"})
-        one(db, match, pia, {"kind": "take_strike"}, strike)
+    if radar:  # nobody can pay an SFX card: no window, the strike follows the aim
+        one(db, match, paul, {"kind": "choose_part", "slot": "tete"}, strike)
     else:
         one(db, match, pia, {"kind": "choose_part", "slot": "tete"}, strike)
     # every 6 costs one more energy: the head is destroyed, into Paul's loot
@@ -152,7 +155,8 @@ def test_the_table_page_offers_only_legal_forms_and_hides_the_other_hand(db, rin
     seq = ring_seq(db, url)
     refused = paul.client.post(url + "/actions", data={"csrf_token": paul.csrf(),
                                                        "kind": "buy", "choice": "x|hand"})
-    assert refused.status_code == 422 and "not the moment" in refused.text
+    assert refused.status_code == 422 and (
+        "not the moment" in refused.text or "reactions first" in refused.text)
     assert ring_seq(db, url) == seq
     del names  # the names may appear in the market too: the ids are checked below
 
@@ -330,3 +334,79 @@ def test_the_compendium_lists_the_deck_the_campaign_plays(db, ring):
     english = sections("paul", "en")
     assert english["compendium-sfx"]["Pari truqué"][0] == "crédits from the bank"
     assert english["compendium-part"]["Bras Foreuse"] == parts["Bras Foreuse"]
+
+
+def test_a_reaction_window_and_the_turn_timer_through_the_api_page_and_stream(db, ring,
+                                                                              monkeypatch):
+    """Paul holds a playable SFX card (Visée laser), Pia none she can pay: after the order is
+    rolled the window asks Paul only. Nothing tells Pia who is asked nor what Paul holds —
+    API, log, page and raw stream; the timer runs on the server's clock (moved by the test)
+    and its default closes the window."""
+    now = {"t": 5000.0}
+    monkeypatch.setattr(tables, "clock", lambda: now["t"])
+    match = open_tournament(db, ring, "Réactions")
+    assert match.state["tokens"]["t1"]["sfx_hand"] == ["visee_laser#2"]
+    gm, pia_access = ring["access"]["mia"], ring["access"]["pia"]
+    one(db, match, gm, {"kind": "correct", "seat": "t2", "field": "credits", "value": 0})
+    one(db, match, gm, {"kind": "set_timer", "seconds": "60"})
+    assert match.state["clock"]["deadline"] == 5060
+    ring["dice"].current = SeededDice(3)
+    now["t"] = 5001.0
+    tables.apply_action(db=db, secret=SECRET, access=pia_access, match_id=match.id,
+                        action={"kind": "roll_order"}, expected_seq=None, dice=SeededDice(3))
+    db.commit()
+    db.refresh(match)
+    assert match.state["window"]["waiting"] == ["t1"]
+    assert match.state["clock"]["deadline"] == 5061
+    base = f"/api/v1/campaigns/{ring['campaign']}/matches/{match.id}"
+    page_url = f"/campaigns/{ring['campaign']}/matches/{match.id}"
+    paul, pia = ring["people"]["paul"], ring["people"]["pia"]
+    body = pia.client.get(base).json()
+    assert body["state"]["window"]["waiting"] == [] and body["state"]["turn"] is None
+    assert "pass_reaction" not in {action["kind"] for action in body["legal_actions"]}
+    raw = json.dumps(body) + json.dumps(pia.client.get(base + "/log").json())
+    with pia.client.stream("GET", page_url + "/stream",
+                           headers={"Last-Event-ID": "0"}) as response:
+        raw += "\n".join(m.data for m in read_messages(response, first_state))
+    assert "visee_laser#2" not in raw  # the card (the catalogue lists every kind of card)
+    mine = paul.client.get(base).json()
+    assert mine["state"]["window"]["waiting"] == ["t1"]
+    assert "pass_reaction" in {action["kind"] for action in mine["legal_actions"]}
+    # the pages: Pia reads that the table waits, Paul that he may react; the countdown is
+    # the server's (61 s from 5001 − 10 s gone: 50)
+    now["t"] = 5011.0
+    page = pia.page(page_url)
+    assert page.select_one("#turn .reaction-window") is not None
+    assert "Paul" not in page.select_one("#turn").get_text() and "t1" not in str(
+        page.select_one("#turn"))
+    assert page.select_one("#turn-timer")["data-countdown"] == "50"
+    assert paul.page(page_url).select_one("#turn .reaction-asked") is not None
+    # the time is the server's: too early, refused; then the window closes by default
+    with pytest.raises(Exception, match=r"50 s"):
+        one(db, match, pia_access, {"kind": "timeout"})
+    now["t"] = 5062.0
+    one(db, match, pia_access, {"kind": "timeout"})
+    assert match.state["window"] is None
+    last = tables.events_after(db, match, tables.actor_for(db, gm))[-1]
+    assert last["kind"] == "window_closed" and last["payload"]["reason"] == "timeout"
+
+
+def test_the_host_sets_the_turn_timer_when_opening_the_tournament(db, ring, monkeypatch):
+    """The new-match form of a game with a turn timer asks for it; a bad value is refused
+    with its reason; the tournament starts with it and the first action starts the clock."""
+    monkeypatch.setattr(tables, "clock", lambda: 7000.0)
+    mia = ring["people"]["mia"]
+    base = f"/campaigns/{ring['campaign']}/matches"
+    assert mia.page(base).select_one("#field-turn_seconds") is not None
+    fields = {"csrf_token": mia.csrf(), "name": "Chrono",
+              "characters": [str(ring["boulon"]), str(ring["hurleur"])]}
+    refused = mia.client.post(base, data={**fields, "turn_seconds": "5"})
+    assert refused.status_code == 422 and "Turn timer" in refused.text
+    ring["dice"].current = SeededDice(5)
+    response = mia.client.post(base, data={**fields, "turn_seconds": "90"},
+                               follow_redirects=False)
+    assert response.status_code == 303, response.text
+    db.commit()
+    match = db.get(Match, int(response.headers["location"].rsplit("/", 1)[1]))
+    # the clock starts with the set-up: the order is awaited for 90 s
+    assert match.state["timer"] == 90 and match.state["clock"]["deadline"] == 7090

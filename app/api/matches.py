@@ -60,6 +60,10 @@ class MatchOptions(Model):
     width: int | None = Field(default=None, ge=10, le=10_000)
     height: int | None = Field(default=None, ge=10, le=10_000)
     unit: Literal["cm", "in", "sq"] | None = None
+    turn_seconds: int | None = Field(
+        default=None, ge=0, le=3600,
+        description="Seconds for each decision, for games with a turn timer (Mecha-Ring; "
+                    "0 or none: no timer; the others ignore it).")
 
 
 class MatchIn(Model):

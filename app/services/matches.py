@@ -58,15 +58,27 @@ def character_ids(values: Iterable[object]) -> list[int]:
     return ids
 
 
+TIMER_MAX = 3600
+
+
 def open_match(*, db: Session, secret: str, access: CampaignAccess, name: object,
                characters: Sequence[object], board: dict[str, object] | None,
-               dice: Dice) -> Match:
-    """The GM opens a match with roster characters (and a board when the game uses one)."""
+               dice: Dice, turn_seconds: object = None) -> Match:
+    """The GM opens a match with roster characters (and a board when the game uses one, a
+    turn timer when it keeps one: ``turn_seconds``, empty or 0 for none)."""
     access.require_gm().require_writable()
     options = board_options(**board) if board is not None else {}
+    if turn_seconds not in (None, "") and uses_clock(access):
+        options["turn_seconds"] = _whole_number(turn_seconds, "turn_seconds", 0, TIMER_MAX)
     return tables.create_match(db=db, secret=secret, access=access, name=name,
                                character_ids=character_ids(characters), options=options,
                                dice=dice)
+
+
+def uses_clock(access: CampaignAccess) -> bool:
+    """The campaign's game keeps a turn timer on the server's clock (``uses_clock``)."""
+    system = get_system(access.campaign.system)
+    return bool(system and getattr(system, "uses_clock", False))
 
 
 def uses_board(access: CampaignAccess) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,16 @@ from app.services.content import campaign_content
 from app.services.validation import rules_message
 
 LOG_PAGE = 100
+
+
+def clock() -> float:
+    """The server's time in seconds, the only time the rules ever read (a game's turn
+    timer): injected into ``decide`` for systems with ``uses_clock``; tests replace it."""
+    return time.time()
+
+
+def _decide_kwargs(system: GameSystem) -> dict[str, Any]:
+    return {"now": clock()} if getattr(system, "uses_clock", False) else {}
 
 
 def actor_for(db: Session, access: CampaignAccess) -> Actor:
@@ -98,8 +109,10 @@ def create_match(*, db: Session, secret: str, access: CampaignAccess, name: obje
         # teams are their trainer's).
         trainers = {str(c.owner_id): c.owner.display_name for c in characters
                     if c.owner_id is not None and c.owner is not None}
+        # a game with a turn timer gets the server's clock at the set-up too (``now``)
         setup = MatchSetup(name=name.strip(), options={**(options or {}), "content": content,
-                                                       "trainers": trainers},
+                                                       "trainers": trainers,
+                                                       **_decide_kwargs(system)},
                            participants=tuple(
             ParticipantSetup(name=c.name, character_id=c.id, owner_id=c.owner_id,
                              sheet=c.sheet) for c in characters))
@@ -172,7 +185,8 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
             system = system_of(match)
             state = copy.deepcopy(match.state)
             capped_dice = dice_cap.capped(dice, access.campaign)  # "1000d6" refused here
-            events = _judge(lambda: system.decide(state, action, actor, capped_dice))
+            events = _judge(lambda: system.decide(state, action, actor, capped_dice,
+                                                  **_decide_kwargs(system)))
             rows = _append(db, secret, match, system, events, actor=access.user.id)
             outcome = ActionOutcome(match.id, match.seq, [event_dict(row) for row in rows],
                                     campaign_id=match.campaign_id)

@@ -104,7 +104,9 @@ def _list_page(request: Request, db: DbSession, access: CampaignAccess, *,
         "roster": characters.list_characters(db=db, campaign_id=access.campaign.id)
         if access.is_gm else [],
         "uses_board": matches.uses_board(access),
-        "form": form or {"name": "", **board_defaults(access), "characters": []},
+        "uses_clock": matches.uses_clock(access),
+        "form": form or {"name": "", **board_defaults(access), "characters": [],
+                         "turn_seconds": "0"},
         "errors": field_errors(error) if error else {},
     }, status_code=error.status if error else 200)
 
@@ -131,9 +133,10 @@ def create_match(request: Request, db: DbSession, settings: SettingsDep,
     try:
         match = matches.open_match(db=db, secret=settings.resolved_secret_key, access=access,
                                    name=fields.get("name", ""), characters=chosen, board=board,
-                                   dice=dice)
+                                   dice=dice, turn_seconds=fields.get("turn_seconds"))
     except REFUSALS as error:
-        form = {"name": fields.get("name", ""), **(board or {}), "characters": chosen}
+        form = {"name": fields.get("name", ""), **(board or {}), "characters": chosen,
+                "turn_seconds": fields.get("turn_seconds", "")}
         return _list_page(request, db, access, form=form, error=error)
     return see_other(match_url(access.campaign.id, match.id))
 

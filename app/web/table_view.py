@@ -236,7 +236,11 @@ def build_panel(db: Session, match: Match, access: CampaignAccess, actor: Actor,
     names = sorted((tid, token.get("name")) for tid, token in (state.get("tokens") or {}).items())
     terrain = [shape.get("id") for shape in (state.get("board") or {}).get("terrain", [])]
     current = whose_turn(state)
-    my_turn = bool(forms) and not actor.is_gm and current is not None and actor.controls(current)
+    # a form may say the table awaits this player outside any turn (``awaited`` in its
+    # choices: Mecha-Ring's reaction window)
+    my_turn = bool(forms) and not actor.is_gm and (
+        (current is not None and actor.controls(current))
+        or any(form.choices.get("awaited") for form in forms))
     signature = json.dumps([[form.kind, form.choices] for form in forms] + [can_redo, names,
                                                                              terrain, my_turn],
                            sort_keys=True, default=str)

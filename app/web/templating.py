@@ -21,6 +21,7 @@ from app.rules.board import board_distance
 from app.rules.mutatior.content import catalogue as mutatior_catalogue
 from app.rules.registry import all_systems, get_system
 from app.services import rolls
+from app.services import tables as _tables
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STATIC_DIR = ROOT / "static"
@@ -79,6 +80,8 @@ templates.env.globals.update(
     current_locale=get_locale,
     CSRF_FIELD=CSRF_FIELD,
     CSRF_HEADER=CSRF_HEADER,
+    # the server's clock (a turn timer's seconds left are counted here, never by the page)
+    server_now=lambda: _tables.clock(),
 )
 
 

@@ -69,3 +69,30 @@ window.addEventListener("resize", () => {
   clearTimeout(resizing);
   resizing = setTimeout(() => markScrollableTables(document), 200);
 });
+
+// Turn timers (Mecha-Ring): the server renders the seconds left from its own clock
+// (data-countdown); the page only counts them down. At zero a form marked data-auto-submit
+// asks the server, which checks its clock again before applying the default. A short random
+// stagger keeps several open pages from asking at the same instant.
+const countdownEnds = new WeakMap();
+setInterval(() => {
+  document.querySelectorAll("[data-countdown]").forEach((node) => {
+    if (!countdownEnds.has(node)) {
+      const left = Number(node.dataset.countdown) || 0;
+      countdownEnds.set(node, { end: performance.now() + left * 1000,
+                                stagger: Math.random() * 2500 });
+    }
+    const { end, stagger } = countdownEnds.get(node);
+    const now = performance.now();
+    const left = Math.max(0, Math.ceil((end - now) / 1000));
+    const value = node.querySelector(".countdown-value");
+    if (value) value.textContent = String(left);
+    if (now >= end + stagger && node.dataset.autoSubmit === "true" && !node.dataset.submitted) {
+      const form = node.closest("form");
+      if (form) {
+        node.dataset.submitted = "true";
+        form.requestSubmit();
+      }
+    }
+  });
+}, 1000);

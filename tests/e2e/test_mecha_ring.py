@@ -8,13 +8,17 @@ The table's dice are real: the script follows whatever the panel offers.
 
 from __future__ import annotations
 
+import os
+
 from playwright.sync_api import expect
 
+from app.rules.dice import SeededDice
 from tests.e2e.table import LIVE, act, log_in, open_match, seat_campaign
 
 SHEET = {"robot_name": "", "crew": "", "implants": 0, "tournaments": 0, "wins": 0,
          "titles": 0, "best_points": 0}
-ORDER = ("climb", "attack", "choose_part", "take_strike", "ready", "roll_order")
+ORDER = ("pass_reaction", "close_window", "climb", "attack", "choose_part", "ready",
+         "roll_order")
 
 
 def test_a_short_tournament_in_the_browser(new_context, live_server):
@@ -80,3 +84,76 @@ def test_a_player_against_the_house_bot(new_context, live_server):
         expect(player.locator("#log > li")).not_to_have_count(seen, timeout=LIVE)
     expect(player.locator("#log > li.kind-round_started")).to_be_visible(timeout=LIVE)
     expect(player.locator("#log .bot-move").first).to_be_visible()
+
+
+def test_a_reaction_window_in_two_browsers(new_context, live_server):
+    """Paul rolls the order; he holds a playable SFX card (the set-up's dice are seeded: a
+    Pari truqué), the host's robot holds none it can play: the window asks Paul only, the
+    host's page says the table waits for the reactions without naming anyone, and offers to
+    close it; Paul lets play go on and both pages move on."""
+    campaign = seat_campaign(live_server.url, system="mecha_ring", name="Reactions",
+                             characters=[("player", {"name": "Boulon",
+                                                     "sheet": {**SHEET, "implants": 3}}),
+                                         ("gm", {"name": "Rouille", "sheet": SHEET})])
+    shots = os.environ.get("MECHA_SHOTS")  # a folder: screenshots for a look by hand
+    gm = log_in(new_context, campaign.gm)
+    player = log_in(new_context, campaign.player)
+    app = live_server.server.config.app
+    app.state.dice = SeededDice(5)
+    try:
+        url = open_match(gm, campaign, "Réactions", ["Boulon", "Rouille"])
+        player.goto(url)
+        act(player, "roll_order")
+        expect(player.locator("form#action-pass_reaction")).to_be_visible(timeout=LIVE)
+        expect(player.locator("#turn .reaction-asked")).to_be_visible()
+        expect(gm.locator("#turn .reaction-window")).to_be_visible(timeout=LIVE)
+        expect(gm.locator("#turn .reaction-window")).not_to_contain_text("Boulon")
+        expect(gm.locator("form#action-close_window")).to_be_visible()
+        expect(gm.locator("form#action-pass_reaction")).to_have_count(0)
+        expect(gm.locator("form#action-climb")).to_have_count(0)
+        if shots:
+            for width, height in ((1366, 900), (390, 844)):
+                for who, page in (("player", player), ("host", gm)):
+                    page.set_viewport_size({"width": width, "height": height})
+                    page.screenshot(path=f"{shots}/{who}-window-{width}.png", full_page=True)
+            gm.set_viewport_size({"width": 1280, "height": 720})
+            player.set_viewport_size({"width": 1280, "height": 720})
+        act(player, "pass_reaction")
+        expect(gm.locator("#log > li.kind-window_closed")).to_be_visible(timeout=LIVE)
+        expect(gm.locator("#turn .reaction-window")).to_have_count(0, timeout=LIVE)
+        expect(player.locator("form#action-pass_reaction")).to_have_count(0, timeout=LIVE)
+        if shots:
+            player.screenshot(path=f"{shots}/player-after.png", full_page=True)
+    finally:
+        app.state.dice = None
+
+
+def test_away_and_back_and_the_turn_timer_in_two_browsers(new_context, live_server):
+    """The host sets a 15 s turn timer and marks Paul away (the table waits): Paul's page
+    shows it and offers « I am back »; he comes back. Then nobody rolls the order: at zero a
+    page asks the server, which checks its own clock and rolls it, saying so in the log."""
+    campaign = seat_campaign(live_server.url, system="mecha_ring", name="Timer",
+                             characters=[("player", {"name": "Boulon",
+                                                     "sheet": {**SHEET, "implants": 3}}),
+                                         ("gm", {"name": "Rouille", "sheet": SHEET})])
+    gm = log_in(new_context, campaign.gm)
+    player = log_in(new_context, campaign.player)
+    app = live_server.server.config.app
+    app.state.dice = SeededDice(5)
+    try:
+        url = open_match(gm, campaign, "Chrono", ["Boulon", "Rouille"])
+        player.goto(url)
+        act(gm, "away", {"seat": "t1", "mode": "wait"})
+        expect(player.locator("#participant-t1 .badge.away")).to_be_visible(timeout=LIVE)
+        expect(player.locator("form#action-back")).to_be_visible(timeout=LIVE)
+        act(player, "back")
+        expect(gm.locator("#log > li.kind-seat_back")).to_be_visible(timeout=LIVE)
+        expect(gm.locator("#participant-t1 .badge.away")).to_have_count(0, timeout=LIVE)
+        act(gm, "set_timer", {"seconds": "15"})
+        expect(player.locator("#turn-timer")).to_be_visible(timeout=LIVE)
+        expect(player.locator("#log > li.kind-timed_out")).to_be_visible(timeout=25_000)
+        expect(player.locator("#log > li.kind-timed_out")).to_contain_text(
+            "the server rolls the order")
+        expect(player.locator("#log > li.kind-order_rolled")).to_be_visible(timeout=LIVE)
+    finally:
+        app.state.dice = None

@@ -37,11 +37,15 @@ def begin(players: int = 2, implants=(5, 0, 2, 1), seed: int = 7) -> dict:
 
 
 def with_robots(state: dict, *robots: dict) -> dict:
-    """The same table with the robots set by hand (energy 4 everywhere)."""
+    """The same table with the robots set by hand (energy 4 everywhere) and no SFX card in
+    any hand (no reaction window opens unless a test deals a card)."""
     state = copy.deepcopy(state)
     for tid, robot in zip(state["seats"], robots, strict=False):
         state["tokens"][tid]["robot"] = {slot: {"card": card, "energy": 4}
                                          for slot, card in robot.items()}
+    for tid in state["seats"]:
+        state["piles"]["sfx"] += state["tokens"][tid]["sfx_hand"]
+        state["tokens"][tid]["sfx_hand"] = []
     return state
 
 
@@ -147,12 +151,12 @@ def test_radar_odd_face_lets_the_attacker_choose_and_the_torso_is_protected():
     assert "torse" not in targets(state["tokens"][second]["robot"])
     with pytest.raises(IllegalAction):
         act(state, {"kind": "choose_part", "slot": "torse"})
-    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
-    assert state["turn"] == second  # the defender's window for an SFX
+    # nobody holds an SFX card: no reaction window, the strike follows at once
     # 6 attack dice: 6, 6, 1, 1, 1, 1 = 16 against the crâne blindé's 3 dice 6, 5, 4 = 15
-    events, state = act(state, {"kind": "take_strike"},
+    events, state = act(state, {"kind": "choose_part", "slot": "tete"},
                         faces=[6, 6, 1, 1, 1, 1, 6, 5, 4])
-    struck = events[0].payload
+    assert [event.kind for event in events] == ["part_chosen", "struck"]
+    struck = events[1].payload
     # "un point d'énergie, plus un point supplémentaire par 6 sorti dans le jet d'attaque"
     assert struck["hit"] and struck["damage"] == 3 and struck["energy_after"] == 1
 
@@ -189,13 +193,13 @@ def test_a_destroyed_part_goes_to_the_loot_and_a_fallen_torso_ends_the_fight():
     state["tokens"][first]["loot"] = ["crane_blinde#1"]
     credits = {tid: state["tokens"][tid]["credits"] for tid in state["seats"]}
     _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
-    _, state = act(state, {"kind": "choose_part", "slot": "torse"})
     # the hit destroys the torse; the loser draws a new torse (one die picks it in the
     # pile) and pays it; the market opens, loser first
-    events, state = act(state, {"kind": "take_strike"},
+    events, state = act(state, {"kind": "choose_part", "slot": "torse"},
                         faces=[5, 5, 5, 5, 5, 5, 1, 1, (len(state["piles"]["torse"]), 1)])
     kinds = [event.kind for event in events]
-    assert kinds == ["struck", "fight_ended", "torso_drawn", "market_opened"]
+    assert kinds == ["part_chosen", "struck", "fight_ended", "torso_drawn", "market_opened"]
+    events = events[1:]
     ended = events[1].payload
     assert ended["winner"] == first
     # bets: the value of the loot won in this fight (crâne blindé 25 + tronc rouillé 25)
@@ -215,10 +219,9 @@ def test_the_challenger_doubles_the_bets_when_winning():
     strong["robot"]["tete"] = None
     strong["robot"]["torse"]["energy"] = 1
     _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
-    _, state = act(state, {"kind": "choose_part", "slot": "torse"})
-    events, _ = act(state, {"kind": "take_strike"},
+    events, _ = act(state, {"kind": "choose_part", "slot": "torse"},
                     faces=[5, 5, 5, 5, 5, 5, 1, 1, (len(state["piles"]["torse"]), 1)])
-    assert events[1].payload["payouts"][first] == 2 * 25 and events[1].payload["doubled"]
+    assert events[2].payload["payouts"][first] == 2 * 25 and events[2].payload["doubled"]
 
 
 def test_a_loser_who_cannot_pay_the_torso_is_out_and_the_last_one_wins_without_title():
@@ -228,8 +231,7 @@ def test_a_loser_who_cannot_pay_the_torso_is_out_and_the_last_one_wins_without_t
     weak["robot"]["torse"]["energy"] = 1
     weak["credits"] = 0
     _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
-    _, state = act(state, {"kind": "choose_part", "slot": "torse"})
-    events, state = act(state, {"kind": "take_strike"},
+    events, state = act(state, {"kind": "choose_part", "slot": "torse"},
                         faces=[5, 5, 5, 5, 5, 5, 1, 1, (len(state["piles"]["torse"]), 1)])
     assert [e.kind for e in events][-1] == "tournament_ended"
     assert state["tokens"][second]["out"]
@@ -249,8 +251,8 @@ def test_the_end_of_the_tournament(first_points, winner_is_first, winner_points,
     state["tokens"][first]["loot"] = [f"poing_rouille#{i}" for i in range(first_points)]
     state["tokens"][second]["robot"]["tete"]["energy"] = 1
     _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
-    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
-    _, state = act(state, {"kind": "take_strike"}, faces=[5, 5, 5, 5, 5, 5, 1, 1, 1])
+    _, state = act(state, {"kind": "choose_part", "slot": "tete"},
+                   faces=[5, 5, 5, 5, 5, 5, 1, 1, 1])
     assert state["first_to_12"] == first
     # now the second attacks and ends the fight one way or the other
     loser = second if winner_is_first else first
@@ -270,8 +272,8 @@ def test_the_end_of_the_tournament(first_points, winner_is_first, winner_points,
         _, state = act(state, {"kind": "roll_order"}, faces=[6, 6, 6, 1])
         _, state = act(state, {"kind": "climb"})
         _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 1, 1])
-        _, state = act(state, {"kind": "choose_part", "slot": "torse"})
-        _, state = act(state, {"kind": "take_strike"}, faces=[5, 5, 5, 5, 5, 5, 1, 1])
+        _, state = act(state, {"kind": "choose_part", "slot": "torse"},
+                       faces=[5, 5, 5, 5, 5, 5, 1, 1])
     else:  # three 6s against the chassis enclume's four dice: 1 + 3 energy, it falls
         _, state = act(state, {"kind": "attack", "target": first}, BORIS)
         _, state = act(state, {"kind": "choose_part", "slot": "torse"}, ANNA,
@@ -341,19 +343,30 @@ def test_sfx_any_moment_cost_effect_and_a_new_card():
     state, _first, second = attack_phase()
     state["tokens"][second]["sfx_hand"] = ["bouclier_ionique#1"]
     state["tokens"][second]["credits"] = 20
-    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
-    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
+    events, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    # after the radar step the defender may react; they let play go on
+    assert [event.kind for event in events] == ["radar_rolled", "window_opened"]
+    with pytest.raises(IllegalAction, match=r"réactions|reactions"):
+        act(state, {"kind": "choose_part", "slot": "tete"}, ANNA)
+    events, state = act(state, {"kind": "pass_reaction"}, BORIS)
+    assert [event.kind for event in events] == ["reaction_passed", "window_closed"]
+    assert events[0].visibility == "self"
+    events, state = act(state, {"kind": "choose_part", "slot": "tete"}, ANNA)
+    # the strike waits for the reaction window: the defender holds a playable card
+    assert [event.kind for event in events] == ["part_chosen", "window_opened"]
+    assert state["window"]["waiting"] == [second] and state["turn"] is None
     sfx = len(state["piles"]["sfx"])
-    # the defender plays during the attacker's turn
+    # the defender plays during the attacker's turn: cost, effect, a new card; nobody else
+    # is asked, so the window closes and the strike is rolled with the shield
     events, state = act(state, {"kind": "play_sfx", "card": "bouclier_ionique#1"}, BORIS,
-                        faces=[(sfx, 1)])
-    assert events[1].kind == "dealt" and events[1].visibility == "self"
+                        faces=[(sfx, 1)] + [1] * 11)
+    assert [event.kind for event in events] == ["sfx_played", "dealt", "window_closed",
+                                                "struck"]
+    assert events[1].visibility == "self"
     seat = state["tokens"][second]
-    assert seat["credits"] == 5 and seat["buffs"]["defence"] == 2 and len(seat["sfx_hand"]) == 1
-    events, state = act(state, {"kind": "take_strike"}, BORIS,
-                        faces=[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
-    assert events[0].payload["defence_dice"] == 5  # crâne blindé 3 + 2
-    assert state["tokens"][second]["buffs"]["defence"] == 0
+    assert seat["credits"] == 5 and len(seat["sfx_hand"]) == 1
+    assert events[3].payload["defence_dice"] == 5  # crâne blindé 3 + 2
+    assert seat["buffs"]["defence"] == 0 and state["window"] is None
 
 
 def test_a_multi_use_sfx_tracks_its_energy():
@@ -460,9 +473,9 @@ def test_the_hosts_situational_modifier_is_an_event_and_counts_once():
                                 "dice": "-2", "reason": "ring glissant"})
     assert events[0].kind == "modifier_set" and events[0].payload["reason"] == "ring glissant"
     _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
-    _, state = act(state, {"kind": "choose_part", "slot": "tete"})
-    events, state = act(state, {"kind": "take_strike"}, faces=[1] * 6 + [6])
-    assert events[0].payload["defence_dice"] == 1  # crâne blindé 3 − 2
+    events, state = act(state, {"kind": "choose_part", "slot": "tete"},
+                        faces=[1] * 6 + [6])
+    assert events[1].payload["defence_dice"] == 1  # crâne blindé 3 − 2
     assert state["tokens"][second]["buffs"]["defence"] == 0
     assert state["tokens"][first]["buffs"]["attack"] == 0
 
@@ -490,7 +503,9 @@ def test_a_house_bot_raises_its_shield_before_the_strike():
     events, _ = apply(MECHA, state, {"kind": "choose_part", "slot": "tete"}, ANNA,
                       SeededDice(3))
     kinds = [event.kind for event in events]
-    assert kinds[:2] == ["part_chosen", "sfx_played"] and events[1].payload["bot"]
+    # the bot answers in the reaction window at once: nobody waits for it
+    assert kinds[:3] == ["part_chosen", "window_opened", "sfx_played"]
+    assert events[2].payload["bot"] and "window_closed" in kinds
     struck = events[kinds.index("struck")].payload
     assert struck["defence_dice"] == 5 and struck["attacker"] == first
 

@@ -9,17 +9,19 @@ torses bought and the market in the same action (§ Tour de jeu, § Phase de mar
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from app.rules.action_fields import choice_field, int_field, require_gm, text_field
 from app.rules.dice import Dice
 from app.rules.match import Actor, Event, State, handler_for
-from app.rules.mecha_ring import bots
+from app.rules.mecha_ring import bots, reactions
 from app.rules.mecha_ring.common import (
     Emitter,
     check_controls,
     draw_card,
+    private,
     record,
     refuse,
     seat_of,
@@ -156,21 +158,9 @@ def _choose(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     slot = action.get("slot")
     if slot not in targets(robot):
         raise refuse("not_a_target")
+    # the strike waits for the reaction window after this step (``settle``)
     em.emit("part_chosen", {"attacker": current_attacker(state), "defender":
                             pending["defender"], "slot": slot, "by": pending["chooser"]})
-    if pending["chooser"] == pending["defender"]:
-        _resolve(em, dice)  # the defender chose: their moment to react is already past
-
-
-def _take_strike(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
-                 em: Emitter) -> None:
-    """The reaction window closes (the defender has played an SFX or not): the strike."""
-    fight = _fight(state, "attack")
-    pending = fight["pending"]
-    if not pending or pending["step"] != "window":
-        raise refuse("wrong_step")
-    check_controls(state, actor, pending["defender"])
-    _resolve(em, dice)
 
 
 def _resolve(em: Emitter, dice: Dice) -> None:
@@ -411,7 +401,8 @@ def _sfx_target(state: State, action: Mapping[str, Any], seat: dict, sfx: Mappin
             return {"target": target}
         robot = state["tokens"][target]["robot"]
         slot = action.get("slot")
-        if slot not in SLOTS or slot == "torse" or robot.get(slot) is None:
+        if slot not in SLOTS or slot == "torse" or robot.get(slot) is None or \
+                robot[slot]["energy"] <= 1:
             raise refuse("not_a_target")
         before = robot[slot]["energy"]
         return {"target": target, "slot": slot, "before": before,
@@ -537,13 +528,212 @@ def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
                                  "points": score})
 
 
+# — reaction windows (§ Cartes SFX) ——————————————————————————————————————————————————
+
+FLOW_KINDS = frozenset({"roll_order", "climb", "attack", "boost_radar", "choose_part",
+                        "install", "recharge", "ready", "buy", "pass", "stand_in"})
+
+
+def _step_by(event: Event) -> str | None:
+    """The seat whose step an event ends (not asked in the window it opens)."""
+    p = event.payload
+    if event.kind in ("radar_rolled", "struck"):
+        return p["attacker"]
+    if event.kind == "part_chosen":
+        return None  # the attacker and the defender may both answer the aim
+    return p.get("seat")
+
+
+def _open_window(em: Emitter, event: Event) -> None:
+    """After a step of play, the table pauses for whoever may react: the people holding a
+    playable SFX card (``reactions.waiting``) or a house bot that wants to play one. Nobody:
+    no window, play goes on."""
+    state = em.state
+    if state.get("status") != "running" or state.get("phase") not in ("fight", "market") \
+            or state.get("window"):
+        return
+    if event.kind == "climbed" and not event.payload["climb"]:
+        return  # keeping one's place changes nothing to react to
+    window = {"after": event.kind, "by": _step_by(event), "passed": []}
+    if reactions.waiting(state, window) or bots.reaction(state, window) is not None:
+        em.emit("window_opened", {"after": event.kind, "by": window["by"]})
+
+
+def settle(em: Emitter, dice: Dice, since: int = 0) -> None:
+    """What follows a move by itself: a window opens after a new step; an open window closes
+    once nobody is waited on (every person passed or played, no bot wants to play); a strike
+    aimed before the window is rolled once it closes."""
+    for _ in range(200):  # each turn of the loop emits an event or returns
+        state = em.state
+        if state.get("status") != "running":
+            return
+        steps = [event for event in em.events[since:] if event.kind in reactions.STEP_KINDS]
+        since = len(em.events)
+        window = state.get("window")
+        if steps and not window:
+            _open_window(em, steps[-1])
+            if em.state.get("window"):
+                continue
+        if window:
+            if window["waiting"] or bots.reaction(state) is not None:
+                return
+            em.emit("window_closed", {"reason": "all"})
+            continue
+        fight = state.get("fight")
+        pending = (fight or {}).get("pending")
+        if state.get("phase") == "fight" and fight["step"] == "attack" and pending and \
+                pending["step"] == "window":
+            _resolve(em, dice)
+            continue
+        return
+
+
+def _asked(state: State, action: Mapping[str, Any], actor: Actor) -> list[str]:
+    """The seats this actor answers for in the open window: their own (the host: the seats
+    no player owns, e.g. their robot; for the others the host closes the window)."""
+    window = state.get("window")
+    if not window:
+        raise refuse("wrong_step")
+    seats = [tid for tid in window["waiting"] if actor.controls(state["tokens"][tid]) and (
+        not actor.is_gm or state["tokens"][tid].get("owner_id") in (None, actor.user_id))]
+    wanted = action.get("seat")
+    if isinstance(wanted, str) and wanted:
+        if wanted not in state["tokens"]:
+            raise refuse("unknown_participant", participant=wanted[:40])
+        seats = [tid for tid in seats if tid == wanted] or (
+            [wanted] if wanted in window["waiting"] and actor.is_gm else [])
+    if not seats:
+        raise refuse("not_asked")
+    return seats
+
+
+def _pass_reaction(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+                   em: Emitter) -> None:
+    """« Pas de réaction »: the player lets play go on. Only they and the host see it (that
+    they were asked tells something of their hand)."""
+    for tid in _asked(state, action, actor):
+        em.emit("reaction_passed", {"seat": tid}, private(state, actor, tid))
+
+
+def _close_window(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+                  em: Emitter) -> None:
+    """The host closes the window without waiting for everyone (house)."""
+    require_gm(actor)
+    if not state.get("window"):
+        raise refuse("wrong_step")
+    em.emit("window_closed", {"reason": "host"})
+
+
+# — the turn timer and absent players (house) ——————————————————————————————————————
+
+TIMER_MIN, TIMER_MAX = 15, 3600
+
+
+def _set_timer(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+               em: Emitter) -> None:
+    """The host sets the turn timer (0: none): each decision the table waits for gets that
+    many seconds of the server's clock, then ``timeout`` applies its default."""
+    require_gm(actor)
+    seconds = int_field(action, "seconds", 0, TIMER_MAX)
+    if 0 < seconds < TIMER_MIN:
+        raise refuse("bad_field", field="seconds", reason=f"0, {TIMER_MIN}…{TIMER_MAX}")
+    em.emit("timer_set", {"seconds": seconds})
+
+
+def _check_present(state: State, tid: str) -> str:
+    seat = state["tokens"][tid]
+    if seat.get("away") == "wait":
+        raise refuse("away_waits", name=seat["name"])
+    return tid
+
+
+def _timeout(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+             em: Emitter) -> None:
+    """The time of the awaited decision is up (the server's clock, never the page's): its
+    default is applied and explained — a window closes; the order is rolled; the climber
+    keeps their place; the attacker lets their attack go; the chooser's part is the one the
+    house bot would pick; the robots not ready are ready; the buyer passes. A seat marked
+    away (the table waits) never times out."""
+    clock = state.get("clock")
+    if not state.get("timer") or not clock or em.now is None:
+        raise refuse("no_timer")
+    if em.now < clock["deadline"]:
+        raise refuse("not_yet", seconds=math.ceil(clock["deadline"] - em.now))
+    if state.get("window"):
+        em.emit("window_closed", {"reason": "timeout"})
+        return
+    if state.get("phase") == "market" and state.get("shop"):
+        shop = state["shop"]
+        tid = _check_present(state, shop["order"][shop["index"]])
+        em.emit("timed_out", {"seat": tid, "step": "market"})
+        _pass(copy.deepcopy(em.state), {}, bots.BOT, dice, em)
+        return
+    fight = state.get("fight")
+    if state.get("phase") != "fight" or not fight:
+        raise refuse("wrong_step")
+    step, pending = fight["step"], fight["pending"]
+    if step == "order":
+        em.emit("timed_out", {"step": "order"})
+        _roll_order(copy.deepcopy(em.state), {}, bots.BOT, dice, em)
+    elif step == "climb":
+        tid = _check_present(state, fight["climb_queue"][0])
+        em.emit("timed_out", {"seat": tid, "step": "climb"})
+        _climb(copy.deepcopy(em.state), {"climb": ""}, bots.BOT, dice, em)
+    elif step == "attack" and pending is None:
+        tid = _check_present(state, current_attacker(state))
+        em.emit("timed_out", {"seat": tid, "step": "attack"})
+        em.emit("attack_skipped", {"seat": tid})
+    elif step == "attack" and pending["step"] == "choose":
+        tid = _check_present(state, pending["chooser"])
+        em.emit("timed_out", {"seat": tid, "step": "choose"})
+        _choose(copy.deepcopy(em.state), {"slot": bots.aim(state)}, bots.BOT, dice, em)
+    elif step == "repairs":
+        seats = [tid for tid in fighters(state) if tid not in fight["ready"]
+                 and state["tokens"][tid].get("away") != "wait"]
+        if not seats:
+            _check_present(state, next(tid for tid in fighters(state)
+                                       if tid not in fight["ready"]))
+        em.emit("timed_out", {"seats": seats, "step": "repairs"})
+        for tid in seats:
+            _ready(copy.deepcopy(em.state), {"seat": tid}, bots.BOT, dice, em)
+    else:
+        raise refuse("wrong_step")
+
+
+def _away(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+          em: Emitter) -> None:
+    """The host marks a player away: the table waits for them (``wait``), or the house bot
+    plays their seat until they come back (``bot``)."""
+    require_gm(actor)
+    seat = seat_of(state, action, actor)
+    mode = choice_field(action, "mode", ["wait", "bot", "back"])
+    if mode == "back":
+        if not seat.get("away"):
+            raise refuse("not_away")
+        em.emit("seat_back", {"seat": seat["id"]})
+    elif seat.get("away") == mode:
+        raise refuse("wrong_step")
+    else:
+        em.emit("seat_away", {"seat": seat["id"], "mode": mode})
+
+
+def _back(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+          em: Emitter) -> None:
+    """The player is back (they say so, or the host does): the seat is theirs again."""
+    seat = seat_of(state, action, actor)
+    if not seat.get("away"):
+        raise refuse("not_away")
+    em.emit("seat_back", {"seat": seat["id"]})
+
+
 HANDLERS = {
     "roll_order": _roll_order, "climb": _climb, "attack": _declare, "boost_radar": _boost,
-    "choose_part": _choose, "take_strike": _take_strike, "install": _install,
+    "choose_part": _choose, "take_strike": _pass_reaction, "install": _install,
     "recharge": _recharge, "ready": _ready, "buy": _buy, "pass": _pass,
     "play_sfx": _play_sfx, "use_sfx": _use_sfx, "correct": _correct, "note": _note,
     "end_match": _end, "set_bot": _set_bot, "modifier": _modifier, "let_bots_play": _let_bots_play,
-    "stand_in": _stand_in,
+    "stand_in": _stand_in, "pass_reaction": _pass_reaction, "close_window": _close_window,
+    "set_timer": _set_timer, "timeout": _timeout, "away": _away, "back": _back,
 }
 
 
@@ -565,11 +755,17 @@ def _expand(action: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**action, **dict(zip(names, parts, strict=True))}
 
 
-def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+           now: float | None = None) -> list[Event]:
+    """``now``: the server's clock in seconds (the service's, injected; tests move it); the
+    turn timer reads it, and events carry it (``at``) only while a timer is set."""
     handler = handler_for(HANDLERS, state, action, actor)
     action = _expand(action)
-    em = Emitter(state)
+    if state.get("window") and action.get("kind") in FLOW_KINDS:
+        raise refuse("window_open")
+    em = Emitter(state, now)
     counted = bots.CountingDice(dice)
     handler(state, action, actor, counted, em)
-    bots.run(em, counted, HANDLERS)
+    settle(em, counted)
+    bots.run(em, counted, HANDLERS, settle)
     return em.events

@@ -7,9 +7,12 @@ same handlers as anyone (so the same checks, dice and events), its move marked
 ``bot: true``. A bot rolls the order, climbs with legs to spare, attacks the opponent easiest
 to finish, aims at the weakest part (the defender offers its toughest), spends radar energy
 when it can spare it, repairs and recharges keeping crédits for a torse, buys upgrades at the
-market and passes. It plays a few SFX cards: an attack card before attacking, a défense card
-when its part is about to be hit, a crédits card at the market — never spending the crédits it
-keeps for a torse.
+market and passes. It plays every kind of SFX card, never spending the crédits it keeps for a
+torse (a card in play first: it costs nothing more): before its attack, an attack card, a sure
+radar when its radar is weak, a repair on a part at 2 energy or less; in a reaction window
+(``reaction``, decided at once: nobody waits for a bot), a défense card when its part is about
+to be struck, an attack card when it strikes, jamming the attacker about to aim, a repair, a
+crédits card at the market when short, a sabotage of the leader's arm or head when rich.
 """
 
 from __future__ import annotations
@@ -20,15 +23,18 @@ from typing import Any
 
 from app.rules.dice import Dice
 from app.rules.match import Actor, State
-from app.rules.mecha_ring.content import MAX_ENERGY
+from app.rules.mecha_ring.content import MAX_ENERGY, key_of
 from app.rules.mecha_ring.match import current_attacker, fighters, points
+from app.rules.mecha_ring.reactions import playable, sfx_targets
 from app.rules.mecha_ring.robot import (
     SLOT_FAMILY,
     SLOTS,
     card,
     legs_spendable,
     radar_spendable,
+    standing,
     targets,
+    total,
 )
 
 BOT = Actor(None, is_gm=True)
@@ -47,15 +53,117 @@ def _strength(state: State, card_id: str) -> int:
     return found["mouvement"] + found["radar"] + found["attaque"] + found["defense"]
 
 
-def _sfx(state: State, tid: str, effect: str) -> dict[str, Any] | None:
-    """Play the bot's first SFX card of this effect it can afford above its reserve."""
+def _spare(state: State, tid: str, effect: str) -> int:
     seat = state["tokens"][tid]
+    return seat["credits"] - (0 if effect == "credits" else RESERVE)
+
+
+def _sfx(state: State, tid: str, effect: str, **aim: Any) -> dict[str, Any] | None:
+    """Use the bot's card of this effect: one in play first (it costs nothing more), else the
+    first in hand it can afford above its reserve; ``aim``: the target and slot."""
+    seat = state["tokens"][tid]
+    catalogue = state["catalogue"]["sfx"]
+    for entry in seat["sfx_in_play"]:
+        if catalogue[key_of(entry["card"])]["effect"] == effect:
+            return {"kind": "use_sfx", "seat": tid, "card": entry["card"], **aim}
     for card_id in seat["sfx_hand"]:
-        found = state["catalogue"]["sfx"][card_id.split("#", 1)[0]]
-        spare = seat["credits"] - (0 if effect == "credits" else RESERVE)
-        if found["effect"] == effect and found["cost"] <= spare:
-            return {"kind": "play_sfx", "seat": tid, "card": card_id}
+        found = catalogue[key_of(card_id)]
+        if found["effect"] == effect and found["cost"] <= _spare(state, tid, effect):
+            return {"kind": "play_sfx", "seat": tid, "card": card_id, **aim}
     return None
+
+
+def _credits_sfx(state: State, tid: str) -> dict[str, Any] | None:
+    """A crédits card only when the bot is short (below twice its reserve): a card played is
+    a card drawn, so a rich bot playing every crédits card would just churn the pile."""
+    if state["tokens"][tid]["credits"] >= 2 * RESERVE:
+        return None
+    return _sfx(state, tid, "credits")
+
+
+def _repair_sfx(state: State, tid: str) -> dict[str, Any] | None:
+    """A repair card on the bot's weakest part (the torse first) at 2 energy or less."""
+    robot = state["tokens"][tid]["robot"]
+    low = [slot for slot in ("torse", *[s for s in SLOTS if s != "torse"])
+           if robot[slot] and robot[slot]["energy"] <= 2]
+    return _sfx(state, tid, "repair", slot=low[0]) if low else None
+
+
+def _sabotage_sfx(state: State, tid: str) -> dict[str, Any] | None:
+    """Sabotage the leader's strongest arm or head (the part it hits or aims with)."""
+    options = sfx_targets(state, tid, "sabotage") or []
+    if not options:
+        return None
+    parts = state["catalogue"]["parts"]
+    tokens = state["tokens"]
+    other, slot = max(options, key=lambda o: (
+        points(tokens[o[0]]), card(parts, tokens[o[0]]["robot"][o[1]]["card"])["attaque"]
+        + card(parts, tokens[o[0]]["robot"][o[1]]["card"])["radar"],
+        tokens[o[0]]["robot"][o[1]]["energy"]))
+    return _sfx(state, tid, "sabotage", target=other, slot=slot)
+
+
+def reaction(state: State, window: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """The SFX a house bot plays in the open reaction window (or ``window``), if any: a
+    shield when its part is about to be struck, more dice when it strikes, jamming the
+    attacker about to aim, a repair on a part at 2 energy or less, crédits at the market,
+    a sabotage on the leader when crédits are to spare. None: the bots let play go on."""
+    window = window if window is not None else state.get("window")
+    if not window or state.get("status") != "running":
+        return None
+    tokens = state["tokens"]
+    fight = state.get("fight") if state.get("phase") == "fight" else None
+    pending = (fight or {}).get("pending") or {}
+    for tid in state["seats"]:
+        seat = tokens[tid]
+        if not seat.get("bot") or seat["out"] or tid == window.get("by") \
+                or tid in window.get("passed", []) or not playable(state, tid):
+            continue
+        move = _reaction_of(state, tid, fight, pending)
+        if move is not None:
+            return move
+    return None
+
+
+def _reaction_of(state: State, tid: str, fight: Mapping[str, Any] | None,
+                 pending: Mapping[str, Any]) -> dict[str, Any] | None:
+    tokens = state["tokens"]
+    buffs = tokens[tid]["buffs"]
+    striking = bool(fight) and pending.get("step") == "window"
+    if striking and pending["defender"] == tid and not buffs["defence"] and (
+            move := _sfx(state, tid, "defence")):
+        return move
+    if striking and current_attacker(state) == tid and not buffs["attack"] and (
+            move := _sfx(state, tid, "attack")):
+        return move
+    attacker = current_attacker(state) if fight and not pending else None
+    if attacker and attacker != tid and tid in fighters(state) and \
+            not tokens[attacker]["buffs"]["jammed"] and \
+            not tokens[attacker]["buffs"]["sure_radar"] and \
+            total(tokens[attacker]["robot"], state["catalogue"]["parts"], "radar") > 0 and (
+                move := _sfx(state, tid, "jam", target=attacker)):
+        return move
+    if (not fight or standing(tokens[tid]["robot"])) and (move := _repair_sfx(state, tid)):
+        return move
+    if state.get("phase") == "market" and (move := _credits_sfx(state, tid)):
+        return move
+    if tokens[tid]["credits"] >= 2 * RESERVE:
+        return _sabotage_sfx(state, tid)
+    return None
+
+
+def aim(state: State) -> str:
+    """The part the pending chooser picks: the defender offers its toughest, the attacker
+    aims at the weakest (the torse first when in reach)."""
+    pending = state["fight"]["pending"]
+    parts = state["catalogue"]["parts"]
+    robot = state["tokens"][pending["defender"]]["robot"]
+    options = targets(robot)
+    if pending["chooser"] == pending["defender"]:
+        return max(options, key=lambda s: (s != "torse", card(
+            parts, robot[s]["card"])["defense"], robot[s]["energy"]))
+    return min(options, key=lambda s: (s != "torse", robot[s]["energy"], card(
+        parts, robot[s]["card"])["defense"]))
 
 
 def _fight_move(state: State) -> dict[str, Any] | None:
@@ -75,8 +183,15 @@ def _fight_move(state: State) -> dict[str, Any] | None:
         tid = current_attacker(state)
         pending = fight["pending"]
         if pending is None and is_bot(state, tid):
-            if not tokens[tid]["buffs"]["attack"] and (boost := _sfx(state, tid, "attack")):
+            buffs = tokens[tid]["buffs"]
+            if not buffs["attack"] and (boost := _sfx(state, tid, "attack")):
                 return boost
+            radar = total(tokens[tid]["robot"], parts, "radar")
+            if radar <= 1 and not buffs["sure_radar"] and not buffs["jammed"] and (
+                    sure := _sfx(state, tid, "sure_radar")):
+                return sure
+            if (fix := _repair_sfx(state, tid)) is not None:
+                return fix
             others = [other for other in fighters(state) if other != tid]
             # the torse in reach first, then the leader on victory points
             target = max(others, key=lambda o: ("torse" in targets(tokens[o]["robot"]),
@@ -88,21 +203,7 @@ def _fight_move(state: State) -> dict[str, Any] | None:
             if pending["chooser"] != tid and is_bot(state, tid) and spare:
                 return {"kind": "boost_radar", "slot": spare[0]}
             if is_bot(state, pending["chooser"]):
-                robot = tokens[pending["defender"]]["robot"]
-                options = targets(robot)
-                if pending["chooser"] == pending["defender"]:
-                    slot = max(options, key=lambda s: (s != "torse", card(
-                        parts, robot[s]["card"])["defense"], robot[s]["energy"]))
-                else:
-                    slot = min(options, key=lambda s: (s != "torse", robot[s]["energy"], card(
-                        parts, robot[s]["card"])["defense"]))
-                return {"kind": "choose_part", "slot": slot}
-        if pending and pending["step"] == "window" and is_bot(state, pending["defender"]):
-            defender = pending["defender"]
-            if not tokens[defender]["buffs"]["defence"] and (
-                    shield := _sfx(state, defender, "defence")):
-                return shield
-            return {"kind": "take_strike"}
+                return {"kind": "choose_part", "slot": aim(state)}
     if step == "repairs":
         for tid in fighters(state):
             if is_bot(state, tid) and tid not in fight["ready"]:
@@ -134,7 +235,7 @@ def _market_move(state: State) -> dict[str, Any] | None:
         return None
     seat = state["tokens"][tid]
     parts = state["catalogue"]["parts"]
-    bonus = _sfx(state, tid, "credits")
+    bonus = _credits_sfx(state, tid)
     if bonus:
         return bonus
     repair = _repair(state, tid) if seat["robot"]["torse"] else None
@@ -159,6 +260,8 @@ def _market_move(state: State) -> dict[str, Any] | None:
 def next_move(state: State) -> dict[str, Any] | None:
     if state.get("status") != "running":
         return None
+    if state.get("window"):
+        return reaction(state)
     if state.get("phase") == "fight" and state.get("fight"):
         return _fight_move(state)
     if state.get("phase") == "market" and state.get("shop"):
@@ -170,7 +273,7 @@ def waiting_seat(state: State) -> str | None:
     """The seat a human's move is awaited from (for the host's "play this move for them")."""
     from app.rules.mecha_ring.match import whose_turn
 
-    if state.get("status") != "running":
+    if state.get("status") != "running" or state.get("window"):
         return None
     tid = whose_turn(state)
     fight = state.get("fight")
@@ -216,7 +319,7 @@ class CountingDice:
 
 
 def run(em: Any, dice: CountingDice, handlers: Mapping[str, Callable[..., None]],
-        limit: int = MOVES_PER_ACTION) -> int:
+        settle: Callable[..., None], limit: int = MOVES_PER_ACTION) -> int:
     """Let the bots play while the table waits for them and the action's dice allow (at most
     ``DICE_BUDGET`` thrown before a bot's move); how many moves they made. A move the table's
     dice cap refuses is undone and the bots stop there (the host's "let the bots play", or the
@@ -228,6 +331,7 @@ def run(em: Any, dice: CountingDice, handlers: Mapping[str, Callable[..., None]]
         mark = (len(em.events), copy.deepcopy(em.state))
         try:
             play_once(em, dice, handlers, move)
+            settle(em, dice, mark[0])
         except Exception as error:
             if getattr(error, "code", None) != "too_many_dice":
                 raise

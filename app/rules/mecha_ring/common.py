@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app.rules.dice import Dice, Die, RollRecord
-from app.rules.match import Actor, Event, IllegalAction, State
+from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State
 from app.rules.mecha_ring import match
 from app.rules.mecha_ring.robot import draw
 
@@ -34,6 +34,12 @@ class MechaRefusal(IllegalAction):
         "players": "a tournament is played by 2 to 4 Combatanks",
         "deck_too_small": "the deck is too small for {players} Combatanks: at least {torses} "
                           "torses and {parts} parts are needed",
+        "window_open": "the table waits for the SFX reactions first",
+        "not_asked": "no reaction is awaited from you",
+        "not_yet": "the time is not up yet ({seconds} s left)",
+        "no_timer": "no turn timer is running",
+        "away_waits": "{name} is away: the table waits for them",
+        "not_away": "this Combatank's player is here",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -52,7 +58,18 @@ class MechaRefusal(IllegalAction):
         "players": "un tournoi se joue à 2, 3 ou 4 Combatanks",
         "deck_too_small": "la pioche est trop petite pour {players} Combatanks : il faut au "
                           "moins {torses} torses et {parts} morceaux",
+        "window_open": "la table attend d'abord les réactions SFX",
+        "not_asked": "aucune réaction n'est attendue de vous",
+        "not_yet": "le temps n'est pas encore écoulé ({seconds} s restantes)",
+        "no_timer": "aucun minuteur de tour ne tourne",
+        "away_waits": "{name} est absent : la table l'attend",
+        "not_away": "le joueur de ce Combatank est là",
     }
+
+
+# How an error names the fields of the turn timer (``set_timer``, the new-match form).
+FIELD_LABELS.update({"seconds": ("Seconds", "Secondes"),
+                     "turn_seconds": ("Turn timer", "Minuteur de tour")})
 
 
 def refuse(code: str, **fields: Any) -> MechaRefusal:
@@ -62,14 +79,19 @@ def refuse(code: str, **fields: Any) -> MechaRefusal:
 class Emitter:
     """Events as a handler produces them, each folded at once into a private copy."""
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, now: float | None = None) -> None:
         self.state = copy.deepcopy(state)
         self.events: list[Event] = []
+        self.now = now
 
     def emit(self, kind: str, payload: dict[str, Any], visibility: str = "public") -> None:
         names = _names(self.state, payload)
         if names:
             payload = {**payload, "names": names}
+        if self.now is not None and (self.state.get("timer") or kind == "timer_set" or (
+                kind == "tournament_started" and payload.get("timer"))):
+            # the server's time of the event: the turn timer counts from it (match._tick)
+            payload = {**payload, "at": round(float(self.now), 3)}
         event = Event(kind, payload, visibility)  # type: ignore[arg-type]
         self.events.append(event)
         self.state = match.evolve(self.state, event)

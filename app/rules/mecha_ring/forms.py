@@ -6,7 +6,7 @@ The forms carry names, never keys, for the page (game terms keep their French na
 from __future__ import annotations
 
 from app.rules.match import ActionForm, Actor, State
-from app.rules.mecha_ring.actions import RECHARGE_COST
+from app.rules.mecha_ring.actions import RECHARGE_COST, TIMER_MAX, TIMER_MIN
 from app.rules.mecha_ring.bots import next_move, stand_in, waiting_seat
 from app.rules.mecha_ring.content import MAX_ENERGY
 from app.rules.mecha_ring.match import current_attacker, fighters, in_tournament, sfx_card
@@ -31,12 +31,27 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     mine = _mine(state, actor)
     forms: list[ActionForm] = []
     phase = state.get("phase")
-    if phase == "fight":
+    window = state.get("window")
+    if window:
+        forms += _window_forms(state, actor)
+    elif phase == "fight":
         forms += _fight_forms(state, actor, mine)
     elif phase == "market":
         forms += _market_forms(state, actor, mine)
     if phase in ("fight", "market"):
         forms += _sfx_forms(state, mine)
+    clock = state.get("clock")
+    turn = state.get("turn")
+    held = turn is not None and state["tokens"][turn].get("away") == "wait"  # never times out
+    if clock and not held and (actor.is_gm or mine):
+        forms.append(ActionForm("timeout", "Time is up", "mecha_ring/_timeout.html",
+                                {"deadline": clock["deadline"]}))
+    away = [tid for tid in mine if state["tokens"][tid].get("away")
+            and (not actor.is_gm or state["tokens"][tid].get("owner_id") in (None,
+                                                                            actor.user_id))]
+    if away:
+        forms.append(ActionForm("back", "I am back", "mecha_ring/_back.html",
+                                {"seats": away}))
     forms.append(ActionForm("note", "Add a note", "mecha_ring/_note.html"))
     if actor.is_gm:
         forms.append(ActionForm("correct", "Correct a value", "mecha_ring/_correct.html",
@@ -51,6 +66,12 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         forms.append(ActionForm("set_bot", "House bots", "mecha_ring/_set_bot.html",
                                 {"seats": [[tid, bool(state["tokens"][tid].get("bot"))]
                                            for tid in in_tournament(state)]}))
+        forms.append(ActionForm("away", "A player is away", "mecha_ring/_away.html",
+                                {"seats": [[tid, state["tokens"][tid].get("away")]
+                                           for tid in in_tournament(state)]}))
+        forms.append(ActionForm("set_timer", "Turn timer", "mecha_ring/_set_timer.html",
+                                {"seconds": state.get("timer") or 0,
+                                 "low": TIMER_MIN, "high": TIMER_MAX}))
         waiting = waiting_seat(state)
         if waiting is not None and stand_in(state) is not None:
             forms.append(ActionForm("stand_in", "Play this move for them",
@@ -94,11 +115,6 @@ def _fight_forms(state: State, actor: Actor, mine: list[str]) -> list[ActionForm
                 forms.append(ActionForm("boost_radar", "Spend radar energy",
                                         "mecha_ring/_boost_radar.html",
                                         {"seat": tid, "slots": spend}))
-        elif pending and pending["step"] == "window" and pending["defender"] in mine:
-            forms.append(ActionForm("take_strike", "Take the strike",
-                                    "mecha_ring/_take_strike.html", {
-                                        "defender": pending["defender"],
-                                        "slot": pending["slot"], "attacker": tid}))
     elif step == "repairs":
         waiting = [tid for tid in mine if tid in fighters(state)
                    and tid not in fight["ready"]]
@@ -106,6 +122,24 @@ def _fight_forms(state: State, actor: Actor, mine: list[str]) -> list[ActionForm
         if waiting:
             forms.append(ActionForm("ready", "Ready for the next round",
                                     "mecha_ring/_ready.html", {"seats": waiting}))
+    return forms
+
+
+def _window_forms(state: State, actor: Actor) -> list[ActionForm]:
+    """The reaction window: the seats asked may pass (or play, ``_sfx_forms``); the host may
+    close it. Whom else the window waits for is not said (it would tell of their hands)."""
+    window = state["window"]
+    tokens = state["tokens"]
+    asked = [tid for tid in window["waiting"] if actor.controls(tokens[tid]) and (
+        not actor.is_gm or tokens[tid].get("owner_id") in (None, actor.user_id))]
+    forms: list[ActionForm] = []
+    if asked:
+        forms.append(ActionForm("pass_reaction", "No reaction", "mecha_ring/_pass_reaction.html",
+                                {"seats": asked, "after": window["after"],
+                                 "awaited": True}))
+    if actor.is_gm:
+        forms.append(ActionForm("close_window", "Close the reaction window",
+                                "mecha_ring/_close_window.html"))
     return forms
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.rules.match import Actor, Event, State
+from app.rules.mecha_ring import reactions
 from app.rules.mecha_ring.content import MAX_ENERGY, instances, key_of
 from app.rules.mecha_ring.robot import SLOTS, standing
 
@@ -55,7 +56,10 @@ def current_attacker(state: State) -> str | None:
 
 
 def whose_turn(state: State) -> str | None:
-    """The seat the table waits for (None when anyone may act, e.g. repairs)."""
+    """The seat the table waits for (None when anyone may act, e.g. repairs, or during a
+    reaction window)."""
+    if state.get("window"):
+        return None
     if state.get("phase") == "market":
         shop = state["shop"]
         return shop["order"][shop["index"]] if shop["order"] else None
@@ -81,8 +85,46 @@ def evolve(state: State, event: Event) -> State:
     if handler is not None:
         handler(state, event.payload)
         if state.get("tokens") is not None:
+            if state.get("window"):
+                state["window"]["waiting"] = reactions.waiting(state)
             state["turn"] = whose_turn(state)
+            _tick(state, event.payload)
     return state
+
+
+def awaited(state: State) -> str | None:
+    """What the table waits for now, as a key: the turn timer restarts when it changes."""
+    if state.get("status") != "running" or not state.get("tokens"):
+        return None
+    window = state.get("window")
+    if window:
+        return f"window|{window['after']}|{window.get('by')}|{','.join(window['passed'])}"
+    if state.get("phase") == "market" and state.get("shop"):
+        shop = state["shop"]
+        return f"market|{shop['index']}|{shop['passes']}|{len(state['market'])}"
+    fight = state.get("fight")
+    if state.get("phase") != "fight" or not fight:
+        return None
+    pending = fight.get("pending") or {}
+    return "|".join(str(part) for part in (
+        "fight", fight["number"], fight["round"], fight["step"], fight["attacker"],
+        pending.get("step"), pending.get("chooser"), ",".join(fight["climb_queue"][:1]),
+        ",".join(fight["ready"])))
+
+
+def _tick(state: State, p: dict) -> None:
+    """The turn timer (house option, ``timer_set``): when what the table waits for changes,
+    the decision now awaited gets ``timer`` seconds from the event's server time (``at``)."""
+    seconds = state.get("timer") or 0
+    if not seconds:
+        state["clock"] = None
+        return
+    key = awaited(state)
+    clock = state.get("clock") or {}
+    if key is None:
+        state["clock"] = None
+    elif clock.get("key") != key and isinstance(p.get("at"), (int, float)):
+        state["clock"] = {"key": key, "deadline": p["at"] + seconds}
 
 
 def new_piles(catalogue: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -104,13 +146,14 @@ def _started(state: State, p: dict) -> None:
                  catalogue=copy.deepcopy(p["catalogue"]), seats=list(p["draft_order"]),
                  tokens={}, piles=new_piles(p["catalogue"]), market=[], fight=None,
                  shop=None, first_to_12=None, result=None, turn=None, notes=0,
-                 challenger=None, history=[])
+                 challenger=None, history=[], window=None, timer=p.get("timer") or 0,
+                 clock=None)
     for seat in p["seats"]:
         state["tokens"][seat["id"]] = {
             **seat, "robot": {slot: None for slot in SLOTS}, "hand": [], "sfx_hand": [],
             "sfx_in_play": [], "credits": 0, "loot": [], "fight_loot": [],
             "buffs": {"attack": 0, "defence": 0, "sure_radar": False, "jammed": False},
-            "out": False, "bot": False}
+            "out": False, "bot": False, "away": None}
 
 
 def _drafted(state: State, p: dict) -> None:
@@ -344,6 +387,9 @@ def _sfx_played(state: State, p: dict) -> None:
             state["piles"]["sfx_discard"].append(p["card"])
     else:
         state["piles"]["sfx_discard"].append(p["card"])
+    window = state.get("window")
+    if window:  # a card played in a window: those who passed may answer it
+        window["passed"] = [p["seat"]]
     _effect(state, p)
 
 
@@ -399,6 +445,50 @@ def _note(state: State, p: dict) -> None:
     state["notes"] += 1
 
 
+def _window_opened(state: State, p: dict) -> None:
+    state["window"] = {"after": p["after"], "by": p.get("by"), "passed": [], "waiting": []}
+
+
+def _reaction_passed(state: State, p: dict) -> None:
+    window = state.get("window")
+    if window and p["seat"] not in window["passed"]:
+        window["passed"].append(p["seat"])
+
+
+def _window_closed(state: State, p: dict) -> None:
+    state["window"] = None
+
+
+def _attack_skipped(state: State, p: dict) -> None:
+    fight = state["fight"]
+    fight["pending"] = None
+    fight["attacker"] += 1
+    _skip_fallen_attackers(state)
+
+
+def _timer_set(state: State, p: dict) -> None:
+    state["timer"] = p["seconds"]
+    state["clock"] = None  # ``_tick`` starts it again from this event
+
+
+def _seat_away(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    seat["away"] = p["mode"]
+    if p["mode"] == "bot":
+        seat["bot"] = True
+
+
+def _seat_back(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    if seat.get("away") == "bot":
+        seat["bot"] = False
+    seat["away"] = None
+
+
+def _nothing(state: State, p: dict) -> None:
+    """An event that only explains (``timed_out``): what follows it changes the state."""
+
+
 _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "tournament_started": _started,
     "drafted": _drafted,
@@ -428,6 +518,14 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "note_added": _note,
     "bot_set": _bot_set,
     "modifier_set": _modifier,
+    "window_opened": _window_opened,
+    "reaction_passed": _reaction_passed,
+    "window_closed": _window_closed,
+    "attack_skipped": _attack_skipped,
+    "timer_set": _timer_set,
+    "timed_out": _nothing,
+    "seat_away": _seat_away,
+    "seat_back": _seat_back,
 }
 
 
@@ -437,14 +535,31 @@ def view(state: State, viewer: Actor) -> State:
     """Hands and piles are secret (issue: "hands and the order of the decks are never sent to
     anyone else"): a player sees their own hands, the counts of the others' and of the piles;
     the GM (the host) sees everything."""
-    if viewer.is_gm or not state.get("tokens"):
+    if not state.get("tokens"):
         return state
+    if viewer.is_gm:
+        if not state.get("window"):
+            return state
+        shown = copy.deepcopy(state)  # the host sees whom the window waits for, and theirs
+        shown["window"]["mine"] = [tid for tid in state["window"]["waiting"]
+                                   if state["tokens"][tid].get("owner_id") in (
+                                       None, viewer.user_id)]
+        shown["window"]["host_view"] = True
+        return shown
     shown = copy.deepcopy(state)
     shown["piles"] = {name: len(cards) for name, cards in state["piles"].items()}
     for seat in shown["tokens"].values():
         if not viewer.controls(seat):
             seat["hand"] = len(seat["hand"])
             seat["sfx_hand"] = len(seat["sfx_hand"])
+    window = shown.get("window")
+    if window:
+        # who may react depends on the hands: a player learns only about their own seats
+        mine = [tid for tid in window["waiting"] if viewer.controls(shown["tokens"][tid])]
+        shown["window"] = {"after": window["after"], "by": window.get("by"),
+                           "waiting": mine, "mine": mine, "passed": [
+                               tid for tid in window["passed"]
+                               if viewer.controls(shown["tokens"][tid])]}
     return shown
 
 

@@ -32,9 +32,12 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     _check_table(catalogue, len(seats))
     # "en commençant par celui qui a le plus d'implants artificiels" (ties: seating order).
     order = [seat["id"] for seat in sorted(seats, key=lambda seat: -seat["implants"])]
-    em = Emitter({})
+    timer = _timer((setup.options or {}).get("turn_seconds"))
+    now = (setup.options or {}).get("now")  # the server's clock (the table service's)
+    em = Emitter({}, now if isinstance(now, (int, float)) and not isinstance(now, bool)
+                 else None)
     em.emit("tournament_started", {"name": setup.name, "catalogue": catalogue, "seats": seats,
-                                   "draft_order": order})
+                                   "draft_order": order, "timer": timer})
     _draft(em, dice, order)
     for tid in order:
         deal(em, dice, tid, HAND_SIZE, sfx=1, actor=None)
@@ -42,6 +45,18 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     _credits(em, order)
     start_fight(em, 1)
     return em.events
+
+
+def _timer(seconds: Any) -> int:
+    """The turn timer the host set when opening the tournament (house): 0, or 15 to 3600
+    seconds for each decision (``actions.TIMER_MIN``/``TIMER_MAX``)."""
+    from app.rules.mecha_ring.common import refuse
+
+    if seconds in (None, "", 0):
+        return 0
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not 15 <= seconds <= 3600:
+        raise refuse("bad_field", field="turn_seconds", reason="0, 15…3600")
+    return seconds
 
 
 def _check_table(catalogue: dict[str, Any], players: int) -> None:

@@ -50,6 +50,7 @@ class MechaRingSystem:
     name_en = "Mecha-Ring"
     seed_file = "002_4824fb48e45db48f.txt"
     uses_board = False
+    uses_clock = True  # the turn timer: ``decide`` takes the server's ``now``
     content_kinds = (
         ContentKind("part", N_("Robot parts"), (
             ContentField("family", N_("Family"), "choice",
