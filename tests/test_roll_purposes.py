@@ -118,6 +118,11 @@ def test_the_roll_log_says_each_games_purposes_in_the_readers_language(
         page = soup(readers[language].get(f"/campaigns/{ids['cyborg']}/rolls"))
         purposes = [tag.text for tag in page.select(".roll-entry .purpose")]
         assert purposes[:2] == ["tours à vivre", "Perception"]
+    # The API gives the signed text and the reader's words beside it.
+    for language, expected in (("en", "hit location"), ("fr", "localisation")):
+        entries = readers[language].get(f"/api/v1/campaigns/{ids['tiamat']}/rolls").json()[
+            "entries"]
+        assert (entries[0]["purpose"], entries[0]["purpose_text"]) == ("localisation", expected)
     # The export in words says it in the reader's language too; the signatures still hold.
     text = readers["en"].get(f"/campaigns/{ids['mutatior']}/rolls/export.txt").text
     assert "For: weather" in text

@@ -316,6 +316,7 @@ def public_entry(view: RollView) -> dict[str, Any]:
                 "visibility": roll.visibility, "created_at": _iso(roll.created_at),
                 "hidden": True}
     return {**entry_dict(roll), "user_name": view.user_name, "hidden": False,
+            "purpose_text": purpose_label(roll.purpose, roll.record) or None,
             "total": roll.record.get("total"), "corrected_by": list(view.corrections)}
 
 
