@@ -23,6 +23,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.errors import AppError, NotAuthenticated, Unavailable
+from app.http import validation_errors
 from app.http.ops import Metrics, OpsMiddleware
 from app.http.streams import RAW_SEND
 from app.i18n import gettext as _
@@ -155,12 +156,10 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:
         first = error.errors()[0] if error.errors() else {}
-        location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query",
-                                                                                "path", "form")]
-        field = ".".join(location) or None
-        message = _("Invalid value: %(detail)s", detail=first.get("msg", "?"))
-        return _error_response(request, AppError(message, field=field, code="invalid_input")
-                               .with_status(422))
+        # Pydantic's English, said again in the request's language (field, range in words).
+        return _error_response(request, AppError(
+            validation_errors.message(request, first), field=validation_errors.field_path(first),
+            code="invalid_input").with_status(422))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:

@@ -204,6 +204,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("DELETE", API_CAMPAIGN): Rule("gm", query={"confirm_name": "not its name"}),
     ("POST", API_CAMPAIGN + "/archive"): Rule("gm"),
     ("POST", API_CAMPAIGN + "/unarchive"): Rule("gm"),
+    ("GET", API_CAMPAIGN + "/dice-cap"): Rule("gm"),
+    ("PUT", API_CAMPAIGN + "/dice-cap"): Rule("gm", json={"dice_cap": None}),
     ("GET", API_CAMPAIGN + "/members"): Rule("member"),
     ("PATCH", API_CAMPAIGN + "/members/{membership_id}"): Rule(
         "gm", json={"role": "player"}, params=GM_MEMBERSHIP),
@@ -258,6 +260,15 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", API_MATCH + "/rewind"): Rule("gm", json={"to_seq": 99999}),
     ("POST", API_MATCH + "/redo"): Rule("gm"),
     ("GET", API_MATCH + "/stream"): Rule("member", stream=True),
+    ("GET", API_MATCH + "/background"): Rule("member"),
+    # A scale per square on a board in cm: refused (422) once the role let the GM through.
+    ("PUT", API_MATCH + "/background"): Rule(
+        "gm", form={"pixels": "5", "per": "sq"},
+        files={"file": ("carte.png", tiny_png(), "image/png")}),
+    ("POST", API_MATCH + "/background/switch"): Rule(
+        "gm", json={"image_id": 99999, "pixels": 5, "per": "cm"}),
+    ("DELETE", API_MATCH + "/background"): Rule("gm"),
+    ("GET", API_PREFIX + "/campaigns/{campaign_id}/images/{image_id}"): Rule("member"),
     # — API: the roll log ——————————————————————————————————————————————————————————————
     ("POST", API_ROLLS): Rule("player", json={"expression": "3d"}),
     ("GET", API_ROLLS): Rule("member"),
@@ -336,8 +347,8 @@ class Caller:
         if path.startswith(API_PREFIX):
             headers = {"Authorization": f"Bearer {self.bearer}"} if self.bearer else {}
             body = {"json": _filled(rule.json, self.world)} if rule.json is not None else {}
-            if rule.files:
-                body = {"files": rule.files}
+            if rule.files:  # multipart: the file and the form's other fields
+                body = {"files": rule.files, **({"data": rule.form} if rule.form else {})}
         else:
             headers = {"X-CSRF-Token": self.csrf} if method != "GET" else {}
             body = {"data": _filled(rule.form, self.world)} if rule.form else {}

@@ -104,6 +104,13 @@ REFUSES_VALID_DATA = {
     "POST /campaigns/{campaign_id}/matches/{match_id}/rewind": "only an event that can be "
                                                                "undone: 422",
     "POST /campaigns/{campaign_id}/matches/{match_id}/redo": "redo only follows an undo: 422",
+    "PUT /campaigns/{campaign_id}/matches/{match_id}/background":
+        "the file must be a PNG, JPEG, WebP or GIF image, a scale per square needs a board of "
+        "squares, and the match a board: 422",
+    "POST /campaigns/{campaign_id}/matches/{match_id}/background/switch":
+        "only a picture this match used before, on a board: 422",
+    "DELETE /campaigns/{campaign_id}/matches/{match_id}/background": "the match needs a "
+                                                                      "board: 422",
     "POST /campaigns/{campaign_id}/rolls": "the dice expression must parse: 422",
     "POST /campaigns/{campaign_id}/chat": "an inline roll must parse, the recipient be "
                                           "another member, the match the campaign's: 422",

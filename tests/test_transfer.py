@@ -162,7 +162,7 @@ def test_export_holds_the_whole_campaign(table, db):
     assert (document["format"], document["version"]) == ("tablee-campaign", 1)
     assert document["campaign"] == {"name": "Les Brumes d'Ys", "system": "libre",
                                     "description": "Une campagne <b>brumeuse</b>.",
-                                    "archived": False}
+                                    "archived": False, "dice_cap": None}
     assert [(m["username"], m["role"]) for m in document["members"]] == [
         ("jeanne", "gm"), ("alice", "player"), ("bruno", "player"), ("carol", "spectator")]
     aldo, brune, gobelin = document["characters"]
@@ -725,3 +725,34 @@ def test_every_games_demo_campaign_goes_out_and_comes_back_playable(settings, db
                                                     for m in first.matches], system.key
         for match in db.scalars(select(Match).where(Match.campaign_id == result.campaign.id)):
             assert match.state == tables.fold_log(db, match), system.key
+
+
+def test_the_dice_cap_goes_out_and_comes_back(table, db):
+    """The GM's cap on dice per roll travels with the campaign; a file without one (written
+    before the cap existed) gives the default; a cap out of range refuses the file."""
+    assert table.gm.put(f"/campaigns/{table.campaign_id}/dice-cap",
+                        json={"dice_cap": 12}).status_code == 200
+    document = export(table.gm, table.campaign_id)
+    assert document["campaign"]["dice_cap"] == 12
+    new_id = import_file(table.gm, document)["campaign_id"]
+    db.commit()
+    assert db.get(Campaign, new_id).dice_cap == 12
+    assert table.gm.get(f"/campaigns/{new_id}/dice-cap").json()["dice_cap"] == 12
+    assert export(table.gm, new_id)["campaign"] == document["campaign"]
+
+    older = copy.deepcopy(document)
+    del older["campaign"]["dice_cap"]
+    old_id = import_file(table.gm, older)["campaign_id"]
+    db.commit()  # a fresh look at what the import wrote
+    assert db.get(Campaign, old_id).dice_cap is None
+    assert table.gm.get(f"/campaigns/{old_id}/dice-cap").json() == {
+        "dice_cap": 100, "is_default": True, "default": 100, "maximum": 1000}
+
+    before = row_counts(db)
+    for bad in (0, 1001, "12", 2.5, True):
+        broken = copy.deepcopy(document)
+        broken["campaign"]["dice_cap"] = bad
+        response = table.gm.post("/campaigns/import", json=broken)
+        assert response.status_code == 422, (bad, response.text)
+        assert response.json()["error"]["field"] == "campaign.dice_cap"
+        assert row_counts(db) == before

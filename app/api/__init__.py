@@ -3,7 +3,7 @@
 from fastapi import APIRouter
 
 API_MODULES = ("systems", "accounts", "campaigns", "members", "invites", "characters",
-               "transfer", "admin", "matches", "rolls", "content", "chat")
+               "transfer", "admin", "matches", "backgrounds", "rolls", "content", "chat")
 
 
 def routers() -> list[APIRouter]:

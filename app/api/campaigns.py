@@ -13,7 +13,7 @@ from app.api.schemas import Model, error_responses, text
 from app.http.deps import CurrentUser, DbSession, MemberAccess, protected_router
 from app.models import Campaign, Role
 from app.rules.registry import all_systems
-from app.services import campaigns
+from app.services import campaigns, dice_cap
 
 router = protected_router(tags=["campaigns"])
 
@@ -131,3 +131,39 @@ def unarchive_campaign(db: DbSession, access: MemberAccess) -> CampaignOut:
     access.require_gm()
     return campaign_out(campaigns.set_archived(db=db, campaign=access.campaign,
                                                archived=False), access.role)
+
+
+# — the dice cap ——————————————————————————————————————————————————————————————————
+
+class DiceCapOut(Model):
+    dice_cap: int = Field(description="At most this many dice in one roll or one action.")
+    is_default: bool = Field(description="True when the GM has set none (the default).")
+    default: int = Field(description="The cap of a campaign whose GM has set none.")
+    maximum: int = Field(description="The highest cap a GM may set.")
+
+
+class DiceCapIn(Model):
+    dice_cap: int | None = Field(ge=1, le=dice_cap.MAX_DICE_CAP, description=(
+        "The new cap, from 1 to the maximum; null goes back to the default."))
+
+
+def _dice_cap_out(campaign: Campaign) -> DiceCapOut:
+    return DiceCapOut(dice_cap=dice_cap.cap_of(campaign), is_default=campaign.dice_cap is None,
+                      default=dice_cap.DEFAULT_DICE_CAP, maximum=dice_cap.MAX_DICE_CAP)
+
+
+@router.get("/campaigns/{campaign_id:int}/dice-cap", response_model=DiceCapOut,
+            responses=error_responses(404))
+def get_dice_cap(access: MemberAccess) -> DiceCapOut:
+    """The campaign's cap on the dice of one roll (GM, as the campaign's settings page)."""
+    access.require_gm()
+    return _dice_cap_out(access.campaign)
+
+
+@router.put("/campaigns/{campaign_id:int}/dice-cap", response_model=DiceCapOut,
+            responses=error_responses(404, 409))
+def put_dice_cap(body: DiceCapIn, db: DbSession, access: MemberAccess) -> DiceCapOut:
+    """Set the cap (GM; 409 on an archived campaign). Out of range: 422, nothing changes."""
+    access.require_gm().require_writable()
+    return _dice_cap_out(campaigns.set_dice_cap(db=db, campaign=access.campaign,
+                                                dice_cap=body.dice_cap))

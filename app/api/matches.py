@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Body, Header, Path, Query, Request
 from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
@@ -127,7 +128,9 @@ class ActionIn(Model):
     @classmethod
     def _small(cls, action: dict[str, Any]) -> dict[str, Any]:
         if len(json.dumps(action, default=str)) > ACTION_MAX_BYTES:
-            raise ValueError(f"an action is at most {ACTION_MAX_BYTES} bytes of JSON")
+            raise PydanticCustomError(  # said in the caller's language (app.http)
+                "action_too_large", "an action is at most {max} bytes of JSON",
+                {"max": ACTION_MAX_BYTES})
         return action
 
 

@@ -57,10 +57,15 @@ class RollOut(Model):
     campaign_id: int | None = None
     match_id: int | None = None
     character_id: int | None = None
-    purpose: str | None = None
+    purpose: str | None = Field(default=None, description=(
+        "Why the roll was made, as stored and signed (a rule's purpose in French)."))
+    purpose_text: str | None = Field(default=None, description=(
+        "The purpose in your language (a rule's purpose said from its ``purpose_message``; "
+        "a typed one as typed). Not signed."))
     expression: str | None = None
     record: dict[str, Any] | None = Field(default=None, description=(
-        "The RollRecord: purpose, expression, dice (each face with kept, exploded, critical, "
+        "The RollRecord: purpose (and, for a purpose the rules named, purpose_message: its "
+        "message id and params), expression, dice (each face with kept, exploded, critical, "
         "success, added, group, sign), modifiers, total, target, outcome; a correction adds "
         "corrected_from, reason and original_user_id."))
     total: int | None = None

@@ -7,6 +7,7 @@ import typing
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from app.rules.text import text_pattern
 
@@ -70,7 +71,9 @@ class Model(BaseModel):
             if shape and any(item is not None and (isinstance(item, bool)
                                                    or not isinstance(item, int))
                              for item in values):
-                raise ValueError(f"{name} must be a whole number")
+                # Said in the caller's language by app.http.validation_errors.
+                raise PydanticCustomError("whole_number", "{field} must be a whole number",
+                                          {"field": field.alias or name})
         return data
 
 

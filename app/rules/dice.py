@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from app.rules.errors import DiceError, ScriptedDiceError
+from app.rules.purposes import Purpose
 
 MAX_SIDES = 1000
 MAX_COUNT = 1000
@@ -192,8 +193,10 @@ class RollRecord:
         return describe(self)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "purpose": self.purpose,
+        """The record as JSON. A purpose the rules named (``Purpose``) keeps its message id
+        and parameters as ``purpose_message``, so a page says it in the reader's language."""
+        data = {
+            "purpose": None if self.purpose is None else str(self.purpose),
             "expression": self.expression,
             "dice": [die._asdict() for die in self.dice],
             "modifiers": [modifier._asdict() for modifier in self.modifiers],
@@ -201,11 +204,14 @@ class RollRecord:
             "target": self.target,
             "outcome": self.outcome,
         }
+        if isinstance(self.purpose, Purpose):
+            data["purpose_message"] = self.purpose.message()
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RollRecord:
         return cls(
-            purpose=data.get("purpose"),
+            purpose=_purpose(data.get("purpose"), data.get("purpose_message")),
             expression=data["expression"],
             dice=tuple(Die(**die) for die in data["dice"]),
             modifiers=tuple(Modifier(**modifier) for modifier in data.get("modifiers", ())),
@@ -213,6 +219,12 @@ class RollRecord:
             target=data.get("target"),
             outcome=data.get("outcome"),
         )
+
+
+def _purpose(text: object, message: object) -> str | None:
+    if not isinstance(text, str):
+        return text  # type: ignore[return-value]  # as stored (transfer checks say more)
+    return Purpose.restored(text, message) if message is not None else text
 
 
 def group_value(dice: Iterable[Die]) -> int:

@@ -93,6 +93,17 @@ def editable_values(campaign: Campaign) -> dict[str, Any]:
             "version": campaign.version}
 
 
+def set_dice_cap(*, db: Session, campaign: Campaign, dice_cap: object) -> Campaign:
+    """The GM's cap on dice per roll (``None``: the default), checked as the edit page does;
+    whatever the campaign's version (the cap is one value: the last word wins)."""
+    value = None if dice_cap is None else check_cap(dice_cap)
+    with write_transaction(db):
+        current = load_for_write(db, campaign.id)
+        current.dice_cap = value
+        db.flush()
+    return current
+
+
 def update_campaign(*, db: Session, campaign: Campaign, version: object,
                     name: object | None = None,
                     description: object | None = None,

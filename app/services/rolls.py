@@ -25,14 +25,16 @@ from sqlalchemy.orm import Session
 
 from app.db import write_transaction
 from app.errors import NotFound, ValidationFailed
+from app.i18n import get_locale, ngettext
 from app.i18n import gettext as _
 from app.i18n import lazy_gettext as _l
-from app.i18n import ngettext
 from app.models import Match, Membership, Roll, utcnow
 from app.rules import notation
 from app.rules.dice import Dice, RollRecord
 from app.rules.errors import NotationError
 from app.rules.match import VISIBILITIES
+from app.rules.purposes import Purpose
+from app.rules.purposes import render as render_purpose
 from app.services import dice_cap, validation
 from app.services.access import CampaignAccess
 from app.services.validation import rules_message
@@ -314,6 +316,7 @@ def public_entry(view: RollView) -> dict[str, Any]:
                 "visibility": roll.visibility, "created_at": _iso(roll.created_at),
                 "hidden": True}
     return {**entry_dict(roll), "user_name": view.user_name, "hidden": False,
+            "purpose_text": purpose_label(roll.purpose, roll.record) or None,
             "total": roll.record.get("total"), "corrected_by": list(view.corrections)}
 
 
@@ -361,7 +364,7 @@ def _text_block(entry: Mapping[str, Any]) -> list[str]:
                id=entry["id"], when=_moment(entry["created_at"]),
                who=entry.get("user_name") or "?")]
     if entry.get("purpose"):
-        lines.append(_("For: %(purpose)s", purpose=entry["purpose"]))
+        lines.append(_("For: %(purpose)s", purpose=purpose_label(entry["purpose"], record)))
     lines.append(_("Expression: %(expression)s", expression=entry["expression"]))
     lines.append(_("Dice: %(dice)s", dice=dice_text(record.get("dice") or []) or "—"))
     modifiers = [signed(m["value"]) + (f" ({m['label']})" if m.get("label") else "")
@@ -435,6 +438,21 @@ def outcome_label(outcome: object) -> str:
         return ""
     label = OUTCOMES.get(str(outcome))
     return str(label) if label is not None else str(outcome)
+
+
+def purpose_label(purpose: object, record: Mapping[str, Any] | None = None) -> str:
+    """A roll's purpose in the reader's language: a purpose the rules named (a ``Purpose``,
+    or a stored record's ``purpose_message``) is said again from its message id; one typed
+    by a player (``/r 4d6kh3 # Perception``), or stored before message ids, shows as typed.
+    What is stored and signed never changes: only the display does."""
+    if not purpose:
+        return ""
+    if isinstance(purpose, Purpose):
+        return purpose.text(get_locale())
+    message = record.get("purpose_message") if isinstance(record, Mapping) else None
+    if message is None:
+        return str(purpose)
+    return render_purpose(str(purpose), message, get_locale()) or str(purpose)
 
 
 def roll_summary(record: RollRecord) -> str:

@@ -102,7 +102,8 @@ def export_campaign(*, db: Session, access: CampaignAccess) -> CampaignExport:
     return CampaignExport(
         format=FORMAT, version=VERSION, exported_at=utcnow(),
         campaign=CampaignDoc(name=campaign.name, description=campaign.description,
-                             system=campaign.system, archived=campaign.archived),
+                             system=campaign.system, archived=campaign.archived,
+                             dice_cap=campaign.dice_cap),
         members=_export_members(db, campaign.id),
         content=[ContentDoc(kind=item.kind, key=item.key, name=item.name, data=item.data)
                  for item in list_items(db=db, campaign_id=campaign.id)],
@@ -371,6 +372,7 @@ def import_campaign(*, db: Session, settings: Settings, user: User,
     with write_transaction(db):
         campaign = Campaign(name=campaign_name, description=document.campaign.description,
                             system=document.campaign.system, importing=True,
+                            dice_cap=document.campaign.dice_cap,
                             imported_members=[member.as_dict() for member in former] or None,
                             archived_at=utcnow() if document.campaign.archived else None)
         db.add(campaign)

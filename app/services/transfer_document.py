@@ -35,6 +35,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from app.services.campaigns import DESCRIPTION_MAX, NAME_MAX
 from app.services.characters import NAME_MAX as CHARACTER_NAME_MAX
 from app.services.characters import NOTES_MAX
+from app.services.dice_cap import MAX_DICE_CAP
 
 FORMAT = "tablee-campaign"
 VERSION = 1
@@ -67,6 +68,9 @@ class CampaignDoc(Doc):
     description: str = Field(max_length=DESCRIPTION_MAX)
     system: str = Field(max_length=32)
     archived: bool
+    # The GM's cap on dice per roll; null (or absent, in files written before it) is the
+    # default (app/services/dice_cap.py).
+    dice_cap: int | None = Field(default=None, ge=1, le=MAX_DICE_CAP)
 
 
 class MemberDoc(Doc):

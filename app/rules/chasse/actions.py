@@ -35,6 +35,7 @@ from app.rules.chasse.state import (
 from app.rules.chasse.state import prey as living_prey
 from app.rules.dice import Dice
 from app.rules.match import Actor, Event, IllegalAction, State, handler_for
+from app.rules.purposes import Purpose
 
 RULE_MOVE = "Chasse préhistorique § Déplacements des Chasseurs"
 RULE_CHARGE = "Chasse préhistorique § Charge"
@@ -229,7 +230,7 @@ def _light_fire(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     wanted = int_field(action, "helpers", 0, len(helpers), default=len(helpers))
     helpers = helpers[:wanted]
     target = fire.fire_target(hunter["shaman"])
-    roll = d6(dice, f"allumer un feu — {hunter['name']}",
+    roll = d6(dice, Purpose("lighting a fire — {name}", name=hunter["name"]),
               modifiers=((len(helpers), "aides"),), target=target)
     payload: dict[str, Any] = {"token": hunter["id"], "name": hunter["name"],
                                "helpers": helpers, "shaman": hunter["shaman"],
@@ -255,7 +256,7 @@ def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
         target = _target(state, action, hunter)
         if hunter.get("charged_last"):
             raise HuntRefused("charged_last_turn", name=hunter["name"])
-        roll = d6(dice, f"charge — {hunter['name']}")
+        roll = d6(dice, Purpose("charge — {name}", name=hunter["name"]))
         reach = hunter["dmax"] + roll["total"]
         towards = (target["x"] - hunter["x"], target["y"] - hunter["y"])
         end, cost, _ = walk(o_pos(hunter), towards, reach, terrain, board,

@@ -15,6 +15,7 @@ from app.rules.chasse.content import mass_class
 from app.rules.chasse.geometry import CONTACT, distance, o_pos, rounded
 from app.rules.chasse.resolve import d6
 from app.rules.dice import Dice
+from app.rules.purposes import Purpose
 
 RULE_SHOT = "Chasse préhistorique § Tirs"
 RULE_MELEE = "Chasse préhistorique § Tirs / corps à corps (combats simultanés)"
@@ -40,7 +41,8 @@ def strike(dice: Dice, *, attacker: Mapping[str, Any], defender: Mapping[str, An
     ("miss", "grazed", "wound")."""
     klass = mass_class(int(defender["masse"]))
     to_hit = int(weapon["to_hit"][klass])
-    hit = d6(dice, f"{purpose} — {attacker['name']} → {defender['name']}",
+    hit = d6(dice, Purpose("{kind} — {attacker} → {defender}", kind=purpose,
+                              attacker=attacker["name"], defender=defender["name"]),
              modifiers=modifiers, target=to_hit)
     result = {"attacker": attacker["id"], "defender": defender["id"], "weapon": weapon["key"],
               "weapon_name": weapon["name"], "class": klass, "to_hit": to_hit,
@@ -52,7 +54,7 @@ def strike(dice: Dice, *, attacker: Mapping[str, Any], defender: Mapping[str, An
     if save == 0:  # (*) sauvegarde impossible
         result["outcome"] = "wound"
         return result
-    saved = d6(dice, f"sauvegarde — {defender['name']}", target=save)
+    saved = d6(dice, Purpose("save — {name}", name=defender["name"]), target=save)
     result["rolls"].append(saved)
     result["outcome"] = "grazed" if saved["total"] >= save else "wound"
     return result
@@ -71,7 +73,7 @@ def shoot(dice: Dice, *, shooter: Mapping[str, Any], target: Mapping[str, Any],
         modifiers.append((-1, "petite bête (M1)"))
     modifiers += extra
     result = strike(dice, attacker=shooter, defender=target, weapon=weapon,
-                    modifiers=tuple(modifiers), purpose="tir")
+                    modifiers=tuple(modifiers), purpose=Purpose("shot"))
     result.update(distance=span, range=reach, modifiers=[list(m) for m in modifiers])
     return result
 

@@ -13,6 +13,7 @@ from app.rules.chasse.geometry import CONTACT, distance, o_pos
 from app.rules.chasse.resolve import Acc
 from app.rules.chasse.state import alive
 from app.rules.dice import Dice
+from app.rules.purposes import Purpose
 
 EPSILON = 0.01
 
@@ -83,14 +84,14 @@ def melee_round(acc: Acc, dice: Dice, *, leader: str, defender: str, charged: bo
     results = [strike(dice, attacker=first, defender=second, weapon=mine,
                       modifiers=melee_modifiers(first, supporters=len(supporters),
                                                 charged=charged, extra=extra),
-                      purpose="corps à corps"),
+                      purpose=Purpose("melee")),
                # A hunter charged at by… its own target: its charge's +1 holds in this
                # first round even when the prey struck first (§ Charge).
                strike(dice, attacker=second, defender=first, weapon=theirs,
                       modifiers=melee_modifiers(
                           second, supporters=0,
                           charged=second.get("charge_target") == first["id"]),
-                      purpose="riposte")]
+                      purpose=Purpose("riposte"))]
     acc.emit("melee", {"leader": leader, "defender": defender, "leader_name": first["name"],
                        "defender_name": second["name"], "supporters": supporters,
                        "charged": charged, "cause": cause, "results": results,

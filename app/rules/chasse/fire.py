@@ -19,6 +19,7 @@ from typing import Any
 from app.rules.chasse.resolve import Acc, d6
 from app.rules.chasse.state import alive
 from app.rules.dice import Dice
+from app.rules.purposes import Purpose
 
 RULE = "Chasse préhistorique § Incendie"
 FLAMMABLE = ("arbre", "buisson")
@@ -66,7 +67,8 @@ def _spread_from(acc: Acc, dice: Dice, source: Mapping[str, Any], label: str) ->
             continue
         if gap(source, shape) > SPREAD:
             continue
-        roll = d6(dice, f"propagation — {shape.get('label') or shape['id']}", target=CATCH)
+        roll = d6(dice, Purpose("spread — {name}", name=shape.get("label") or shape["id"]),
+                  target=CATCH)
         payload: dict[str, Any] = {"element": shape["id"], "label": shape.get("label", ""),
                                    "from": label, "rolls": [roll], "rule": RULE}
         if roll["total"] >= CATCH:
@@ -97,7 +99,7 @@ def step_one(acc: Acc, dice: Dice) -> None:
         near = [f for f in acc.state["fires"] if gap(f, token) <= BURN]
         if not near:
             continue
-        roll = d6(dice, f"feu — {token['name']}", target=CATCH)
+        roll = d6(dice, Purpose("fire — {name}", name=token["name"]), target=CATCH)
         caught = roll["total"] >= CATCH
         acc.emit("fire_check", {"token": token["id"], "name": token["name"], "caught": caught,
                                 "rolls": [roll], "rule": RULE})

@@ -26,6 +26,7 @@ from app.rules.chasse.geometry import distance, nearest, o_pos, walk
 from app.rules.chasse.resolve import Acc, d6
 from app.rules.chasse.state import group_members, hunters
 from app.rules.dice import Dice
+from app.rules.purposes import Purpose
 
 RULE = "Chasse préhistorique § Déplacements des Proies"
 THREAT_RANGE = 3.0
@@ -91,8 +92,8 @@ def flee_fire(acc: Acc, token: Mapping[str, Any], fire: Mapping[str, Any], step:
 
 
 def _blue_red(dice: Dice, lead: Mapping[str, Any]) -> tuple[dict, dict]:
-    blue = d6(dice, f"D6 bleu — {lead['name']}")
-    red = d6(dice, f"D6 rouge — {lead['name']}")
+    blue = d6(dice, Purpose("blue D6 — {name}", name=lead["name"]))
+    red = d6(dice, Purpose("red D6 — {name}", name=lead["name"]))
     return blue, red
 
 

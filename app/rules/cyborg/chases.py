@@ -22,6 +22,7 @@ from app.rules.cyborg.damage import damage_points
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.errors import RulesError
 from app.rules.notation import roll
+from app.rules.purposes import Purpose
 from app.rules.system import N_
 
 RULE = "Cyborg § (IV) Poursuites / Déroulement"
@@ -123,7 +124,7 @@ def foot_round(
     step(distance, True)  # refuses a finished chase before any die is rolled
     test = opposed_test(dice, pursuer_rapidite, quarry_rapidite, first_malus=pursuer_malus,
                         second_malus=quarry_malus,
-                        purposes=("rapidité (poursuivant)", "rapidité (poursuivi)"))
+                        purposes=(Purpose("rapidité (pursuer)"), Purpose("rapidité (quarry)")))
     winner = {"first": "pursuer", "second": "quarry", None: None}[test.winner]
     after = distance if winner is None else step(distance, winner == "pursuer")
     return ChaseRound(distance, after, winner, list(test.records))
@@ -166,8 +167,8 @@ def vehicle_round(
     distance.
     """
     step(distance, True, on_foot=False)
-    one = _drive(dice, pursuer, accidents, "conduite (poursuivant)")
-    two = _drive(dice, quarry, accidents, "conduite (poursuivi)")
+    one = _drive(dice, pursuer, accidents, Purpose("conduite (pursuer)"))
+    two = _drive(dice, quarry, accidents, Purpose("conduite (quarry)"))
     records = [one.test.record] + ([one.mistake] if one.mistake else [])
     records += [two.test.record] + ([two.mistake] if two.mistake else [])
     result = VehicleRound(distance, distance, None, records, one, two)
@@ -195,7 +196,7 @@ def failed_drive(dice: Dice, test: SkillTest, structure: int, *, accidents: bool
     récupérable"): 1D10 structure, an accident only if it reaches 0 (Cyborg § (IV))."""
     if accidents:
         return DriveResult(test, accident=True, structure=structure)
-    mistake = roll("1d10", dice, purpose="fausse manœuvre (structure)")
+    mistake = roll("1d10", dice, purpose=Purpose("botched manoeuvre (structure)"))
     left = structure - mistake.total
     return DriveResult(test, accident=left <= 0, structure=left, mistake=mistake)
 
@@ -218,7 +219,7 @@ def manoeuvre(
     (``failed_drive``)."""
     if tour_de_force and not alongside:
         raise ChaseError("not_alongside")
-    purpose = "tour de force" if tour_de_force else "manœuvre"
+    purpose = Purpose("tour de force" if tour_de_force else "manoeuvre")
     return skill_test(dice, skill, modifiers, purpose=purpose)
 
 
@@ -233,7 +234,7 @@ def ram(dice: Dice, skill: int, *, caught_up: bool, modifiers: Iterable[Modifier
     rammer's own failed driving test (``failed_drive``)."""
     if not caught_up:
         raise ChaseError("not_caught_up")
-    return skill_test(dice, skill, modifiers, purpose="heurter le poursuivi")
+    return skill_test(dice, skill, modifiers, purpose=Purpose("ramming the quarry"))
 
 
 # — accidents —
@@ -252,13 +253,13 @@ def accident(dice: Dice, vehicle: Vehicle | str, passengers: int) -> list[Passen
     vehicle = vehicles()[vehicle] if isinstance(vehicle, str) else vehicle
     harmed = []
     for _ in range(passengers):
-        safety = roll("1d6", dice, purpose="sécurité")
+        safety = roll("1d6", dice, purpose=Purpose("safety"))
         saved = safety.total <= vehicle.safety
         safety = safety.with_target(vehicle.safety, "saved" if saved else "hurt")
         if saved:
             harmed.append(PassengerHarm(True, 0, (safety,)))
             continue
-        damage = roll("1d100", dice, purpose="accident (1D100/4)")
+        damage = roll("1d100", dice, purpose=Purpose("accident (1D100/4)"))
         harmed.append(PassengerHarm(False, damage.total // 4, (safety, damage)))
     return harmed
 
@@ -298,7 +299,8 @@ def shoot_structure(
     vehicle = vehicles()[vehicle] if isinstance(vehicle, str) else vehicle
     if vehicle.resistance == 0:
         raise ChaseError("no_structure", vehicle=vehicle.name)
-    test = skill_test(dice, skill, modifiers, purpose=f"tir sur {vehicle.name}")
+    test = skill_test(dice, skill, modifiers,
+                      purpose=Purpose("shot at {vehicle}", vehicle=vehicle.name))
     damage = damage_points(weapon.factor, vehicle.resistance, master=test.master) \
         if test.success else 0
     left = structure - damage

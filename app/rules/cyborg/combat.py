@@ -22,6 +22,7 @@ from app.rules.cyborg.sheet import punch_factor
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.errors import RulesError
 from app.rules.notation import roll
+from app.rules.purposes import Purpose
 from app.rules.system import N_
 
 RULE_INITIATIVE = "Cyborg § (III) Combats / Déroulement"
@@ -249,12 +250,13 @@ def attack(
     cannot dodge next turn (coup de maître défensif). ``whole_body``: a broyage that crushes
     the whole target (or the weapon's ``crushes``) kills at 0 santé.
     """
-    test = skill_test(dice, skill, modifiers, purpose=f"attaque ({weapon.name})")
+    test = skill_test(dice, skill, modifiers,
+                      purpose=Purpose("attack ({weapon})", weapon=weapon.name))
     result = Attack(weapon.key, test, sante=target.sante)
     if not test.success:
         return result
     if target.can_dodge:
-        result.defence = skill_test(dice, target.esquive, purpose="esquive/parade")
+        result.defence = skill_test(dice, target.esquive, purpose=Purpose("dodge/parry"))
         if result.defence.success:
             if result.defence.master and weapon.kind == "melee":
                 result.attacker_unbalanced = True

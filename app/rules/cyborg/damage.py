@@ -27,6 +27,7 @@ from app.rules.cyborg.content import (
 )
 from app.rules.dice import Dice, RollRecord
 from app.rules.notation import roll
+from app.rules.purposes import Purpose
 from app.rules.system import N_
 
 RULE = "Cyborg § (III) Combats / Calcul des dégâts"
@@ -49,7 +50,7 @@ def damage_points(factor: str, resistance: int, *, master: bool = False) -> int:
 
 
 def roll_location(
-    dice: Dice, lost: Iterable[str] = (), *, purpose: str = "localisation"
+    dice: Dice, lost: Iterable[str] = (), *, purpose: str = Purpose("hit location")
 ) -> tuple[Location, list[RollRecord]]:
     """1D6 on the location table, rolled again while it names a limb already lost
     (Cyborg § (III) Combats / Remarque)."""
@@ -129,7 +130,7 @@ def wound(
     ):
         result.dead = True
     elif damage_type == "etranglement":
-        record = roll("1d6", dice, purpose="tours à vivre")
+        record = roll("1d6", dice, purpose=Purpose("turns to live"))
         result.records.append(record)
         result.turns_to_live = record.total
         result.notes.append(N_("The airways are crushed: death after the rolled turns."))
@@ -166,7 +167,8 @@ def _limb(dice: Dice, result: Wound, constitution: int, limb: str) -> None:
         result.lost_limb = limb
         if limb in ("right_leg", "left_leg"):
             result.penalties = {"rapidite": -5, "dexterite": -2}
-        test = characteristic_test(dice, constitution, purpose="constitution (inconscience)")
+        test = characteristic_test(dice, constitution,
+                                   purpose=Purpose("constitution (unconsciousness)"))
         result.records.append(test.record)
         result.unconscious = not test.success
     if limb == "right_arm":
@@ -185,14 +187,15 @@ def _trunk(dice: Dice, result: Wound, constitution: int) -> None:
         malus = 2
         result.notes.append(N_("Trunk pierced: a human dies within hours unless operated on; a "
                             "cyborg or an alien is paralysed until it recovers santé."))
-    test = characteristic_test(dice, constitution, malus, purpose="constitution (survie)")
+    test = characteristic_test(dice, constitution, malus,
+                               purpose=Purpose("constitution (survival)"))
     result.records.append(test.record)
     result.dead = not test.success
     result.paralysed = result.damage_type != "dechirure" and test.success
 
 
 def _thorax(dice: Dice, result: Wound, constitution: int) -> None:
-    test = characteristic_test(dice, constitution, 2, purpose="constitution (thorax)")
+    test = characteristic_test(dice, constitution, 2, purpose=Purpose("constitution (chest)"))
     result.records.append(test.record)
     result.dead = not test.success
     if test.success:

@@ -64,6 +64,7 @@ from app.rules.cyborg.profiles import PROFILES
 from app.rules.cyborg.sheet import draw_skills
 from app.rules.dice import Dice, Modifier
 from app.rules.match import Actor, Event, State, handler_for
+from app.rules.purposes import Purpose
 
 # — set-up and turns ——————————————————————————————————————————————————————————————
 
@@ -253,7 +254,8 @@ def _explosion(state: State, dice: Dice, attacker: dict, weapon: Any, percent: i
     loaded = attacker["magazines"].get(weapon.key)
     if loaded is not None and loaded < 1:
         raise rules_refusal(CombatError("magazine_empty", left=loaded))
-    test = skill_test(dice, percent, modifiers, purpose=f"attaque ({weapon.name})")
+    test = skill_test(dice, percent, modifiers,
+                      purpose=Purpose("attack ({weapon})", weapon=weapon.name))
     shots = []
     caught = [token for token in state["tokens"].values()
               if "dead" not in token["states"] and math.dist((token["x"], token["y"]),
@@ -263,7 +265,7 @@ def _explosion(state: State, dice: Dice, attacker: dict, weapon: Any, percent: i
         result = combat.Attack(weapon.key, test, sante=victim["sante"])
         defender = target_for(state, victim)
         if defender.can_dodge:
-            result.defence = skill_test(dice, defender.esquive, purpose="esquive/parade")
+            result.defence = skill_test(dice, defender.esquive, purpose=Purpose("dodge/parry"))
         if result.hit:
             if test.master:
                 result.notes.append("Master stroke: double damage.")

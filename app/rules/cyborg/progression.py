@@ -18,6 +18,7 @@ from app.rules.cyborg.content import DATA, ContentError, check_source
 from app.rules.dice import Dice, RollRecord
 from app.rules.errors import RulesError
 from app.rules.notation import roll
+from app.rules.purposes import Purpose
 from app.rules.system import N_
 
 RULE_FIRST_AID = "Cyborg § (II) Les compétences / Premiers soins; § (VI) Régénération 1/"
@@ -63,7 +64,7 @@ def first_aid(
     test = skill_test(dice, skill, purpose="premiers soins")
     if not test.success:
         return FirstAid(test, 0, sante, (test.record,))
-    heal = roll("2d6", dice, purpose="santé rendue")
+    heal = roll("2d6", dice, purpose=Purpose("health restored"))
     after = min(sante_max, sante + heal.total)
     return FirstAid(test, after - sante, after, (test.record, heal))
 
@@ -78,7 +79,7 @@ class Recovery:
 def between_missions(dice: Dice, sante_max: int) -> Recovery:
     """Between two missions a cyborg recovers all its santé and 1D6 more "qui témoigne de son
     aguerrissement": read as a permanent rise of the maximum (§ (VI) Régénération 2/)."""
-    gain = roll("1d6", dice, purpose="aguerrissement")
+    gain = roll("1d6", dice, purpose=Purpose("hardening"))
     new_max = sante_max + gain.total
     return Recovery(new_max, new_max, gain)
 
@@ -104,7 +105,7 @@ def surgery(dice: Dice, limb: str | None, *, cut_in_two: bool = False) -> Surger
     """
     if not cut_in_two and limb not in ARMS + LEGS:
         raise HealingError("unknown_limb", limb=limb)
-    record = roll("1d6", dice, purpose="bloc opératoire")
+    record = roll("1d6", dice, purpose=Purpose("operating theatre"))
     face = record.total
     if cut_in_two:
         restored = face >= 5
@@ -195,7 +196,7 @@ def mission_accomplished(dice: Dice, missions: int) -> Promotion:
         if missions < rank.missions <= after:
             result.reached.append(rank)
             if rank.followers:
-                record = roll(rank.followers, dice, purpose="cyborgs suivants")
+                record = roll(rank.followers, dice, purpose=Purpose("following cyborgs"))
                 result.records.append(record)
                 result.followers += record.total
     if after >= eliminated_after():

@@ -39,6 +39,7 @@ from app.rules.cyborg.content import (
 from app.rules.dice import Dice, RollRecord
 from app.rules.errors import RulesError
 from app.rules.notation import roll
+from app.rules.purposes import Purpose
 from app.rules.system import N_, NO_CONTENT, Content, Problem, Sheet
 
 RULE_SHEET = "(III) Le cyborg : feuille de personnage"
@@ -112,7 +113,7 @@ def draw_skills(
     while len(drawn) < count:
         if len(records) >= MAX_DRAWS:
             raise SkillDrawError(draws=len(records))
-        record = roll("1d20+1d6-1", dice, purpose="compétence tirée")
+        record = roll("1d20+1d6-1", dice, purpose=Purpose("skill drawn"))
         skill = skill_by_number(record.total)
         if record.total <= DRAWN_SKILLS:
             outcome = "re-draw: given skill"

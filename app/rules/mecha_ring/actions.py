@@ -49,6 +49,7 @@ from app.rules.mecha_ring.robot import (
     total,
 )
 from app.rules.mecha_ring.setup import deal, start_fight
+from app.rules.purposes import Purpose
 
 RECHARGE_COST = 10  # "en dépensant 10 crédits par point"
 NOTE_MAX = 500
@@ -75,9 +76,9 @@ def _roll_order(state: State, action: Mapping[str, Any], actor: Actor, dice: Dic
     parts = state["catalogue"]["parts"]
     pools = {tid: total(state["tokens"][tid]["robot"], parts, "mouvement") for tid in seats}
     order, rolled, tiebreaks = order_by_movement(dice, pools)
-    rolls = [record(f"Mouvement — {state['tokens'][tid]['name']}", rolled[tid]["dice"])
-             for tid in seats if rolled[tid]["dice"]]
-    rolls += [record(f"Égalité — {state['tokens'][tid]['name']}", [face])
+    rolls = [record(Purpose("Movement — {name}", name=state["tokens"][tid]["name"]),
+                    rolled[tid]["dice"]) for tid in seats if rolled[tid]["dice"]]
+    rolls += [record(Purpose("Tie — {name}", name=state["tokens"][tid]["name"]), [face])
               for round_ in tiebreaks for tid, face in round_.items()]
     em.emit("order_rolled", {"round": fight["round"], "order": order, "dice": rolled,
                              "pools": pools, "tiebreaks": tiebreaks, "rolls": rolls})
@@ -180,10 +181,11 @@ def _resolve(em: Emitter, dice: Dice) -> None:
     first = state["first_to_12"]
     if destroyed and not first and points(attacker) + 1 >= VICTORY_POINTS:
         first = tid
-    rolls = [record(f"Attaque — {attacker['name']}", list(result.attack))] \
+    rolls = [record(Purpose("Attack — {name}", name=attacker["name"]), list(result.attack))] \
         if result.attack else []
     if result.defence:
-        rolls.append(record(f"Défense — {defender['name']}", list(result.defence)))
+        rolls.append(record(Purpose("Defence — {name}", name=defender["name"]),
+                            list(result.defence)))
     em.emit("struck", {
         "attacker": tid, "defender": target, "slot": slot, "card": part["card"],
         "attack": list(result.attack), "defence": list(result.defence),

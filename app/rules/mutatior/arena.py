@@ -27,6 +27,7 @@ from app.rules.mutatior.combat import (
     pump_roll,
 )
 from app.rules.mutatior.content import rule
+from app.rules.purposes import Purpose
 from app.rules.system import N_
 
 R_WEATHER = rule("3- Campagne / météo (Jetez 1 dé 6 au premier tour)")
@@ -100,7 +101,7 @@ class WeatherRoll:
 
 def roll_weather(dice: Dice) -> WeatherRoll:
     """§ météo: 1d6 on the first turn, for the whole fight."""
-    record = _roll(dice, "météo", 1)
+    record = _roll(dice, Purpose("weather"), 1)
     weather = WEATHERS[record.total]
     return WeatherRoll(weather, record.with_target(None, weather.name))
 
@@ -191,12 +192,12 @@ def _effort(mutant: Mutant, dice: Dice, mods: Sequence[Modifier], rolls: list[Pu
 
 
 def _frost(result: Movement, dice: Dice) -> Movement:
-    fall = _roll(dice, "gel", 1)
+    fall = _roll(dice, Purpose("frost"), 1)
     if fall.total != 1:
         return replace(result, fall=fall.with_target(None, "debout"))
     living = result.mutant.living_limbs
-    location = _located(dice, len(living), f"membre touché {result.mutant.name}")
-    damage = _roll(dice, "dégâts de la chute", 1)
+    location = _located(dice, len(living), Purpose("limb hit {name}", name=result.mutant.name))
+    damage = _roll(dice, Purpose("fall damage"), 1)
     wounded, report = apply_damage(result.mutant, living[location.total - 1].name, damage.total)
     return replace(result, mutant=wounded, fall=fall.with_target(None, "chute"),
                    fall_location=location, fall_damage=damage, fall_report=report)
@@ -253,7 +254,7 @@ def try_event(key: str, dice: Dice, *, earlier_failures: int = 0) -> EventAttemp
         raise IllegalArena("unknown_event", event=key)
     event = EVENTS[key]
     retries = (Modifier(EVENT_RETRY_BONUS * earlier_failures, "nouvelle tentative"),)
-    record = _roll(dice, f"événement {event.name}", 2, retries)
+    record = _roll(dice, Purpose("event {event}", event=event.name), 2, retries)
     success = record.total >= event.difficulty or _natural(record) == 12
     return EventAttempt(event, record.with_target(event.difficulty,
                                                   "réussi" if success else "raté"), success)
@@ -276,11 +277,11 @@ def can_hit(victim: Mutant, head: str, dice: Dice) -> CanHit:
     on 9+), then 1d6 damage in the head (``head``: the limb the table calls its head)."""
     if victim.limb(head).dead:
         raise IllegalArena("limb_dead", limb=head)
-    roll = _roll(dice, "canette", 1, (Modifier(CAN_PUMP, "pompe de la canette"),))
+    roll = _roll(dice, Purpose("can"), 1, (Modifier(CAN_PUMP, "pompe de la canette"),))
     missed = _natural(roll) <= 1 or (victim.has("mimetisme") and roll.total < 9)
     if missed:
         return CanHit(roll.with_target(None, "raté"), False)
-    damage = _roll(dice, "dégâts de la canette", 1)
+    damage = _roll(dice, Purpose("can damage"), 1)
     wounded, report = apply_damage(victim, head, damage.total)
     return CanHit(roll.with_target(None, "touché"), True, damage, wounded, report)
 
@@ -294,7 +295,8 @@ class SaturdayCrowd:
 
 def saturday_crowd(dice: Dice) -> SaturdayCrowd:
     """Sortie du samedi: two 2d6 rolls; the best goes to the trigger, the other to the victim."""
-    first, second = _roll(dice, "sortie du samedi", 2), _roll(dice, "sortie du samedi", 2)
+    first, second = (_roll(dice, Purpose("Saturday night out"), 2),
+                     _roll(dice, Purpose("Saturday night out"), 2))
     best, other = sorted((first.total, second.total), reverse=True)
     return SaturdayCrowd((first, second), best, other)
 
@@ -343,7 +345,7 @@ class Chicken:
 def chicken_walk(chicken: Chicken, dice: Dice) -> tuple[Chicken, RollRecord]:
     """At the start of each turn it walks 2d6 cm towards the centre; overshooting it, it ends on
     the other side and walks back next turn (it never leaves the arena)."""
-    record = _roll(dice, "poulet", 2)
+    record = _roll(dice, Purpose("chicken"), 2)
     here = chicken.position_cm
     towards = 1 if here < 0 else -1 if here > 0 else 1
     there = max(-ARENA_RADIUS_CM, min(ARENA_RADIUS_CM, here + towards * record.total))
@@ -352,12 +354,12 @@ def chicken_walk(chicken: Chicken, dice: Dice) -> tuple[Chicken, RollRecord]:
 
 def chicken_prize(dice: Dice) -> RollRecord:
     """The first to kill the chicken gains 3d6 kg of biomass."""
-    return _roll(dice, "prix du poulet", 3)
+    return _roll(dice, Purpose("chicken prize"), 3)
 
 
 def cheerleader_climbs(dice: Dice) -> RollRecord:
     """At the start of each turn she tries to climb out: she succeeds on a 6."""
-    record = _roll(dice, "pom-pom girl remonte", 1)
+    record = _roll(dice, Purpose("cheerleader climbs back"), 1)
     return record.with_target(6, "sortie" if record.total == 6 else "reste")
 
 
@@ -368,7 +370,7 @@ def cheerleader_killed(killer: Mutant) -> Mutant:
 
 def police_check(dice: Dice) -> RollRecord:
     """Contrôle de police: 2d6 kg off the victim's bet winnings (``campaign.settle_bets``)."""
-    return _roll(dice, "contrôle de police", 2)
+    return _roll(dice, Purpose("police check"), 2)
 
 
 def slow_motion_xp(destroyed_limb: bool, killed: bool) -> int:
@@ -404,9 +406,10 @@ def throw_sponge(mutant: Mutant, attacker: Mutant, dice: Dice, *, in_contact: bo
         return Sponge(mutant, (), True)
     if give is not None and (give not in {limb.name for limb in mutant.living_limbs}):
         raise IllegalArena("no_living_limb", mutant=mutant.name, limb=give)
-    enemy = _roll(dice, f"éponge {attacker.name}", 1, (Modifier(attacker.live_brain, "lobes"),))
+    enemy = _roll(dice, Purpose("sponge {name}", name=attacker.name), 1,
+                  (Modifier(attacker.live_brain, "lobes"),))
     pity = 2 if mutant.has("faire_pitie") and mutant.biomass < attacker.biomass else 0
-    own = _roll(dice, f"éponge {mutant.name}", 1,
+    own = _roll(dice, Purpose("sponge {name}", name=mutant.name), 1,
                 (Modifier(mutant.live_brain, "lobes"), Modifier(pity, "faire pitié")))
     if own.total >= enemy.total:
         return Sponge(mutant, (enemy, own), True)

@@ -16,6 +16,7 @@ from app.rules.mutatior.body import Limb, Mutant, validate
 from app.rules.mutatior.combat import _roll
 from app.rules.mutatior.content import ORGAN_WEIGHTS, SKILLS, rule
 from app.rules.mutatior.skills import IllegalSkill, move_organs
+from app.rules.purposes import Purpose
 from app.rules.system import N_, Problem
 
 R_END = rule("3-2 Fin du carnage")
@@ -108,7 +109,7 @@ def biomass_gains(result: FightResult, dice: Dice, *,
             gains.append(Gain(team, corpse.limb_biomass(corpse.limb(name)),
                               N_("Limb %(limb)s of %(mutant)s."), {"limb": name, "mutant": dead}))
     for survivor in result.survivors():
-        record = _roll(dice, f"biomasse {survivor.name}", 2)
+        record = _roll(dice, Purpose("biomass {name}", name=survivor.name), 2)
         gains.append(Gain(result.team_of(survivor.name), record.total,
                           N_("%(mutant)s survived."), {"mutant": survivor.name}, record))
     for team, mutants in result.teams.items():
@@ -143,7 +144,7 @@ def chouchou_du_public(result: FightResult, dice: Dice) -> tuple[Gain, ...]:
     gains = []
     for mutant in result.survivors():
         if mutant.has("chouchou_du_public"):
-            record = _roll(dice, f"chouchou du public {mutant.name}", 1)
+            record = _roll(dice, Purpose("crowd favourite {name}", name=mutant.name), 1)
             gains.append(Gain(result.team_of(mutant.name), record.total * mutant.popularity,
                               N_("A gift for %(mutant)s."), {"mutant": mutant.name}, record))
     return tuple(gains)

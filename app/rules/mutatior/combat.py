@@ -15,6 +15,7 @@ from typing import ClassVar
 from app.rules.dice import Dice, Die, Modifier, RollRecord
 from app.rules.match import IllegalAction
 from app.rules.mutatior.body import Limb, Mutant
+from app.rules.purposes import Purpose
 
 ORGAN_ORDER = ("muscles", "biomoteurs", "lobes")  # § 1-5 Dégâts, point 2
 MIMETISME_TARGET = 9
@@ -85,7 +86,7 @@ class PumpRoll:
 
 
 def pump_roll(mutant: Mutant, dice: Dice, *, modifiers: Sequence[Modifier] = (),
-              purpose: str = "pump") -> PumpRoll:
+              purpose: str = Purpose("pump")) -> PumpRoll:
     """2d6 ≤ pump succeeds; a natural 7 always fails; a natural 12 fails with an infarctus.
 
     +1 per dead limb is added here; weather (canicule +1) and skills (Coquet +2) come in
@@ -130,7 +131,8 @@ def initiative(mutants: Sequence[Mutant], dice: Dice, *,
     modifiers = modifiers or {}
     rolls: list[RollRecord] = []
     living = [mutant for mutant in mutants if not mutant.dead]
-    return Initiative(tuple(_order(living, dice, modifiers, rolls, "initiative")), tuple(rolls))
+    return Initiative(tuple(_order(living, dice, modifiers, rolls, "initiative {name}")),
+                      tuple(rolls))
 
 
 def _order(mutants: list[Mutant], dice: Dice, modifiers: Mapping[str, Sequence[Modifier]],
@@ -138,7 +140,7 @@ def _order(mutants: list[Mutant], dice: Dice, modifiers: Mapping[str, Sequence[M
     scored = []
     for mutant in mutants:
         mods = (Modifier(mutant.live_brain, "cerveau"), *modifiers.get(mutant.name, ()))
-        record = _roll(dice, f"{purpose} {mutant.name}", 1, mods)
+        record = _roll(dice, Purpose(purpose, name=mutant.name), 1, mods)
         rolls.append(record)
         scored.append((record.total, len(mutant.living_limbs), mutant))
     scored.sort(key=lambda item: (-item[0], -item[1]))
@@ -150,7 +152,7 @@ def _order(mutants: list[Mutant], dice: Dice, modifiers: Mapping[str, Sequence[M
             order.append(tied[0][2].name)
         else:
             order += _order([item[2] for item in tied], dice, modifiers, rolls,
-                            "initiative relance")
+                            "initiative re-roll {name}")
         index += len(tied)
     return order
 
@@ -201,10 +203,11 @@ def clash(attacker: Mutant, attack_limb: str, defender: Mutant, target_limb: str
     """
     check_attack(attacker, attack_limb, defender, target_limb, used_limbs)
     limb, target = attacker.limb(attack_limb), defender.limb(target_limb)
-    attack = _roll(dice, f"attaque {attacker.name} ({attack_limb})", 1,
+    attack = _roll(dice, Purpose("attack {name} ({limb})", name=attacker.name, limb=attack_limb), 1,
                    (Modifier(limb.live_muscles, "muscles"),
                     Modifier(attacker.attack_bonus(limb), limb.offensive), *attack_modifiers))
-    defence = _roll(dice, f"défense {defender.name} ({target_limb})", 1,
+    defence = _roll(dice, Purpose("defence {name} ({limb})", name=defender.name, limb=target_limb),
+                    1,
                     (Modifier(target.live_muscles, "muscles"), *defence_modifiers))
     winner = (ATTACKER if attack.total > defence.total
               else DEFENDER if defence.total > attack.total else None)
@@ -225,8 +228,9 @@ def tie_break(attacker: Mutant, defender: Mutant, dice: Dice, *,
 
     House: one success alone wins; two failures or equal dice leave the exchange there.
     """
-    own = pump_roll(attacker, dice, modifiers=attacker_modifiers, purpose="pompe (égalité)")
-    other = pump_roll(defender, dice, modifiers=defender_modifiers, purpose="pompe (égalité)")
+    own = pump_roll(attacker, dice, modifiers=attacker_modifiers, purpose=Purpose("pump (tie)"))
+    other = pump_roll(defender, dice, modifiers=defender_modifiers,
+                      purpose=Purpose("pump (tie)"))
     if own.success and other.success:
         winner = (ATTACKER if own.natural < other.natural
                   else DEFENDER if other.natural < own.natural else None)
@@ -310,7 +314,7 @@ def shoot(shooter: Mutant, limb_name: str, target: Mutant, dice: Dice, *, aimed_
     if _limb(target, aimed_limb).dead:
         raise IllegalMelee("limb_dead", limb=aimed_limb)
     die_mods = (Modifier(-shooter.lost_organs, "organes morts"), *modifiers)
-    record = _roll(dice, f"tir {shooter.name} ({limb_name})", 1,
+    record = _roll(dice, Purpose("shot {name} ({limb})", name=shooter.name, limb=limb_name), 1,
                    (Modifier(limb.live_biomoteurs, "biomoteurs"), *die_mods))
     die = _natural(record) + sum(m.value for m in die_mods)
     hidden = target.has("mimetisme") and record.total < MIMETISME_TARGET
@@ -322,9 +326,9 @@ def shoot(shooter: Mutant, limb_name: str, target: Mutant, dice: Dice, *, aimed_
         outcome, hit = "aimed", aimed_limb
     else:
         living = target.living_limbs
-        location = _located(dice, len(living), f"membre touché {target.name}")
+        location = _located(dice, len(living), Purpose("limb hit {name}", name=target.name))
         outcome, hit = "random", living[location.total - 1].name
-    damage = _roll(dice, "dégâts du tir", 1)
+    damage = _roll(dice, Purpose("shot damage"), 1)
     return Shot(shooter.name, limb_name, target.name, record.with_target(None, "touché"),
                 outcome, hit, location, damage)
 

@@ -83,6 +83,7 @@ from app.rules.mutatior.match_state import (
     team_names,
 )
 from app.rules.mutatior.sheet import shape_problems
+from app.rules.purposes import Purpose
 from app.rules.system import N_
 
 __all__ = ["attack_options", "between_matches", "decide", "evolve", "fighters",
@@ -282,7 +283,7 @@ def _decide_entrance_prize(state: State, action, actor: Actor, dice: Dice) -> li
     team = _team_field(state, action, actor)
     if any(gain["why"] == "entrance" for gain in state["gains"]):
         raise _refuse("illegal_action")
-    record = combat._roll(dice, "prix de l'entrée", 2)
+    record = combat._roll(dice, Purpose("entrance prize"), 2)
     return [Event("entrance_prize", {"team": team, "kg": record.total,
                                      "rolls": [_record(record)],
                                      "gains": [{"team": team, "kg": record.total,

@@ -47,6 +47,7 @@ from app.rules.mutatior.match_state import (
     mutant,
     team_names,
 )
+from app.rules.purposes import Purpose
 
 # — placement and movement —
 
@@ -256,9 +257,9 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
     events: list[Event] = []
     if pending and pending.get("needs_pump"):
         roll = combat.pump_roll(attacker, dice, modifiers=_pump_mods(state, tid),
-                                purpose=("pompe (deuxième attaque)"
-                                         if pending["kind"] == "second_attack"
-                                         else "pompe (contre-attaque)"))
+                                purpose=Purpose("pump (second attack)"
+                                                 if pending["kind"] == "second_attack"
+                                                 else "pump (counter-attack)"))
         after = combat.apply_infarctus(attacker) if roll.infarctus else attacker
         payload: dict[str, Any] = {"token": tid, "name": attacker.name, "for": pending["kind"],
                                    "success": roll.success, "infarctus": roll.infarctus,
@@ -561,7 +562,7 @@ def _round_events(state: State, dice: Dice) -> list[Event]:
         if token["status"] != "in" or not _alive(state, tid):
             continue
         if token["kind"] == "chicken":
-            record = combat._roll(dice, "poulet", 2)
+            record = combat._roll(dice, Purpose("chicken"), 2)
             pos = token["pos"]
             towards = 1 if pos < 0 else -1 if pos > 0 else 1
             there = max(-token["radius"], min(token["radius"], pos + towards * record.total))

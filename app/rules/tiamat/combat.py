@@ -12,6 +12,7 @@ from typing import Any
 
 from app.rules import notation
 from app.rules.dice import Dice, Modifier, RollRecord
+from app.rules.purposes import Purpose
 from app.rules.tiamat.content import Technique, techniques
 from app.rules.tiamat.pools import formula_pool, pool
 from app.rules.tiamat.talents import blind_fighter, has
@@ -83,7 +84,7 @@ def roll_location(dice: Dice, technique: Technique, target_down: bool,
     table, fixed = location_table(technique, target_down, chosen)
     if table is None:
         return fixed or "torse", None
-    record = notation.roll("1d10", dice, purpose="localisation")
+    record = notation.roll("1d10", dice, purpose=Purpose("hit location"))
     if table == "haut_bras":  # « Bras »: which arm, as the legs' table splits the legs
         side = location_from("jambes", record.total)
         return ("bras_droit" if side == "jambe_droite" else "bras_gauche"), record
@@ -262,7 +263,7 @@ class Damage:
 
 
 def damage_pool(attacker: Mapping[str, Any], technique: Technique, *, extra_d6: int = 0,
-                purpose: str = "puissance", dice: Dice) -> RollRecord | None:
+                purpose: str = Purpose("power"), dice: Dice) -> RollRecord | None:
     """The puissance roll: the technique's formula, the weapon's dice for « Puissance de
     l'arme ». A firearm rolls its d6 only, without critical (« Dommage des armes »)."""
     formula = technique.puissance
@@ -312,7 +313,7 @@ def apply_damage(target: Mapping[str, Any], record: RollRecord | None, location:
 
 def precision_roll(dice: Dice, fighter: Mapping[str, Any], technique: Technique, *,
                    extra_d10: int = 0, extra_d6: int = 0, modifiers: tuple[Modifier, ...] = (),
-                   single_die: bool = False, purpose: str = "précision") -> RollRecord:
+                   single_die: bool = False, purpose: str = Purpose("accuracy")) -> RollRecord:
     """A technique's précision for this fighter, with « Se préparer » (+1D10), a head wound
     or aveuglé (−1D10), a surprise's single die, and named modifiers (range, situation)."""
     d10, d6, flat = formula_pool(technique.precision, fighter.get("characteristics") or {},

@@ -19,6 +19,7 @@ from app.rules import notation
 from app.rules.action_fields import flag, int_field, require_gm, text_field
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State, handler_for
+from app.rules.purposes import Purpose
 from app.rules.tiamat.combat import (
     ARMED_PARADES,
     GRAVE,
@@ -460,7 +461,7 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
             if durations is not None:
                 durations["sonne"] = shared - round_number
         elif "1d6 tours" in special or (chain_info and chain_info.stun_d6):
-            record = notation.roll("1d6", dice, purpose="sonné (tours)")
+            record = notation.roll("1d6", dice, purpose=Purpose("stunned (turns)"))
             rolls.append(record)
             until = round_number + record.total
             if durations is not None:
@@ -496,7 +497,7 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
     if "point de furie supplémentaire" in special:
         extra_furie += 1
     if chain_info and chain_info.furie_d6:
-        record = notation.roll("1d6", dice, purpose="furie supplémentaire")
+        record = notation.roll("1d6", dice, purpose=Purpose("extra fury"))
         rolls.append(record)
         extra_furie += record.total
     if extra_furie and "terrorise" not in states and target["kind"] != "hommes_de_main":
@@ -547,7 +548,7 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
         extra_d6=(chain_info.precision_d6 if chain_info else 0) + attacker.get("next_d6", 0),
-        modifiers=labels, purpose=f"précision — {technique.name}")
+        modifiers=labels, purpose=Purpose("accuracy — {technique}", technique=technique.name))
     rolls.append(attack_roll)
     surprise = "attaque_surprise" in attributes and "sixieme_sens" not in defender["talents"]
     d_changes: dict[str, Any] = {}
@@ -559,7 +560,7 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
         d10 = 1 if surprise else defender["defense_instinctive"] + has(
             defender, "instinct_de_survie")  # house talent: +1D10
         defence_roll = pool(dice, d10 - (1 if "tete" in defender["wounds"] else 0),
-                            purpose="défense instinctive")
+                            purpose=Purpose("instinctive defence"))
     else:
         d_changes["actions_left"] = defender["actions_left"] - 1
         cost = dict(defence.cost)
@@ -583,7 +584,8 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
             "aveugle" in defender["states"] and not blind_fighter(defender))
         defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
                                       extra_d6=defender.get("next_d6", 0), single_die=surprise,
-                                      purpose=f"défense — {defence.name}")
+                                      purpose=Purpose("defence — {technique}",
+                                                      technique=defence.name))
         if defender.get("next_d6"):
             d_changes["next_d6"] = 0
     rolls.append(defence_roll)
@@ -687,8 +689,10 @@ def _lethal_parry(state: State, attacker: dict, defender: dict, technique: Techn
                   changes: dict) -> None:
     """« Dommages létaux »: a lethal blow parried bare-handed still rolls its damage; the
     defender opposes (Puissance de la parade + armure) and loses the margin of failure."""
-    attack = damage_pool(attacker, technique, dice=dice, purpose=f"puissance — {technique.name}")
-    parry = damage_pool(defender, defence, dice=dice, purpose=f"puissance — {defence.name}")
+    attack = damage_pool(attacker, technique, dice=dice,
+                         purpose=Purpose("power — {technique}", technique=technique.name))
+    parry = damage_pool(defender, defence, dice=dice,
+                        purpose=Purpose("power — {technique}", technique=defence.name))
     if attack is None:
         return
     rolls += [record for record in (attack, parry) if record is not None]
@@ -760,7 +764,7 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
         extra_d6 += 1  # house talent: Rage du taureau
         payload[prefix + "rage"] = True
     record = damage_pool(attacker, tech, extra_d6=extra_d6, dice=dice,
-                         purpose=f"puissance — {tech.name}")
+                         purpose=Purpose("power — {technique}", technique=tech.name))
     if record:
         rolls.append(record)
     t = dict(changes.get(target["id"]) or {})
@@ -813,7 +817,7 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
         if damage.grave and location:
             t["wounds"] = sorted(set(target["wounds"]) | {location})
             if location == "torse":
-                lost = notation.roll("1d6", dice, purpose="énergie perdue (blessure au torse)")
+                lost = notation.roll("1d6", dice, purpose=Purpose("energy lost (torso wound)"))
                 rolls.append(lost)
                 t["energie"] = max(0, target["energie"] - lost.total)
                 payload[prefix + "damage"]["energie_lost"] = lost.total
@@ -967,8 +971,8 @@ def _escape(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if me["actions_left"] <= 0:  # a try is an action (Règles de combat § Soumission)
         raise _refuse("no_action_left", name=me["name"])
     holder = state["participants"][holder_id]
-    mine = pool(dice, me["characteristics"]["force"], purpose="se libérer (Force)")
-    theirs = pool(dice, holder["characteristics"]["force"], purpose="tenir (Force)")
+    mine = pool(dice, me["characteristics"]["force"], purpose=Purpose("breaking free (Force)"))
+    theirs = pool(dice, holder["characteristics"]["force"], purpose=Purpose("holding on (Force)"))
     free = mine.total > theirs.total
     tries = me["escape_tries"] - 1
     changes: dict[str, Any] = {"actions_left": 0 if not free else me["actions_left"] - 1,
@@ -1046,7 +1050,7 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
     test = simple_test(dice, who["characteristics"][characteristic] - malus + len(gifts),
                        DIFFICULTIES[difficulty], skill=level,
         skill_name=SKILL_NAMES.get(skill), extra_d10=bonus, helpers=helpers,
-        purpose=f"test — {who['name']}")
+        purpose=Purpose("test — {name}", name=who["name"]))
     return [Event("tested", {"name": who["name"], "characteristic": CHAR_NAMES[characteristic],
                              "skill": SKILL_NAMES.get(skill), "level": level,
                              "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
@@ -1075,7 +1079,8 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             (level, SKILL_NAMES.get(skill)), (bonus, "MJ")) if value)
         gifts = test_dice(who, characteristic, skill or None)  # house talents
         record = pool(dice, who["characteristics"][characteristic] + len(gifts),
-                      labels=labels, purpose=f"opposition — {who['name']}")
+                      labels=labels,
+                      purpose=Purpose("opposed test — {name}", name=who["name"]))
         sides.append((who, characteristic, SKILL_NAMES.get(skill), record))
     (a, char_a, skill_a, roll_a), (b, char_b, skill_b, roll_b) = sides
     if a["id"] == b["id"]:
@@ -1110,7 +1115,8 @@ def _jump(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
         monkey = has(me, "agilite_du_singe")  # house talent: +1D10
         payload["talent"] = monkey
         test = simple_test(dice, habilete + monkey, difficulty, skill=acrobatie,
-                           skill_name="Acrobatie", purpose=f"saut — {me['name']}")
+                           skill_name="Acrobatie", purpose=Purpose("jump — {name}",
+                                                                   name=me["name"]))
         payload.update(difficulty=difficulty, total=test.record.total, success=test.success,
                        rolls=_rolls(test.record))
         if not test.success:
@@ -1293,7 +1299,7 @@ def _recover(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         gain = amount * who["characteristics"]["volonte"] * 2
         changes["energie"] = min(who["energie_max"], who["energie"] + gain)
     elif what == "rest_days":
-        record = notation.roll(f"{amount}d6", dice, purpose="santé regagnée (repos)")
+        record = notation.roll(f"{amount}d6", dice, purpose=Purpose("health regained (rest)"))
         rolls.append(record)
         changes["sante"] = min(who["sante_max"], who["sante"] + record.total)
         if who["ko"] and not who["dead"] and changes["sante"] > 0:
