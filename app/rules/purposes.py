@@ -60,6 +60,12 @@ PURPOSES: dict[str, str] = {
     "opposed test — {name}": "opposition — {name}",
     "jump — {name}": "saut — {name}",
     "health regained (rest)": "santé regagnée (repos)",
+    "ammunition (burst)": "munitions (tir en rafale)",
+    "grave wound (turns)": "blessure grave (tours)",
+    "running — {name}": "course — {name}",
+    "throwing (Force) — {name}": "projeter (Force) — {name}",
+    "resisting (Force) — {name}": "résister (Force) — {name}",
+    "{state} (turns)": "{state} (tours)",
     # Chasse
     "lighting a fire — {name}": "allumer un feu — {name}",
     "charge — {name}": "charge — {name}",

@@ -264,7 +264,7 @@ def _ammunition(attacker: dict, technique: Technique, ranged: bool, dice: Dice,
         raise _refuse("no_ammo", name=attacker["name"], weapon=attacker["arsenal"][key]["name"])
     used, record = 1, None
     if technique.key == "tir_en_rafale":
-        record = notation.roll("2d6", dice, purpose="munitions (tir en rafale)")
+        record = notation.roll("2d6", dice, purpose=Purpose("ammunition (burst)"))
         used = min(left, record.total)
     changes["ammo"] = {**(attacker.get("ammo") or {}), key: left - used}
     return {"weapon": attacker["arsenal"][key]["name"], "used": used, "left": left - used,
@@ -806,7 +806,7 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
             damage.loss < GRAVE) and location not in target["wounds"]
         if damage.grave and location and temporary:
             # « l'équivalent d'une blessure grave dont les effets durent 1D6 tours »
-            lasting = notation.roll("1d6", dice, purpose="blessure grave (tours)")
+            lasting = notation.roll("1d6", dice, purpose=Purpose("grave wound (turns)"))
             rolls.append(lasting)
             t["temp_wounds"] = {**(target.get("temp_wounds") or {}),
                                 location: state["round"] + lasting.total}
@@ -884,7 +884,7 @@ def _run_test(me: Mapping[str, Any], terrain: str, dice: Dice) -> tuple[dict, bo
     malus = ("tete" in me["wounds"]) + ("aveugle" in me["states"] and not blind_fighter(me))
     test = simple_test(dice, me["characteristics"]["habilete"] - malus + jaguar, difficulty,
                        skill=int(me["skills"].get("course", 0)) - ("ivre" in me["states"]),
-                       skill_name="Course", purpose=f"course — {me['name']}")
+                       skill_name="Course", purpose=Purpose("running — {name}", name=me["name"]))
     return {"terrain": terrain, "difficulty": difficulty, "total": test.record.total,
             "success": test.success, "jaguar": jaguar, "rolls": _rolls(test.record)}, \
         test.success
@@ -999,9 +999,10 @@ def _kusarigama_throw(state: State, action: Mapping[str, Any], actor: Actor, dic
         raise _refuse("not_chained", name=target["name"])
     if me["actions_left"] < 1:
         raise _refuse("no_action_left", name=me["name"])
-    mine = pool(dice, me["characteristics"]["force"], purpose=f"projeter (Force) — {me['name']}")
+    mine = pool(dice, me["characteristics"]["force"],
+                purpose=Purpose("throwing (Force) — {name}", name=me["name"]))
     theirs = pool(dice, target["characteristics"]["force"],
-                  purpose=f"résister (Force) — {target['name']}")
+                  purpose=Purpose("resisting (Force) — {name}", name=target["name"]))
     thrown = opposed(mine, theirs)
     changes: dict[str, dict[str, Any]] = {me["id"]: {"actions_left": me["actions_left"] - 1}}
     if thrown:
@@ -1263,7 +1264,8 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         rounds = int_field(action, "rounds", 0, 100, 1)
         if flag(action, "roll_rounds") and name != "aucun":
             # « pendant 1D6 tours »: the server rolls the duration and logs it.
-            record = notation.roll("1d6", dice, purpose=f"{STATE_WORDS[name]} (tours)")
+            record = notation.roll("1d6", dice,
+                                   purpose=Purpose("{state} (turns)", state=STATE_WORDS[name]))
             rolls.append(record)
             rounds = record.total
         before = dict(who["states"])
