@@ -25,7 +25,7 @@ FieldValue = int | bool | str
 class FieldOut(Model):
     name: str
     label: str
-    kind: Literal["text", "int", "choice", "bool"]
+    kind: Literal["text", "int", "choice", "bool", "lines"]
     low: int | None
     high: int | None
     choices: list[str]
@@ -97,3 +97,17 @@ def delete_item(db: DbSession, access: MemberAccess, item_id: ItemId) -> Respons
     """Remove an item (GM). Running matches keep the copy they started with."""
     content.delete_item(db=db, access=access, item_id=item_id)
     return Response(status_code=204)
+
+
+class FromMatchIn(Model):
+    name: str = text(max_length=content.NAME_MAX)
+
+
+@router.post(BASE + "/from-match/{match_id}", status_code=201, response_model=ItemOut,
+             responses=error_responses(404, 409))
+def save_from_match(body: FromMatchIn, db: DbSession, access: MemberAccess,
+                    match_id: ItemId) -> ItemOut:
+    """Keep a match's ground as an item of the kind its game saves (GM; Chasse: a hunting
+    scenario with the match's terrain, prey, north, turns and prey tables)."""
+    return _item_out(content.save_from_match(db=db, access=access, match_id=match_id,
+                                             name=body.name))

@@ -11,7 +11,7 @@ from app.rules.action_fields import choice_field, flag, int_field, require_gm, t
 from app.rules.board import DECIDE as BOARD_DECIDE
 from app.rules.board import decide_add_terrain
 from app.rules.chasse import combat, fire, steps
-from app.rules.chasse.content import IDLE_OUTCOMES, TERRAIN_KINDS, THREAT_OUTCOMES, scenarios
+from app.rules.chasse.content import IDLE_OUTCOMES, TERRAIN_KINDS, THREAT_OUTCOMES
 from app.rules.chasse.fights import damage, enemies, in_contact, melee_round
 from app.rules.chasse.geometry import (
     CONTACT,
@@ -23,7 +23,7 @@ from app.rules.chasse.geometry import (
     walk,
 )
 from app.rules.chasse.resolve import Acc, d6
-from app.rules.chasse.setup import prey_token, scenario_payload
+from app.rules.chasse.setup import camp_line, hunt_scenarios, prey_token, scenario_payload
 from app.rules.chasse.state import (
     active_side,
     alive,
@@ -137,15 +137,15 @@ def _point(state: State, action: Mapping[str, Any]) -> list[float]:
 
 def _choose_scenario(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     _require_setup(state, actor)
-    key = choice_field(action, "scenario", list(scenarios()))
+    known = hunt_scenarios(state)
+    entry = known[choice_field(action, "scenario", list(known))]
     acc = Acc(state, evolve)
-    payload = scenario_payload(key)
-    board = payload["board"]
+    payload = scenario_payload(entry)
     mine = [t for t in state["tokens"].values() if t["kind"] == "hunter"]
-    payload["placements"] = {t["id"]: [round((n + 1) * board["width"] / (len(mine) + 1), 2),
-                                       board["height"] - 3] for n, t in enumerate(mine)}
+    spots = camp_line(payload["board"], len(mine))
+    payload["placements"] = {t["id"]: spot for t, spot in zip(mine, spots, strict=True)}
     acc.emit("scenario_set", payload)
-    for placed in scenarios()[key]["prey"]:
+    for placed in entry["prey"]:
         acc.emit("prey_added", {"token": prey_token(
             acc.state, placed["species"], x=placed["x"], y=placed["y"],
             group=placed.get("group", ""), dominant=bool(placed.get("dominant")))})

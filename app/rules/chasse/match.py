@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.chasse.combat import shot_range
-from app.rules.chasse.content import scenarios
+from app.rules.chasse.setup import hunt_scenarios
 from app.rules.chasse.fights import enemies, in_contact
 from app.rules.chasse.geometry import distance, o_pos
 from app.rules.chasse.state import active_side, alive, carcasses, controls_side, hunters
@@ -85,7 +85,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if state["status"] == "setup":
         if actor.is_gm:
             forms += [ActionForm("choose_scenario", "Scenario", "chasse/_scenario.html",
-                                 {"scenarios": [[k, s["name"]] for k, s in scenarios().items()]}),
+                                 {"scenarios": [[k, s["name"]] for k, s in
+                                                hunt_scenarios(state).items()]}),
                       ActionForm("add_prey", "Add a prey", "chasse/_add_prey.html",
                                  {"species": [[k, s["name"]] for k, s in
                                               state["catalogue"]["prey"].items()]}),
