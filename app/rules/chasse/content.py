@@ -66,7 +66,7 @@ def _seed_weapons() -> dict[str, dict[str, Any]]:
     for entry in _load("weapons.toml")["weapon"]:
         _check_weapon(entry)
         weapons[entry["key"]] = {"melee": False, "natural": False, "throw": None,
-                                 "no_small_malus": False, **entry}
+                                 "no_small_malus": False, "leaves_hand": False, **entry}
     return weapons
 
 
