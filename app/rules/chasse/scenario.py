@@ -238,12 +238,17 @@ def reaction_problems(tables: Mapping[str, Any]) -> list[Problem]:
         if not isinstance(row, list) or len(row) != size or not set(row) <= set(allowed):
             problems.append(_problem(field, N_(
                 "Give %(n)s words, each one of: %(words)s."), n=size,
-                words=", ".join(allowed)))
+                words=", ".join(word.replace("_", "-") for word in allowed)))
     return problems
 
 
+ENGLISH_DIRECTIONS = {"north": "nord", "east": "est", "south": "sud", "west": "ouest"}
+
+
 def _words(text: object) -> list[str]:
-    return [folded(word) for word in str(text or "").replace(",", " ").split()]
+    words = [folded(word).replace("-", "_")  # « erre-demi » as the GM writes it
+             for word in str(text or "").replace(",", " ").split()]
+    return [ENGLISH_DIRECTIONS.get(word, word) for word in words]
 
 
 def from_item(item: Mapping[str, Any], species: Mapping[str, Mapping[str, Any]]) -> tuple[
@@ -324,7 +329,8 @@ def item_from_state(state: Mapping[str, Any]) -> dict[str, Any]:
             "idle_directions": (tables.get("idle", {}).get("directions"),
                                 base["idle"]["directions"])}
     for field, (mine, theirs) in rows.items():
-        fields[field] = " ".join(mine) if mine and list(mine) != list(theirs) else ""
+        fields[field] = " ".join(word.replace("_", "-") for word in mine) \
+            if mine and list(mine) != list(theirs) else ""
     return fields
 
 

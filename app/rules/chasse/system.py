@@ -90,8 +90,8 @@ TERRAIN_HELP = N_("One element a line: kind, x, y, width, height (inches, from t
 PREY_HELP = N_("One prey a line: species, x, y, then optionally its group and the word "
                "dominant — e.g. “sanglier 24 8 harde dominant”. The species by its name or "
                "key (“Cheval sauvage; 12; 6; troupeau” with “;” when the name holds spaces).")
-DIRECTION_HELP = N_("Optional: 6 directions (red die 1 to 6) among nord, est, sud, ouest; "
-                    "empty: the game's table.")
+DIRECTION_HELP = N_("Optional: 6 directions (red die 1 to 6) among north, east, south, "
+                    "west; empty: the game's table.")
 EDGE_NAMES = {"bottom": N_("bottom of the board"), "top": N_("top of the board"),
               "left": N_("left edge"), "right": N_("right edge")}
 
@@ -123,7 +123,7 @@ def _scenario_kind() -> ContentKind:
                                              "fuit, reste, attaque, charge; empty: the "
                                              "game's table.")),
         ContentField("idle_outcomes", N_("End-of-turn test"), "text", required=False,
-                     help=N_("Optional: 8 words (blue die 0 to 7) among reste, erre_demi, "
+                     help=N_("Optional: 8 words (blue die 0 to 7) among reste, erre-demi, "
                              "erre, rode; empty: the game's table.")),
         ContentField("idle_directions", N_("End-of-turn directions"), "text",
                      required=False, help=DIRECTION_HELP),
