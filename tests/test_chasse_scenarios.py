@@ -209,3 +209,32 @@ def test_the_gm_writes_a_scenario_in_the_page(web, db):
     own = compendium.select("#compendium-scenario tr.own")
     assert [row.select_one("th").text.split()[0] for row in own] == ["Gué"]
     assert "2 × Aurochs" in own[0].text
+
+
+def test_the_gm_saves_the_table_ground_from_the_match_page(web, db):
+    gm = web("mia")
+    made = gm.post("/campaigns", {"name": "Tribu", "system": "chasse"}, csrf_path="/campaigns")
+    base = made.headers["location"]
+    opened = gm.client.post(base + "/matches", data={
+        "csrf_token": gm.csrf(), "name": "Vallée", "width": "48", "height": "36",
+        "unit": "in"}, follow_redirects=False)
+    assert opened.status_code == 303, opened.text
+    url = opened.headers["location"]
+    # An empty ground (no prey, no camp) is refused with the reason, nothing stored.
+    page = gm.page(url)
+    form = page.select_one("#save-content form")
+    assert form["action"] == f"{base}/content/from-match/{url.rsplit('/', 1)[1]}"
+    refused = gm.post(form["action"], {"name": "Vide"}, csrf_path=url)
+    assert refused.status_code == 422
+    assert "The hunters need a camp" in soup(refused).select_one("#table-alert").text
+    assert count(db) == 0
+    done = gm.client.post(url + "/actions", data={"csrf_token": gm.csrf(),
+                                                  "kind": "choose_scenario",
+                                                  "scenario": "vallee"},
+                          follow_redirects=False)
+    assert done.status_code == 303, done.text
+    saved = gm.post(form["action"], {"name": "Ma vallée"}, csrf_path=url)
+    assert saved.status_code == 303
+    assert saved.headers["location"].startswith(f"{base}/content#item-")
+    row = gm.page(base + "/content").select_one("#kind-scenario tbody tr")
+    assert "Ma vallée" in row.text

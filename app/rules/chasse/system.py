@@ -113,7 +113,8 @@ def _scenario_kind() -> ContentKind:
                      help=N_("Empty: draw a camp element among the terrain.")),
         ContentField("terrain", N_("Terrain elements"), "lines", required=False,
                      help=TERRAIN_HELP),
-        ContentField("prey", N_("Prey, herds and packs"), "lines", help=PREY_HELP),
+        ContentField("prey", N_("Prey, herds and packs"), "lines", required=False,
+                     help=PREY_HELP),  # none: the check says "place at least one prey"
         ContentField("threat_placide", N_("Threat test, placid prey"), "text",
                      required=False, help=N_("Optional: 8 words (blue die 0 to 7) among "
                                              "fuit, reste, attaque, charge; empty: the "
