@@ -95,6 +95,12 @@ class ContentKind:
     # content)`` returns the broken rules (``Problem``; the first is shown at its field).
     # ``content`` is the campaign's other custom content (a scenario names its species).
     check: Callable[[Mapping[str, Any], Content], list[Problem]] | None = None
+    # The fields the GM's list of items shows as columns (all when empty): a kind with many
+    # fields keeps its table readable; the edit page shows them all.
+    listed: tuple[str, ...] = ()
+
+    def listed_fields(self) -> tuple[ContentField, ...]:
+        return tuple(f for f in self.fields if not self.listed or f.name in self.listed)
 
 
 @dataclass(frozen=True)

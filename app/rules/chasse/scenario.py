@@ -171,15 +171,15 @@ def problems_of(entry: Mapping[str, Any], species: Iterable[str]) -> list[Proble
     if entry.get("north", "top") not in NORTHS:
         problems.append(_problem("north", N_("Say where the north is.")))
     terrain = list(entry.get("terrain", []))
-    for shape in terrain:
-        where = shape.get("line", shape.get("label", ""))
+    for index, shape in enumerate(terrain, 1):
+        where = shape.get("line", index)
         if shape.get("kind") not in TERRAIN_KINDS:
-            problems.append(_problem("terrain", N_("Terrain %(where)s: unknown kind of "
+            problems.append(_problem("terrain", N_("Terrain, line %(where)s: unknown kind of "
                                                    "ground."), where=where))
         elif shape["w"] <= 0 or shape["h"] <= 0 or shape["x"] < 0 or shape["y"] < 0 or \
                 shape["x"] + shape["w"] > width + 1e-9 or shape["y"] + shape["h"] > height + 1e-9:
             problems.append(_problem("terrain", N_(
-                "Terrain %(where)s: the element must have a size and lie on the %(width)s × "
+                "Terrain, line %(where)s: the element must have a size and lie on the %(width)s × "
                 "%(height)s\" ground."), where=where, width=width, height=height))
     if len(terrain) > LINES_MAX:
         problems.append(_problem("terrain", N_("At most %(n)s terrain elements."),
@@ -197,24 +197,24 @@ def problems_of(entry: Mapping[str, Any], species: Iterable[str]) -> list[Proble
     if len(placed) > LINES_MAX:
         problems.append(_problem("prey", N_("At most %(n)s prey."), n=LINES_MAX))
     dominants: dict[str, int] = {}
-    for prey in placed:
-        where = prey.get("line", prey.get("species", ""))
+    for index, prey in enumerate(placed, 1):
+        where = prey.get("line", index)
         point = (prey.get("x", -1), prey.get("y", -1))
         if prey.get("species") not in known:
-            problems.append(_problem("prey", N_("Prey %(where)s: unknown species."),
+            problems.append(_problem("prey", N_("Prey, line %(where)s: unknown species."),
                                      where=where))
         elif not (0 <= point[0] <= width and 0 <= point[1] <= height):
             problems.append(_problem("prey", N_(
-                "Prey %(where)s: the point %(x)s, %(y)s is off the %(width)s × %(height)s\" "
+                "Prey, line %(where)s: the point %(x)s, %(y)s is off the %(width)s × %(height)s\" "
                 "ground."), where=where, x=point[0], y=point[1], width=width, height=height))
         elif any(shape.get("kind") == "infranchissable" and _inside(point, shape)
                  for shape in terrain):
-            problems.append(_problem("prey", N_("Prey %(where)s: it stands on impassable "
+            problems.append(_problem("prey", N_("Prey, line %(where)s: it stands on impassable "
                                                 "ground."), where=where))
         if prey.get("dominant"):
             if not prey.get("group"):
                 problems.append(_problem("prey", N_(
-                    "Prey %(where)s: a dominant leads a group: give the group's name."),
+                    "Prey, line %(where)s: a dominant leads a group: give the group's name."),
                     where=where))
             dominants[prey.get("group", "")] = dominants.get(prey.get("group", ""), 0) + 1
     for group, count in sorted(dominants.items()):

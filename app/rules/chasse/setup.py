@@ -21,7 +21,7 @@ BOARD = {"unit": "in", "width": 48, "height": 36}
 def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     options = setup.options
     content = options.get("content") or {}
-    board = new_board(options, **BOARD)
+    board = {**new_board(options, **BOARD), "north": "top"}  # until a scenario says
     sides: list[dict[str, Any]] = []
     hunters = []
     for index, participant in enumerate(setup.participants):

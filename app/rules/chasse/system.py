@@ -128,7 +128,8 @@ def _scenario_kind() -> ContentKind:
                              "erre, rode; empty: the game's table.")),
         ContentField("idle_directions", N_("End-of-turn directions"), "text",
                      required=False, help=DIRECTION_HELP),
-    ), RULE_SCENARIO, check=_check_scenario)
+    ), RULE_SCENARIO, check=_check_scenario,
+        listed=("width", "height", "turns", "north", "terrain", "prey"))
 
 
 class ChasseSystem:
