@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db import write_transaction
-from app.errors import NotFound, ValidationFailed
+from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import gettext
 from app.i18n import lazy_gettext as _l
 from app.models import CustomContent
@@ -283,7 +283,8 @@ def save_from_match(*, db: Session, access: CampaignAccess, match_id: int,
     match = tables.get_match(db, access, match_id)
     kind = saved_kind(match.system)
     if kind is None:
-        raise NotFound(_l("This game has no such kind of content."))
+        raise Conflict(_l("This game keeps nothing of a match in the campaign."),
+                       code="not_saved")
     system = tables.system_of(match)
     fields = system.content_from_match(tables.viewer_state(match, tables.actor_for(db, access)))
     return add_item(db=db, access=access, kind=kind.key, name=name, fields=fields)
