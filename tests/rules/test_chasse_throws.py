@@ -77,9 +77,10 @@ def test_a_missed_javelin_lies_at_the_prey_feet_until_picked_up():
                                   "weapon": "javelot"}, [2], PAUL)  # 2 − 1 (long) misses
     ourk = state["tokens"]["t1"]
     assert ourk["weapons"] == ["couteau"]
+    # It falls at the boar's feet (24, 28), 1" on the thrower's side.
     assert state["ground"] == [{"id": "w1", "weapon": "javelot", "name": "Javelot",
-                                "x": 24, "y": 28}]
-    assert state["board"]["marks"] == [{"x": 24, "y": 28, "label": "Javelot"}]
+                                "x": 24, "y": 29}]
+    assert state["board"]["marks"] == [{"x": 24, "y": 29, "label": "Javelot"}]
     shot = [e for e in log if e.kind == "shot"][-1]
     assert shot.payload["thrown"]["item"]["id"] == "w1"
     assert fold(CHASSE, log) == state
@@ -99,7 +100,7 @@ def test_a_hunter_in_contact_picks_the_javelin_up():
     state["step"] = 10
     far = {"kind": "pick_up", "token": "t1", "item": "w1"}
     _refused(state, far, "not_in_contact")
-    state["tokens"]["t1"].update(x=24, y=28.5)
+    state["tokens"]["t1"].update(x=24, y=30)
     assert _forms(state)["pick_up"].choices["items"] == {"t1": [["w1", "Javelot"]]}
     state, log = _do(state, log + [], far, [], PAUL)
     assert state["tokens"]["t1"]["weapons"] == ["javelot"]

@@ -340,10 +340,14 @@ def _shoot(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
                "rule": combat.RULE_SHOT}
     if weapon.get("leaves_hand"):
         payload["thrown"] = {"weapon": weapon["key"], "name": weapon["name"]}
-        if result["outcome"] != "wound":  # it falls where the target stands
-            payload["thrown"]["item"] = {"id": f"w{state.get('next_item', 1)}",
-                                         "weapon": weapon["key"], "name": weapon["name"],
-                                         "x": target["x"], "y": target["y"]}
+        if result["outcome"] != "wound":  # it falls at the target's feet, thrower's side
+            span = max(distance(o_pos(hunter), o_pos(target)), 1e-9)
+            back = min(CONTACT, span) / span
+            payload["thrown"]["item"] = {
+                "id": f"w{state.get('next_item', 1)}", "weapon": weapon["key"],
+                "name": weapon["name"],
+                "x": rounded(target["x"] + (hunter["x"] - target["x"]) * back),
+                "y": rounded(target["y"] + (hunter["y"] - target["y"]) * back)}
     return [Event("shot", payload)]
 
 
