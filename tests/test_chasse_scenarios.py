@@ -81,6 +81,9 @@ def test_the_gm_makes_a_scenario_and_a_hunt_starts_from_it(tribe, db):
     assert added.status_code == 201, added.text
     key = added.json()["key"]
     assert key == "gm-le-gue-des-aurochs"
+    kinds = {kind["key"]: kind for kind in gm.get(base + "/content").json()["kinds"]}
+    fields = {field["name"]: field for field in kinds["scenario"]["fields"]}
+    assert fields["terrain"]["kind"] == "lines" and "arbre 8 10 6 5" in fields["terrain"]["help"]
     # A match opened afterwards offers it and sets it up.
     match = gm.post(base + "/matches", json={"name": "Au gué"}).json()
     url = f"{base}/matches/{match['id']}"

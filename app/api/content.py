@@ -30,6 +30,8 @@ class FieldOut(Model):
     high: int | None
     choices: list[str]
     required: bool
+    help: str = Field(default="", description="How to fill it (a `lines` field: one element "
+                                              "a line, in the game's format).")
 
 
 class KindOut(Model):
@@ -60,7 +62,8 @@ class ItemIn(Model):
 def _kind_out(kind: ContentKind) -> KindOut:
     return KindOut(key=kind.key, label=gettext(kind.label), rule=gettext(kind.rule), fields=[
         FieldOut(name=f.name, label=gettext(f.label), kind=f.kind, low=f.low, high=f.high,
-                 choices=[choice for choice, _label in f.choices], required=f.required)
+                 choices=[choice for choice, _label in f.choices], required=f.required,
+                 help=gettext(f.help) if f.help else "")
         for f in kind.fields])
 
 
