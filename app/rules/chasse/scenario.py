@@ -293,6 +293,11 @@ def _text_number(value: float) -> str:
     return f"{value:g}"
 
 
+def _plain(text: str) -> str:
+    """A name as one field of a line (no separator, no line break inside)."""
+    return " ".join(str(text).replace(";", ",").split())
+
+
 def item_from_state(state: Mapping[str, Any]) -> dict[str, Any]:
     """A match's ground as a GM scenario's fields (to save it in the campaign): its board,
     turns, north, the terrain drawn, the living prey where they stand, and its prey tables
@@ -301,7 +306,7 @@ def item_from_state(state: Mapping[str, Any]) -> dict[str, Any]:
     terrain = "\n".join(
         "; ".join([shape.get("kind") or "obstacle", *(_text_number(shape[k])
                                                       for k in ("x", "y", "w", "h")),
-                   shape.get("label", "")]).rstrip("; ")
+                   _plain(shape.get("label", ""))]).rstrip("; ")
         for shape in board.get("terrain", []))
     lines = []
     for token_id in state.get("order", []):
@@ -310,7 +315,7 @@ def item_from_state(state: Mapping[str, Any]) -> dict[str, Any]:
             continue
         parts = [token["species"], _text_number(token["x"]), _text_number(token["y"])]
         if token.get("group"):
-            parts.append(token["group"])
+            parts.append(_plain(token["group"]))
             if token.get("dominant"):
                 parts.append("dominant")
         lines.append("; ".join(parts))
