@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import func, select
 
 from app.models import CustomContent
-from app.rules.chasse.scenario import compass, from_item, problems_of
 from app.rules.chasse.content import prey_species, scenarios
+from app.rules.chasse.scenario import compass, from_item, problems_of
 from tests.helpers import soup
 
 GROUND = {"width": 40, "height": 30, "turns": 6, "north": "right", "camp_edge": "left",

@@ -8,6 +8,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.rules.chasse.geometry import sight_blocker
 from app.rules.chasse.sheet import blank_sheet
@@ -102,7 +104,7 @@ def test_a_hunter_in_contact_picks_the_javelin_up():
     _refused(state, far, "not_in_contact")
     state["tokens"]["t1"].update(x=24, y=30)
     assert _forms(state)["pick_up"].choices["items"] == {"t1": [["w1", "Javelot"]]}
-    state, log = _do(state, log + [], far, [], PAUL)
+    state, log = _do(state, log, far, [], PAUL)
     assert state["tokens"]["t1"]["weapons"] == ["javelot"]
     assert state["ground"] == [] and state["board"]["marks"] == []
     assert fold(CHASSE, log)["tokens"]["t1"]["weapons"] == ["javelot"]
@@ -152,3 +154,18 @@ def test_the_scenarios_north_turns_the_end_of_turn_wandering():
     state, log = _do(state, log, {"kind": "next_step"}, [3, 1], PAUL)  # 8, 9: the test
     boar = state["tokens"]["t2"]
     assert boar["y"] == 10 and boar["x"] > 10
+
+
+points = st.tuples(st.integers(0, 48), st.integers(0, 36))
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=points, b=points, x=st.integers(0, 40), y=st.integers(0, 30), w=st.integers(1, 8),
+       h=st.integers(1, 6), kind=st.sampled_from(["arbre", "infranchissable", "buisson",
+                                                   "riviere", "obstacle"]))
+def test_sight_is_the_same_both_ways_and_only_woods_and_rocks_hide(a, b, x, y, w, h, kind):
+    shape = {"kind": kind, "x": x, "y": y, "w": w, "h": h}
+    there, back = sight_blocker(a, b, [shape]), sight_blocker(b, a, [shape])
+    assert (there is None) == (back is None)
+    if kind not in ("arbre", "infranchissable"):
+        assert there is None

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.chasse.combat import shot_range
-from app.rules.chasse.setup import hunt_scenarios
 from app.rules.chasse.fights import enemies, in_contact
 from app.rules.chasse.geometry import CONTACT, distance, o_pos, sight_blocker
+from app.rules.chasse.setup import hunt_scenarios
 from app.rules.chasse.state import active_side, alive, carcasses, controls_side, hunters
 from app.rules.match import ActionForm, Actor, State
 

@@ -127,8 +127,9 @@ def threat_test(acc: Acc, dice: Dice, token: Mapping[str, Any], step: int) -> No
         return
     if outcome == "fuit":
         away = _towards(o_pos(hunter), o_pos(lead))
-        moves = _move_group(acc, lead, away if away != (0, 0) else compass(acc.state["board"], "nord"),
-                            lead["dmax"], may_leave=True)
+        if away == (0, 0):
+            away = compass(acc.state["board"], "nord")
+        moves = _move_group(acc, lead, away, lead["dmax"], may_leave=True)
         _emit(acc, lead, {"cause": cause, "step": step, "outcome": "fuit", "test": test,
                           "rolls": [blue, red], "target": hunter["id"],
                           "target_name": hunter["name"], "moves": moves})
@@ -156,7 +157,8 @@ def idle_test(acc: Acc, dice: Dice, token: Mapping[str, Any], step: int) -> None
         return
     if outcome in ("erre", "erre_demi"):
         reach = lead["dmax"] if outcome == "erre" else lead["dmax"] / 2
-        moves = _move_group(acc, lead, compass(acc.state["board"], direction), reach, may_leave=True)
+        moves = _move_group(acc, lead, compass(acc.state["board"], direction), reach,
+                            may_leave=True)
         _emit(acc, lead, {**base, "outcome": outcome, "reach": reach, "moves": moves})
         return
     _emit(acc, lead, {**base, "outcome": "reste", "moves": []})

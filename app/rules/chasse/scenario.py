@@ -321,7 +321,7 @@ def item_from_state(state: Mapping[str, Any]) -> dict[str, Any]:
         lines.append("; ".join(parts))
     scenario = state.get("scenario") or {}
     fields: dict[str, Any] = {
-        "width": int(round(board["width"])), "height": int(round(board["height"])),
+        "width": round(board["width"]), "height": round(board["height"]),
         "turns": int(scenario.get("turns") or 8), "north": board.get("north", "top"),
         "camp_edge": "", "terrain": terrain, "prey": "\n".join(lines)}
     tables, base = state.get("reactions") or {}, reactions()
