@@ -192,13 +192,18 @@ def test_the_gm_writes_a_scenario_in_the_page(web, db):
     assert form.select_one("textarea[name=prey] ~ .field-help, .field-help") is not None
     fields = {**GROUND, "prey": "aurochs 28 10 harde dominant\nAurochs 29,5 11 harde"}
     refused = gm.post(base + "/content/scenario", {"name": "Gué", **fields,
-                                                   "prey": "aurochs 28 99"},
+                                                   "prey": "aurochs 28 99\naurochs 3 3",
+                                                   "terrain": "arbre 38 4 6 5"},
                       csrf_path=base + "/content")
     assert refused.status_code == 422
     shown = soup(refused)
     assert shown.select_one("details.add-item[open]") is not None
-    assert "28, 99" in shown.select_one(".field.has-error").text
-    assert shown.select_one("textarea[name=terrain]").text.startswith("arbre 10 4")
+    # Every broken rule at once, each at its field.
+    errors = {error.find_previous("label").text: error.text
+              for error in shown.select(".field-error")}
+    assert "line 1" in errors["Terrain elements"] and "40 × 30" in errors["Terrain elements"]
+    assert "28, 99" in errors["Prey, herds and packs"]
+    assert shown.select_one("textarea[name=terrain]").text == "arbre 38 4 6 5"  # as typed
     assert count(db) == 0
     added = gm.post(base + "/content/scenario", {"name": "Gué", **fields},
                     csrf_path=base + "/content")

@@ -114,10 +114,14 @@ def check_item(kind: ContentKind, data: Mapping[str, Any], content: Content) -> 
     problems = kind.check(data, content)
     if problems:
         first = problems[0]
+        described = [{"field": p.field, "message": gettext(p.message, **p.params),
+                      "rule": gettext(p.rule)} for p in problems]
+        every: dict[str, str] = {}  # the form shows each field's broken rules at once
+        for problem in described:
+            every[problem["field"]] = " ".join(filter(None, (every.get(problem["field"]),
+                                                             problem["message"])))
         raise ValidationFailed(_l(first.message, **first.params), field=first.field,
-                               details={"problems": [
-                                   {"field": p.field, "message": gettext(p.message, **p.params),
-                                    "rule": gettext(p.rule)} for p in problems]})
+                               details={"problems": described, "errors": every})
 
 
 def _clean(field: ContentField, value: object) -> Any:
