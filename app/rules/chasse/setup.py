@@ -1,7 +1,7 @@
 """Opening a hunt: the hunters from the roster, the sides, the content copied into the log;
 then the GM's scenario (ground, camp, prey) and prey (seed § Les figurines, § Le terrain de
 chasse). Hunters stand along the south edge (the camp side) until the GM or their player
-moves them; the north is the top of the board."""
+moves them; the north is the top of the board until a scenario puts it elsewhere."""
 
 from __future__ import annotations
 
