@@ -148,6 +148,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", CAMPAIGN + "/content/items/{item_id}/edit"): Rule("gm"),
     ("POST", CAMPAIGN + "/content/items/{item_id}/edit"): Rule("gm", form={"name": ""}),
     ("POST", CAMPAIGN + "/content/items/{item_id}/delete"): Rule("gm"),
+    ("POST", CAMPAIGN + "/content/from-match/{match_id}"): Rule("gm", form={"name": "Plan"}),
     ("GET", CHARACTER + "/print"): Rule("member"),
     # — pages: export and import —————————————————————————————————————————————————————
     ("GET", "/campaigns/{campaign_id}/export"): Rule("gm"),
@@ -235,6 +236,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("PUT", API_CAMPAIGN + "/content/items/{item_id}"): Rule(
         "gm", json={"name": "Gobelin", "data": {"hp_max": 7, "statuses": ""}}),
     ("DELETE", API_CAMPAIGN + "/content/items/{item_id}"): Rule("gm"),
+    ("POST", API_CAMPAIGN + "/content/from-match/{match_id}"): Rule("gm", json={"name": "Plan"}),
     # — API: export and import —————————————————————————————————————————————————————————
     ("GET", "/api/v1/campaigns/{campaign_id}/export"): Rule("gm"),
     ("POST", "/api/v1/campaigns/import"): Rule("user", json={}),

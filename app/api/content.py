@@ -25,11 +25,13 @@ FieldValue = int | bool | str
 class FieldOut(Model):
     name: str
     label: str
-    kind: Literal["text", "int", "choice", "bool"]
+    kind: Literal["text", "int", "choice", "bool", "lines"]
     low: int | None
     high: int | None
     choices: list[str]
     required: bool
+    help: str = Field(default="", description="How to fill it (a `lines` field: one element "
+                                              "a line, in the game's format).")
 
 
 class KindOut(Model):
@@ -60,7 +62,8 @@ class ItemIn(Model):
 def _kind_out(kind: ContentKind) -> KindOut:
     return KindOut(key=kind.key, label=gettext(kind.label), rule=gettext(kind.rule), fields=[
         FieldOut(name=f.name, label=gettext(f.label), kind=f.kind, low=f.low, high=f.high,
-                 choices=[choice for choice, _label in f.choices], required=f.required)
+                 choices=[choice for choice, _label in f.choices], required=f.required,
+                 help=gettext(f.help) if f.help else "")
         for f in kind.fields])
 
 
@@ -97,3 +100,17 @@ def delete_item(db: DbSession, access: MemberAccess, item_id: ItemId) -> Respons
     """Remove an item (GM). Running matches keep the copy they started with."""
     content.delete_item(db=db, access=access, item_id=item_id)
     return Response(status_code=204)
+
+
+class FromMatchIn(Model):
+    name: str = text(max_length=content.NAME_MAX)
+
+
+@router.post(BASE + "/from-match/{match_id}", status_code=201, response_model=ItemOut,
+             responses=error_responses(404, 409))
+def save_from_match(body: FromMatchIn, db: DbSession, access: MemberAccess,
+                    match_id: ItemId) -> ItemOut:
+    """Keep a match's ground as an item of the kind its game saves (GM; Chasse: a hunting
+    scenario with the match's terrain, prey, north, turns and prey tables)."""
+    return _item_out(content.save_from_match(db=db, access=access, match_id=match_id,
+                                             name=body.name))

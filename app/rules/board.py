@@ -3,7 +3,10 @@
 State: ``state["board"] = {"unit", "width", "height", "terrain": [shape…]}``, each shape
 ``{"id", "label", "x", "y", "w", "h"}`` in the board's unit — what the match page draws
 (``templates/matches/_board.html``) — and optionally ``"areas"``: circles a game marks on
-the board (``{"x", "y", "r", "label"}``: the last grenade's blast), set with ``mark_area``.
+the board (``{"x", "y", "r", "label"}``: the last grenade's blast), set with ``mark_area``,
+``"marks"``: small things lying on it (``{"x", "y", "label"}``: Chasse's thrown javelins),
+``"trails"``: lines of the latest moves (``{"x1", "y1", "x2", "y2"}``) and ``"north"``
+(``top``, ``right``, ``bottom`` or ``left``: where a game's compass points).
 A game adds the handlers below to its own ``decide`` and ``evolve`` tables and offers the
 forms ``board/_terrain.html`` and ``board/_remove_terrain.html``.
 """

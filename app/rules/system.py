@@ -6,7 +6,7 @@ match set-up, legal actions, ``apply`` and viewer filtering (see ``docs/game-sys
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -68,7 +68,8 @@ class ContentField:
     """One field of a custom content item, as its GM form shows it.
 
     ``kind``: ``"text"``, ``"int"`` (within ``low``..``high``), ``"choice"`` (one of
-    ``choices``, each a ``(value, label msgid)`` pair) or ``"bool"``.
+    ``choices``, each a ``(value, label msgid)`` pair), ``"bool"`` or ``"lines"`` (a text of
+    several lines that the game reads, one element a line; ``help`` says how).
     """
 
     name: str
@@ -78,6 +79,7 @@ class ContentField:
     high: int | None = None
     choices: tuple[tuple[str, str], ...] = ()
     required: bool = True
+    help: str = ""  # a msgid shown under the input
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,16 @@ class ContentKind:
     fields: tuple[ContentField, ...]
     # Where the catalogue of this kind comes from in the seed, shown beside the GM's items.
     rule: str = ""
+    # The game's own check of a whole item, after each field passed its own: ``check(data,
+    # content)`` returns the broken rules (``Problem``; the first is shown at its field).
+    # ``content`` is the campaign's other custom content (a scenario names its species).
+    check: Callable[[Mapping[str, Any], Content], list[Problem]] | None = None
+    # The fields the GM's list of items shows as columns (all when empty): a kind with many
+    # fields keeps its table readable; the edit page shows them all.
+    listed: tuple[str, ...] = ()
+
+    def listed_fields(self) -> tuple[ContentField, ...]:
+        return tuple(f for f in self.fields if not self.listed or f.name in self.listed)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db import write_transaction
-from app.errors import NotFound, ValidationFailed
+from app.errors import Conflict, NotFound, ValidationFailed
+from app.i18n import gettext
 from app.i18n import lazy_gettext as _l
 from app.models import CustomContent
 from app.rules.registry import get_system
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 NAME_MAX = 120
 TEXT_MAX = 500
+LINES_MAX = 4000
 ITEMS_PER_CAMPAIGN = 500
 INT_LIMIT = 1_000_000
 TRUE_WORDS = frozenset({"on", "true", "1", "yes"})
@@ -86,16 +88,40 @@ def get_item(*, db: Session, access: CampaignAccess, item_id: int) -> CustomCont
 
 # --- checking ---------------------------------------------------------------------------
 
-def clean_fields(kind: ContentKind, values: Mapping[str, object]) -> dict[str, Any]:
-    """The kind's fields from ``values`` (JSON values or form strings), each checked.
+def clean_fields(kind: ContentKind, values: Mapping[str, object],
+                 content: Content | None = None, *, whole: bool = True) -> dict[str, Any]:
+    """The kind's fields from ``values`` (JSON values or form strings), each checked, then
+    the whole item by the game's own rules (``ContentKind.check``, against the campaign's
+    ``content``).
 
-    Raises ``ValidationFailed`` naming the first bad field; unknown fields are refused.
+    Raises ``ValidationFailed`` naming the first bad field (every broken rule of the game's
+    check in ``details.problems``); unknown fields are refused.
     """
     known = {field.name for field in kind.fields}
     unknown = sorted(set(values) - known)
     if unknown:
         raise ValidationFailed(_l("Unknown field: %(name)s.", name=unknown[0]), field=unknown[0])
-    return {field.name: _clean(field, values.get(field.name)) for field in kind.fields}
+    data = {field.name: _clean(field, values.get(field.name)) for field in kind.fields}
+    if whole:
+        check_item(kind, data, content or {})
+    return data
+
+
+def check_item(kind: ContentKind, data: Mapping[str, Any], content: Content) -> None:
+    """The game's check of a whole item (``ContentKind.check``)."""
+    if kind.check is None:
+        return
+    problems = kind.check(data, content)
+    if problems:
+        first = problems[0]
+        described = [{"field": p.field, "message": gettext(p.message, **p.params),
+                      "rule": gettext(p.rule)} for p in problems]
+        every: dict[str, str] = {}  # the form shows each field's broken rules at once
+        for problem in described:
+            every[problem["field"]] = " ".join(filter(None, (every.get(problem["field"]),
+                                                             problem["message"])))
+        raise ValidationFailed(_l(first.message, **first.params), field=first.field,
+                               details={"problems": described, "errors": every})
 
 
 def _clean(field: ContentField, value: object) -> Any:
@@ -107,6 +133,9 @@ def _clean(field: ContentField, value: object) -> Any:
         return 0 if field.kind == "int" else ""
     if field.kind == "int":
         return _whole_number(field, value)
+    if field.kind == "lines":
+        return validation.text(value, field=field.name, max_length=LINES_MAX,
+                               required=field.required, multiline=True)
     if field.kind == "choice":
         allowed = [choice for choice, _label in field.choices]
         if value not in allowed:
@@ -168,7 +197,8 @@ def add_item(*, db: Session, access: CampaignAccess, kind: object, name: object,
     access.require_gm().require_writable()
     content_kind = kind_named(access, kind)
     cleaned_name = validation.text(name, field="name", max_length=NAME_MAX)
-    data = clean_fields(content_kind, fields)
+    data = clean_fields(content_kind, fields, campaign_content(db=db,
+                                                               campaign_id=access.campaign.id))
     with write_transaction(db):
         access.require_writable()
         count = len(list_items(db=db, campaign_id=access.campaign.id))
@@ -190,7 +220,8 @@ def update_item(*, db: Session, access: CampaignAccess, item_id: int, name: obje
     item = get_item(db=db, access=access, item_id=item_id)
     content_kind = kind_named(access, item.kind)
     cleaned_name = validation.text(name, field="name", max_length=NAME_MAX)
-    data = clean_fields(content_kind, fields)
+    data = clean_fields(content_kind, fields, campaign_content(db=db,
+                                                               campaign_id=access.campaign.id))
     with write_transaction(db):
         item = get_item(db=db, access=access, item_id=item_id)
         item.name, item.data = cleaned_name, data
@@ -233,3 +264,31 @@ def compendium(*, db: Session, access: CampaignAccess, query: str = ""
         if entries:
             found.append(replace(section, entries=entries))
     return found
+
+
+# --- from a match -----------------------------------------------------------------------
+
+def saved_kind(system_key: str) -> ContentKind | None:
+    """The kind a GM may save a match of this game as (a game with
+    ``content_from_match``: Chasse's hunting ground becomes a scenario), else None."""
+    system = get_system(system_key)
+    key = getattr(system, "saves_match_as", None)
+    return next((kind for kind in kinds(system_key) if kind.key == key), None)
+
+
+def save_from_match(*, db: Session, access: CampaignAccess, match_id: int,
+                    name: object) -> CustomContent:
+    """The GM keeps what a match shows (its ground, its figures…) as campaign content, as
+    the game reads it (``content_from_match(state)`` → the kind's fields), checked like an
+    item typed in the form."""
+    from app.services import tables
+
+    access.require_gm().require_writable()
+    match = tables.get_match(db, access, match_id)
+    kind = saved_kind(match.system)
+    if kind is None:
+        raise Conflict(_l("This game keeps nothing of a match in the campaign."),
+                       code="not_saved")
+    system = tables.system_of(match)
+    fields = system.content_from_match(tables.viewer_state(match, tables.actor_for(db, access)))
+    return add_item(db=db, access=access, kind=kind.key, name=name, fields=fields)

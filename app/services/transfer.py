@@ -443,7 +443,9 @@ def _add_content(db: Session, campaign_id: int, document: CampaignExport) -> Non
     with write_transaction(db):
         db.add_all(CustomContent(campaign_id=campaign_id, kind=item.kind, key=item.key,
                                  name=item.name.strip(),
-                                 data=content.clean_fields(kinds[item.kind], item.data))
+                                 # checked whole, against the others, beforehand
+                                 data=content.clean_fields(kinds[item.kind], item.data,
+                                                           whole=False))
                    for item in document.content)
 
 

@@ -30,7 +30,7 @@ from app.services import images
 from app.services.campaigns import DESCRIPTION_MAX, NAME_MAX
 from app.services.characters import NAME_MAX as CHARACTER_NAME_MAX
 from app.services.characters import NOTES_MAX, SheetInvalid, check_sheet, describe_problems
-from app.services.content import clean_fields
+from app.services.content import check_item, clean_fields
 from app.services.content import kinds as content_kinds
 from app.services.transfer_document import (
     CHAT_BODY_MAX,
@@ -127,13 +127,21 @@ def _check_content(system_key: str, items: list[ContentDoc]) -> Content:
                                    field=f"{where}.kind")
         check_text(item.name, f"{where}.name", CHARACTER_NAME_MAX)
         try:
-            data = clean_fields(kinds[item.kind], item.data)
+            data = clean_fields(kinds[item.kind], item.data, whole=False)
         except ValidationFailed as error:
             raise ValidationFailed(error.message, field=f"{where}.data.{error.field}") from error
         found.setdefault(item.kind, []).append(
             {**data, "key": item.key, "name": item.name, "source": "gm"})
     _check_unique((f"{item.kind}/{item.key}" for item in items), "content",
                   _l("A custom content item is listed twice."))
+    # Then each item as a whole, against all the others (a scenario names a GM's species).
+    for index, item in enumerate(items):
+        try:
+            check_item(kinds[item.kind], clean_fields(kinds[item.kind], item.data,
+                                                      whole=False), found)
+        except ValidationFailed as error:
+            raise ValidationFailed(error.message, field=f"content.{index}.data.{error.field}",
+                                   details=error.details) from error
     return found
 
 

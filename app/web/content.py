@@ -124,3 +124,22 @@ def delete_item(request: Request, db: DbSession, access: MemberAccess,
     except AppError as error:
         return error_page(request, error)
     return see_other(content_url(access))
+
+
+@router.post(BASE + "/from-match/{match_id}")
+def save_from_match(request: Request, db: DbSession, access: MemberAccess, match_id: ItemId,
+                    form: FormFields) -> Response:
+    """GM: keep a match's ground as campaign content (Chasse: a hunting scenario)."""
+    from app.services import tables
+    from app.web.matches import _table_page
+
+    access.require_gm().require_writable()
+    try:
+        item = content.save_from_match(db=db, access=access, match_id=match_id,
+                                       name=form.get("name", ""))
+    except ValidationFailed as error:
+        return _table_page(request, db, access, tables.get_match(db, access, match_id),
+                           alert=str(error.message), status_code=error.status)
+    except AppError as error:
+        return error_page(request, error)
+    return see_other(f"{content_url(access)}#item-{item.id}")

@@ -30,7 +30,7 @@ from app.http.uploads import image_response, read_upload
 from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
 from app.models import Match
-from app.services import board_backgrounds, characters, match_publish, matches, tables
+from app.services import board_backgrounds, characters, content, match_publish, matches, tables
 from app.services.access import CampaignAccess
 from app.services.images import ImageTooLarge
 from app.services.match_feed import Viewer
@@ -149,8 +149,10 @@ def _table_page(request: Request, db: DbSession, access: CampaignAccess, match: 
     view = TableView.load(db, access, match)
     context = view.page_context(db, csrf_token=csrf_token_for(request), error=error)
     backgrounds = board_backgrounds.background_images(db, match.id) if access.is_gm else []
+    save_kind = content.saved_kind(match.system) if access.is_gm else None
     return render(request, "matches/table.html", {**context, "alert": alert,
-                                                  "backgrounds": backgrounds},
+                                                  "backgrounds": backgrounds,
+                                                  "save_kind": save_kind},
                   status_code=status_code)
 
 

@@ -196,10 +196,48 @@
     return true;
   }
 
+  // — moves glide: a token the new state puts elsewhere slides from where it stood (the
+  // board is drawn again by each live state; the trail lines are the server's). Not for a
+  // reader who asked for less motion (prefers-reduced-motion), nor for the hand that
+  // dragged the token (it is already there).
+  const lessMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)")
+    : null;
+  let glideFrom = null;
+
+  function tokenPlaces() {
+    const places = new Map();
+    document.querySelectorAll("#board .token[data-token]").forEach((token) => {
+      places.set(token.dataset.token, { x: Number(token.dataset.x), y: Number(token.dataset.y) });
+    });
+    return places;
+  }
+
+  function glide(before) {
+    if (!before || (lessMotion && lessMotion.matches)) return;
+    document.querySelectorAll("#board .token[data-token]").forEach((token) => {
+      const was = before.get(token.dataset.token);
+      const x = Number(token.dataset.x);
+      const y = Number(token.dataset.y);
+      if (!was || (Math.abs(was.x - x) < 1e-6 && Math.abs(was.y - y) < 1e-6)) return;
+      // CSS translate in an SVG counts in the board's own units (its viewBox).
+      token.style.transform = `translate(${was.x}px, ${was.y}px)`;
+      token.getBoundingClientRect(); // the start position is drawn before the move begins
+      token.classList.add("gliding");
+      token.style.transform = `translate(${x}px, ${y}px)`;
+      const done = () => {
+        token.classList.remove("gliding");
+        token.style.transform = "";
+      };
+      token.addEventListener("transitionend", done, { once: true });
+      window.setTimeout(done, 1500); // a hidden tab sends no transitionend
+    });
+  }
+
   document.addEventListener("htmx:sseBeforeMessage", (event) => {
     const message = event.detail;
     const id = Number(message.lastEventId || 0);
     pending = snapshot();
+    if (message.type === "state") glideFrom = tokenPlaces();
     if (message.type === "log" && id <= seen.log) {
       event.preventDefault(); // already on screen
     } else if (message.type === "logreset" && id < seen.log) {
@@ -232,6 +270,8 @@
       const root = tableRoot();
       if (root) root.dataset.live = "true"; // the stream's first state is on screen
       setUpBoardView();
+      glide(glideFrom);
+      glideFrom = null;
       reselect();
       syncSeqInputs();
     }
@@ -244,8 +284,10 @@
     const target = document.getElementById("table-state");
     if (deferredState !== null && target && window.htmx) {
       const snap = snapshot();
+      const before = tokenPlaces();
       htmx.swap(target, deferredState, { swapStyle: "innerHTML" });
       setUpBoardView();
+      glide(before);
       syncSeqInputs();
       restore(snap);
     }
@@ -511,6 +553,8 @@
   }
 
   function placeToken(token, x, y) {
+    token.classList.remove("gliding"); // a hand takes it mid-glide: it follows the hand
+    token.style.transform = "";
     token.setAttribute("transform", `translate(${x} ${y})`);
   }
 

@@ -76,3 +76,57 @@ def test_a_short_hunt_in_the_browser(new_context, tribe):
     act(gm, "end_hunt")
     expect(player.locator("#turn")).to_contain_text("The hunt is over", timeout=LIVE)
     expect(player.locator(".hunt-result")).to_contain_text("Tribe of Ourk")
+
+
+WATCH_GLIDES = """() => {
+    window.glides = [];
+    new MutationObserver((changes) => {
+        for (const change of changes) {
+            const token = change.target;
+            if (token.classList && token.classList.contains("gliding")) {
+                const glide = {token: token.dataset.token,
+                               transition: getComputedStyle(token).transitionDuration};
+                window.glides.push(glide);
+                // Where the token is drawn a frame later: on its way, not yet arrived.
+                requestAnimationFrame(() => {
+                    glide.drawn = new DOMMatrix(getComputedStyle(token).transform).f;
+                });
+            }
+        }
+    }).observe(document.body, {subtree: true, attributes: true, attributeFilter: ["class"]});
+}"""
+
+
+def test_moves_glide_on_the_board_unless_the_reader_wants_less_motion(new_context, tribe,
+                                                                      tmp_path):
+    """A move another browser makes slides the token from where it stood (the trail stays);
+    a reader with prefers-reduced-motion sees it jump."""
+    gm = log_in(new_context, tribe.gm)
+    url = open_match(gm, tribe, "Le mammouth", ["Ourk"])
+    act(gm, "choose_scenario", {"scenario": "mammouth"})
+    settled(gm, "begin_hunt")
+    act(gm, "begin_hunt")
+    settled(gm, "next_step")
+    act(gm, "next_step")
+    settled(gm, "move")
+    player = log_in(new_context, tribe.player)
+    player.goto(url)
+    calm = new_context(locale="en-GB", reduced_motion="reduce").new_page()
+    calm.context.add_cookies(player.context.cookies())
+    calm.goto(url)
+    for page in (player, calm):
+        expect(page.locator(".table-state")).to_have_attribute("data-seq", gm.locator(
+            ".table-state").get_attribute("data-seq"), timeout=LIVE)
+        expect(page.locator("#table")).to_have_attribute("data-live", "true", timeout=LIVE)
+        page.evaluate(WATCH_GLIDES)
+    act(gm, "move", {"token": "t1", "x": "24", "y": "29"})
+    player.wait_for_function("() => window.glides.length > 0 && 'drawn' in window.glides[0]",
+                             timeout=LIVE)
+    player.screenshot(path=str(tmp_path / "glide.png"))
+    glides = player.evaluate("window.glides")
+    assert glides[0]["token"] == "t1" and glides[0]["transition"] == "0.8s"
+    assert 29 < glides[0]["drawn"] <= 33  # from (24, 33) towards (24, 29)
+    expect(token(player, "t1")).not_to_have_class("gliding", timeout=LIVE)
+    expect(token(player, "t1")).to_have_attribute("data-y", "29.0")
+    expect(token(calm, "t1")).to_have_attribute("data-y", "29.0", timeout=LIVE)
+    assert calm.evaluate("window.glides") == []

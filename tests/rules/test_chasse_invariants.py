@@ -18,7 +18,7 @@ CHASSE = get_system("chasse")
 GM = Actor(1, is_gm=True)
 PLAYERS = {7: Actor(7, character_ids=frozenset({1, 2})), 8: Actor(8, character_ids=frozenset({3}))}
 ACTING = {"move": "token", "shoot": "token", "melee": "token", "butcher": "token",
-          "light_fire": "token"}
+          "light_fire": "token", "pick_up": "token"}
 
 
 def _action(form, state, rng):
@@ -45,6 +45,9 @@ def _action(form, state, rng):
         token = rng.choice(sorted(choices["meat"]))
         return {**action, "token": token,
                 "carcass": choices["meat"][token]["carcasses"][0][0]}
+    if form.kind == "pick_up":
+        token = rng.choice(sorted(choices["items"]))
+        return {**action, "token": token, "item": rng.choice(choices["items"][token])[0]}
     if form.kind == "light_fire":
         token = rng.choice(choices["tokens"])[0]
         hunter = state["tokens"][token]
@@ -65,6 +68,12 @@ def _check(state):
         assert side["food"] >= 0
     for fire in state["fires"]:
         assert 1 <= fire["turns_left"] <= 3
+    # A thrown javelin or spear is in a hand, on the ground or in a figure: never two.
+    for weapon in ("javelot", "propulseur"):
+        held = sum(t.get("weapons", []).count(weapon) + t.get("stuck", []).count(weapon)
+                   for t in state["tokens"].values())
+        lying = sum(item["weapon"] == weapon for item in state.get("ground", []))
+        assert held + lying <= 1
 
 
 def _hunt(seed: int):

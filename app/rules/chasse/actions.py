@@ -11,7 +11,7 @@ from app.rules.action_fields import choice_field, flag, int_field, require_gm, t
 from app.rules.board import DECIDE as BOARD_DECIDE
 from app.rules.board import decide_add_terrain
 from app.rules.chasse import combat, fire, steps
-from app.rules.chasse.content import IDLE_OUTCOMES, TERRAIN_KINDS, THREAT_OUTCOMES, scenarios
+from app.rules.chasse.content import IDLE_OUTCOMES, TERRAIN_KINDS, THREAT_OUTCOMES
 from app.rules.chasse.fights import damage, enemies, in_contact, melee_round
 from app.rules.chasse.geometry import (
     CONTACT,
@@ -20,10 +20,11 @@ from app.rules.chasse.geometry import (
     o_pos,
     path_cost,
     rounded,
+    sight_blocker,
     walk,
 )
 from app.rules.chasse.resolve import Acc, d6
-from app.rules.chasse.setup import prey_token, scenario_payload
+from app.rules.chasse.setup import camp_line, hunt_scenarios, prey_token, scenario_payload
 from app.rules.chasse.state import (
     active_side,
     alive,
@@ -40,6 +41,8 @@ from app.rules.purposes import Purpose
 RULE_MOVE = "Chasse préhistorique § Déplacements des Chasseurs"
 RULE_CHARGE = "Chasse préhistorique § Charge"
 RULE_BUTCHER = "Chasse préhistorique § Pillage / dépeçage"
+RULE_PICK = "Chasse préhistorique § Tirs (house: a thrown weapon is picked up again)"
+PICK_STEPS = (4, 10)
 NOTE_MAX = 500
 GROUP_RANGE = 2.0
 
@@ -58,6 +61,8 @@ class HuntRefused(IllegalAction):
         "not_in_contact": "{name} is not in contact with {target}",
         "fire_too_far": "a fire is set within 2\" of the one who lights it",
         "cannot_carry": "{name} may take at most {n} more units this turn",
+        "nothing_to_throw": "{name} has no throwing weapon left in hand",
+        "hidden": "{target} is hidden by {by}: no throw without a clear line",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -72,6 +77,8 @@ class HuntRefused(IllegalAction):
         "not_in_contact": "{name} n'est pas au contact de {target}",
         "fire_too_far": "un feu s'allume à 2\" au plus de celui qui l'allume",
         "cannot_carry": "{name} peut encore prendre au plus {n} unités ce tour-ci",
+        "nothing_to_throw": "{name} n'a plus d'arme de jet en main",
+        "hidden": "{target} est caché par {by} : pas de tir sans ligne dégagée",
     }
 
     def _format_fields(self, lang: str) -> dict[str, Any]:
@@ -138,15 +145,15 @@ def _point(state: State, action: Mapping[str, Any]) -> list[float]:
 
 def _choose_scenario(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     _require_setup(state, actor)
-    key = choice_field(action, "scenario", list(scenarios()))
+    known = hunt_scenarios(state)
+    entry = known[choice_field(action, "scenario", list(known))]
     acc = Acc(state, evolve)
-    payload = scenario_payload(key)
-    board = payload["board"]
+    payload = scenario_payload(entry)
     mine = [t for t in state["tokens"].values() if t["kind"] == "hunter"]
-    payload["placements"] = {t["id"]: [round((n + 1) * board["width"] / (len(mine) + 1), 2),
-                                       board["height"] - 3] for n, t in enumerate(mine)}
+    spots = camp_line(payload["board"], len(mine))
+    payload["placements"] = {t["id"]: spot for t, spot in zip(mine, spots, strict=True)}
     acc.emit("scenario_set", payload)
-    for placed in scenarios()[key]["prey"]:
+    for placed in entry["prey"]:
         acc.emit("prey_added", {"token": prey_token(
             acc.state, placed["species"], x=placed["x"], y=placed["y"],
             group=placed.get("group", ""), dominant=bool(placed.get("dominant")))})
@@ -306,24 +313,60 @@ def _followers(state: State, leader: dict[str, Any], to: list[float]) -> list[di
 
 
 def _shoot(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """§ Tirs, with two house rules: a wood or rocks between the thrower and the target hide
+    it (``geometry.sight_blocker``), and a weapon that leaves the hand (javelin, spear,
+    stone) stays in the prey it wounds or falls at its feet, until picked up."""
     hunter = _my_hunter(state, action, actor, 6)
     if hunter["shot"]:
         raise HuntRefused("already_done", name=hunter["name"])
     target = _target(state, action, hunter)
     catalogue = state["catalogue"]["weapons"]
     throwable = [k for k in hunter["weapons"] if (catalogue.get(k) or {}).get("throw")]
+    if not throwable:
+        raise HuntRefused("nothing_to_throw", name=hunter["name"])
     weapon = catalogue[choice_field(action, "weapon", throwable)]
     span = distance(o_pos(hunter), o_pos(target))
     if combat.shot_range(weapon, span) is None:
         raise HuntRefused("out_of_range", distance=rounded(span), long=weapon["throw"][1])
+    hidden = sight_blocker(o_pos(hunter), o_pos(target), state["board"]["terrain"])
+    if hidden is not None:
+        raise HuntRefused("hidden", target=target["name"],
+                          by=hidden.get("label") or hidden.get("id", ""))
     extra = _gm_modifier(state)
     result = combat.shoot(dice, shooter=hunter, target=target, weapon=weapon, extra=extra)
+    payload = {"shooter": hunter["id"], "target": target["id"],
+               "shooter_name": hunter["name"], "target_name": target["name"],
+               "result": result, "rolls": result["rolls"],
+               "damage": damage(state, [result]), "modifier_used": bool(extra),
+               "rule": combat.RULE_SHOT}
+    if weapon.get("leaves_hand"):
+        payload["thrown"] = {"weapon": weapon["key"], "name": weapon["name"]}
+        if result["outcome"] != "wound":  # it falls at the target's feet, thrower's side
+            span = max(distance(o_pos(hunter), o_pos(target)), 1e-9)
+            back = min(CONTACT, span) / span
+            payload["thrown"]["item"] = {
+                "id": f"w{state.get('next_item', 1)}", "weapon": weapon["key"],
+                "name": weapon["name"],
+                "x": rounded(target["x"] + (hunter["x"] - target["x"]) * back),
+                "y": rounded(target["y"] + (hunter["y"] - target["y"]) * back)}
+    return [Event("shot", payload)]
 
-    return [Event("shot", {"shooter": hunter["id"], "target": target["id"],
-                           "shooter_name": hunter["name"], "target_name": target["name"],
-                           "result": result, "rolls": result["rolls"],
-                           "damage": damage(state, [result]), "modifier_used": bool(extra),
-                           "rule": combat.RULE_SHOT})]
+
+def _pick_up(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """House: a hunter in contact with a weapon on the ground picks it up (step 4, after or
+    instead of its move, or step 10), at no cost."""
+    hunter = _my_hunter(state, action, actor, None)
+    if state["step"] not in PICK_STEPS:
+        raise HuntRefused("wrong_step")
+    found = {item["id"]: item for item in state.get("ground", [])}
+    item = found.get(action.get("item")) if isinstance(action.get("item"), str) else None
+    if item is None:
+        raise HuntRefused("unknown_participant", participant=str(action.get("item"))[:40])
+    if distance(o_pos(hunter), o_pos(item)) > CONTACT + 0.01:
+        raise HuntRefused("not_in_contact", name=hunter["name"], target=item["name"])
+    return [Event("weapon_picked", {"token": hunter["id"], "name": hunter["name"],
+                                    "item": item["id"], "weapon": item["weapon"],
+                                    "weapon_name": item["name"], "rule": RULE_PICK})]
 
 
 def _melee(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -357,10 +400,14 @@ def _butcher(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     if room <= 0:
         raise HuntRefused("cannot_carry", name=hunter["name"], n=0)
     units = int_field(action, "units", 1, room, default=room)
-    return [Event("butchered", {"token": hunter["id"], "name": hunter["name"],
-                                "carcass": carcass["id"], "carcass_name": carcass["name"],
-                                "units": units, "moved": hunter["moved"],
-                                "rule": RULE_BUTCHER})]
+    payload = {"token": hunter["id"], "name": hunter["name"], "carcass": carcass["id"],
+               "carcass_name": carcass["name"], "units": units, "moved": hunter["moved"],
+               "rule": RULE_BUTCHER}
+    if carcass.get("stuck"):  # house: the weapons in the carcass come back with its meat
+        known = state["catalogue"]["weapons"]
+        payload["recovered"] = [{"weapon": key, "name": known.get(key, {}).get("name", key)}
+                                for key in carcass["stuck"]]
+    return [Event("butchered", payload)]
 
 
 def _end_turn(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -471,6 +518,7 @@ DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]
     "shoot": _shoot,
     "melee": _melee,
     "butcher": _butcher,
+    "pick_up": _pick_up,
     "end_turn": _end_turn,
     "gm_modifier": _modifier,
     "correct": _correct,

@@ -66,7 +66,7 @@ def _seed_weapons() -> dict[str, dict[str, Any]]:
     for entry in _load("weapons.toml")["weapon"]:
         _check_weapon(entry)
         weapons[entry["key"]] = {"melee": False, "natural": False, "throw": None,
-                                 "no_small_malus": False, **entry}
+                                 "no_small_malus": False, "leaves_hand": False, **entry}
     return weapons
 
 
@@ -104,19 +104,34 @@ def check_reactions(data: Mapping[str, Any]) -> None:
 
 
 @cache
-def scenarios() -> dict[str, dict[str, Any]]:
+def _shipped_scenarios() -> dict[str, dict[str, Any]]:
+    """The ready hunts, checked by the same rules as a GM's (``scenario.problems_of``)."""
+    from app.rules.chasse.scenario import problems_of
+
     found = {}
     for entry in _load("scenarios.toml")["scenario"]:
         _check(f"scenario {entry.get('key')}", entry)
-        for shape in entry["terrain"]:
-            if shape["kind"] not in TERRAIN_KINDS:
-                raise ValueError(f"scenario {entry['key']}: terrain kind {shape['kind']}")
-        if "reactions" in entry:
-            check_reactions(entry["reactions"])
-        for placed in entry["prey"]:
-            if placed["species"] not in _seed_prey():
-                raise ValueError(f"scenario {entry['key']}: species {placed['species']}")
-        found[entry["key"]] = dict(entry)
+        problems = problems_of(entry, _seed_prey())
+        if problems:
+            first = problems[0]
+            raise ValueError(f"scenario {entry['key']}: {first.field}: "
+                             f"{first.message % dict(first.params)}")
+        found[entry["key"]] = {"north": "top", "camp_edge": "", **entry}
+    return found
+
+
+def scenarios(content: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """The ready hunts, then the campaign GM's own (``gm-…`` keys) that pass the same
+    checks (a GM item is checked when saved; one broken since, by a species removed, is
+    left out)."""
+    from app.rules.chasse.scenario import from_item
+
+    found = dict(_shipped_scenarios())
+    species = prey_species(content)
+    for item in (content or {}).get("scenario", []):
+        entry, problems = from_item(item, species)
+        if not problems:
+            found[item["key"]] = entry
     return found
 
 
@@ -125,6 +140,7 @@ def _gm_weapon(item: Mapping[str, Any]) -> dict[str, Any]:
     return {"key": item["key"], "name": item["name"], "source": "gm",
             "melee": bool(item.get("melee")), "natural": False,
             "throw": [short, long_] if 0 < short < long_ else None,
+            "leaves_hand": bool(item.get("leaves_hand")),
             "no_small_malus": bool(item.get("no_small_malus")),
             "to_hit": {c: int(item[f"to_hit_{c}"]) for c in CLASSES},
             "save": {c: int(item[f"save_{c}"]) for c in CLASSES}}

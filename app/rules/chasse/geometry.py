@@ -17,6 +17,9 @@ CONTACT = 1.0  # house: bases touch when centres are within 1" (25 mm bases)
 OBSTACLE_COST = 2.0
 OBSTACLES = ("obstacle", "arbre", "buisson")
 DIFFICULT = ("difficile", "riviere")
+# House (the text never speaks of sight): woods and impassable rocks hide what stands behind
+# them; bushes, streams, low obstacles and difficult ground do not.
+SIGHT_BLOCKERS = ("arbre", "infranchissable")
 STEP = 0.25
 
 
@@ -103,6 +106,20 @@ def walk(start: Sequence[float], direction: Sequence[float], budget: float,
         travelled += step
         here = nxt
     return [rounded(here[0]), rounded(here[1])], rounded(spent), False
+
+
+def sight_blocker(a: Sequence[float], b: Sequence[float],
+                  terrain: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The first element that hides b from a (house): a wood or rocks the line between them
+    crosses, unless one of them stands in it (at a wood's edge a figure sees out and is
+    seen). None when the line is clear."""
+    for shape in terrain:
+        if shape.get("kind") not in SIGHT_BLOCKERS or inside(a, shape) or inside(b, shape):
+            continue
+        span = clip(a, b, shape)
+        if span is not None and span[1] - span[0] > 1e-9:
+            return shape
+    return None
 
 
 def nearest(point: Sequence[float], others: Iterable[Mapping[str, Any]]) -> Mapping[

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.chasse.combat import shot_range
-from app.rules.chasse.content import scenarios
 from app.rules.chasse.fights import enemies, in_contact
-from app.rules.chasse.geometry import distance, o_pos
+from app.rules.chasse.geometry import CONTACT, distance, o_pos, sight_blocker
+from app.rules.chasse.setup import hunt_scenarios
 from app.rules.chasse.state import active_side, alive, carcasses, controls_side, hunters
 from app.rules.match import ActionForm, Actor, State
 
@@ -44,8 +44,10 @@ def _step_forms(state: State, mine: list[dict[str, Any]]) -> list[ActionForm]:
             if hunter["shot"]:
                 continue
             throws = [k for k in hunter["weapons"] if (weapons.get(k) or {}).get("throw")]
+            terrain = state["board"]["terrain"]
             options = [[t["id"], t["name"], k] for t in _targets(state, hunter) for k in throws
-                       if shot_range(weapons[k], distance(o_pos(hunter), o_pos(t)))]
+                       if shot_range(weapons[k], distance(o_pos(hunter), o_pos(t)))
+                       and sight_blocker(o_pos(hunter), o_pos(t), terrain) is None]
             if options:
                 shots[hunter["id"]] = options
         if shots:
@@ -75,6 +77,14 @@ def _step_forms(state: State, mine: list[dict[str, Any]]) -> list[ActionForm]:
         if meat:
             forms.append(ActionForm("butcher", "Butcher", "chasse/_butcher.html",
                                     {"meat": meat, "names": _names(state, mine)}))
+    if step in (4, 10):
+        pickable = {h["id"]: [[item["id"], item["name"]] for item in state.get("ground", [])
+                              if distance(o_pos(h), o_pos(item)) <= CONTACT + 0.01]
+                    for h in mine}
+        pickable = {hunter: items for hunter, items in pickable.items() if items}
+        if pickable:
+            forms.append(ActionForm("pick_up", "Pick up a weapon", "chasse/_pick_up.html",
+                                    {"items": pickable, "names": _names(state, mine)}))
     return forms
 
 
@@ -85,7 +95,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if state["status"] == "setup":
         if actor.is_gm:
             forms += [ActionForm("choose_scenario", "Scenario", "chasse/_scenario.html",
-                                 {"scenarios": [[k, s["name"]] for k, s in scenarios().items()]}),
+                                 {"scenarios": [[k, s["name"]] for k, s in
+                                                hunt_scenarios(state).items()]}),
                       ActionForm("add_prey", "Add a prey", "chasse/_add_prey.html",
                                  {"species": [[k, s["name"]] for k, s in
                                               state["catalogue"]["prey"].items()]}),

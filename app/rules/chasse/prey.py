@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.chasse.content import DIRECTIONS
 from app.rules.chasse.fights import in_contact, melee_round
 from app.rules.chasse.fire import fire_centre
 from app.rules.chasse.geometry import distance, nearest, o_pos, walk
 from app.rules.chasse.resolve import Acc, d6
+from app.rules.chasse.scenario import compass
 from app.rules.chasse.state import group_members, hunters
 from app.rules.dice import Dice
 from app.rules.purposes import Purpose
@@ -85,7 +85,7 @@ def flee_fire(acc: Acc, token: Mapping[str, Any], fire: Mapping[str, Any], step:
     lead = leader_of(acc.state, token)
     away = _towards(fire_centre(fire), o_pos(lead))
     if away == (0.0, 0.0):
-        away = DIRECTIONS["nord"]
+        away = compass(acc.state["board"], "nord")
     moves = _move_group(acc, lead, away, lead["dmax"], may_leave=True)
     _emit(acc, lead, {"cause": "fire", "step": step, "outcome": "fuit_feu",
                       "fire": fire.get("label") or fire["id"], "moves": moves})
@@ -128,8 +128,9 @@ def threat_test(acc: Acc, dice: Dice, token: Mapping[str, Any], step: int) -> No
         return
     if outcome == "fuit":
         away = _towards(o_pos(hunter), o_pos(lead))
-        moves = _move_group(acc, lead, away if away != (0, 0) else DIRECTIONS["nord"],
-                            lead["dmax"], may_leave=True)
+        if away == (0, 0):
+            away = compass(acc.state["board"], "nord")
+        moves = _move_group(acc, lead, away, lead["dmax"], may_leave=True)
         _emit(acc, lead, {"cause": cause, "step": step, "outcome": "fuit", "test": test,
                           "rolls": [blue, red], "target": hunter["id"],
                           "target_name": hunter["name"], "moves": moves})
@@ -157,7 +158,8 @@ def idle_test(acc: Acc, dice: Dice, token: Mapping[str, Any], step: int) -> None
         return
     if outcome in ("erre", "erre_demi"):
         reach = lead["dmax"] if outcome == "erre" else lead["dmax"] / 2
-        moves = _move_group(acc, lead, DIRECTIONS[direction], reach, may_leave=True)
+        moves = _move_group(acc, lead, compass(acc.state["board"], direction), reach,
+                            may_leave=True)
         _emit(acc, lead, {**base, "outcome": outcome, "reach": reach, "moves": moves})
         return
     _emit(acc, lead, {**base, "outcome": "reste", "moves": []})

@@ -1,7 +1,7 @@
 """Opening a hunt: the hunters from the roster, the sides, the content copied into the log;
 then the GM's scenario (ground, camp, prey) and prey (seed § Les figurines, § Le terrain de
 chasse). Hunters stand along the south edge (the camp side) until the GM or their player
-moves them; the north is the top of the board."""
+moves them; the north is the top of the board until a scenario puts it elsewhere."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from app.rules.board import new_board
 from app.rules.chasse.content import prey_species, profiles, reactions, scenarios, weapons
+from app.rules.chasse.scenario import board_terrain
 from app.rules.chasse.sheet import masse
 from app.rules.dice import Dice
 from app.rules.match import Event, MatchSetup
@@ -20,7 +21,7 @@ BOARD = {"unit": "in", "width": 48, "height": 36}
 def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     options = setup.options
     content = options.get("content") or {}
-    board = new_board(options, **BOARD)
+    board = {**new_board(options, **BOARD), "north": "top"}  # until a scenario says
     sides: list[dict[str, Any]] = []
     hunters = []
     for index, participant in enumerate(setup.participants):
@@ -33,7 +34,10 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
         hunters.append(_hunter(index, participant.name, participant.character_id, owner,
                                side["id"], participant.sheet or {}, board,
                                len(setup.participants)))
-    catalogue = {"weapons": weapons(content), "prey": prey_species(content)}
+    catalogue = {"weapons": weapons(content), "prey": prey_species(content),
+                 # the campaign's own scenarios, copied like its weapons and species
+                 "scenarios": {key: entry for key, entry in scenarios(content).items()
+                               if entry.get("source") == "gm"}}
     rx = reactions()
     events = [Event("match_started", {
         "name": setup.name, "board": board, "catalogue": catalogue, "sides": sides,
@@ -74,15 +78,39 @@ def prey_token(state: Mapping[str, Any], species_key: str, *, x: float, y: float
             "fled_fire": False, "fought": False}
 
 
-def scenario_payload(key: str) -> dict[str, Any]:
-    scenario = scenarios()[key]
-    terrain = [{"id": f"z{n + 1}", "label": shape.get("label", ""), "kind": shape["kind"],
-                "x": shape["x"], "y": shape["y"], "w": shape["w"], "h": shape["h"]}
-               for n, shape in enumerate(scenario["terrain"])]
-    payload = {"scenario": {"key": key, "name": scenario["name"], "turns": scenario["turns"]},
-               "board": {"unit": "in", "width": scenario["width"],
-                         "height": scenario["height"], "terrain": terrain}}
-    if "reactions" in scenario:  # a scenario's own prey tables (checked at load)
-        payload["reactions"] = {"threat": dict(scenario["reactions"]["threat"]),
-                                "idle": dict(scenario["reactions"]["idle"])}
+def hunt_scenarios(state: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The ready hunts and the campaign's own, as copied when the match began."""
+    return {**scenarios(), **state["catalogue"].get("scenarios", {})}
+
+
+def scenario_payload(entry: Mapping[str, Any]) -> dict[str, Any]:
+    terrain = board_terrain(entry)
+    payload = {"scenario": {"key": entry["key"], "name": entry["name"],
+                            "turns": entry["turns"]},
+               "board": {"unit": "in", "width": entry["width"], "height": entry["height"],
+                         "north": entry.get("north", "top"), "terrain": terrain}}
+    if "reactions" in entry:  # a scenario's own prey tables (checked at load)
+        payload["reactions"] = {"threat": dict(entry["reactions"]["threat"]),
+                                "idle": dict(entry["reactions"]["idle"])}
     return payload
+
+
+def camp_line(board: Mapping[str, Any], count: int) -> list[list[float]]:
+    """Where ``count`` hunters stand in the camp: spread along its long side, 1" inside its
+    edge that faces the hunting ground (the bottom edge, 3" in, when there is no camp)."""
+    camp = next((shape for shape in board.get("terrain", []) if shape.get("kind") == "camp"),
+                None)
+    if camp is None:
+        return [[round((n + 1) * board["width"] / (count + 1), 2), board["height"] - 3]
+                for n in range(count)]
+    if camp["w"] >= camp["h"]:
+        low = camp["y"] + camp["h"] / 2 > board["height"] / 2
+        y = camp["y"] + min(1, camp["h"] / 2) if low else \
+            camp["y"] + camp["h"] - min(1, camp["h"] / 2)
+        return [[round(camp["x"] + (n + 1) * camp["w"] / (count + 1), 2), round(y, 2)]
+                for n in range(count)]
+    right = camp["x"] + camp["w"] / 2 > board["width"] / 2
+    x = camp["x"] + min(1, camp["w"] / 2) if right else \
+        camp["x"] + camp["w"] - min(1, camp["w"] / 2)
+    return [[round(x, 2), round(camp["y"] + (n + 1) * camp["h"] / (count + 1), 2)]
+            for n in range(count)]

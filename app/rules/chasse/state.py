@@ -204,9 +204,35 @@ def _damage(state: State, p: dict) -> None:
 
 
 def _shot(state: State, p: dict) -> None:
-    state["tokens"][p["shooter"]]["shot"] = True
-    state["tokens"][p["target"]]["attacked"] = True
+    shooter, target = state["tokens"][p["shooter"]], state["tokens"][p["target"]]
+    shooter["shot"] = True
+    target["attacked"] = True
+    thrown = p.get("thrown")
+    if thrown:  # the weapon left the hand: on the ground, or in the target it wounded
+        shooter["weapons"].remove(thrown["weapon"])
+        if thrown.get("item"):
+            _drop(state, thrown["item"])
+        else:
+            target.setdefault("stuck", []).append(thrown["weapon"])
     _damage(state, p)
+
+
+def _drop(state: State, item: dict) -> None:
+    state.setdefault("ground", []).append(dict(item))
+    state["next_item"] = max(state.get("next_item", 1), int(item["id"][1:]) + 1)
+    _draw_ground(state)
+
+
+def _draw_ground(state: State) -> None:
+    """The weapons lying on the ground, as marks on the shared board."""
+    state["board"]["marks"] = [{"x": item["x"], "y": item["y"], "label": item["name"]}
+                               for item in state.get("ground", [])]
+
+
+def _picked(state: State, p: dict) -> None:
+    state["ground"] = [item for item in state.get("ground", []) if item["id"] != p["item"]]
+    state["tokens"][p["token"]]["weapons"].append(p["weapon"])
+    _draw_ground(state)
 
 
 def _melee(state: State, p: dict) -> None:
@@ -221,6 +247,9 @@ def _melee(state: State, p: dict) -> None:
 def _butchered(state: State, p: dict) -> None:
     hunter, carcass = state["tokens"][p["token"]], state["tokens"][p["carcass"]]
     carcass["food"] -= p["units"]
+    if p.get("recovered"):
+        hunter["weapons"].extend(item["weapon"] for item in p["recovered"])
+        carcass["stuck"] = []
     hunter["carried"] = hunter.get("carried", 0) + p["units"]
     hunter["picked"] = hunter.get("picked", 0) + p["units"]
 
@@ -287,6 +316,7 @@ EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "shot": _shot,
     "melee": _melee,
     "butchered": _butchered,
+    "weapon_picked": _picked,
     "food_banked": _banked,
     "gm_modifier": _modifier,
     "gm_corrected": _corrected,

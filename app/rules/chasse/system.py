@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.chasse import actions, match, setup, state
+from app.rules.chasse import actions, match, scenario, setup, state
 from app.rules.chasse.content import (
     CLASSES,
     SPEEDS,
     hunter_weapons,
     prey_species,
     profiles,
+    scenarios,
     weapons,
 )
 from app.rules.chasse.sheet import blank_sheet, derived, from_form, validate, validate_change
@@ -54,7 +55,10 @@ def _weapon_kind() -> ContentKind:
               ContentField("long", N_("Long range (inches)"), "int", low=0, high=36,
                            required=False),
               ContentField("no_small_malus", N_("No malus against M1 prey (like bows and "
-                                                "slings)"), "bool", required=False)]
+                                                "slings)"), "bool", required=False),
+              ContentField("leaves_hand", N_("Leaves the hand when thrown (like a javelin: "
+                                             "picked up again later)"), "bool",
+                           required=False)]
     to_hit = {"leger": N_("To hit against light figures (M1–M2)"),
               "moyen": N_("To hit against medium figures (M3)"),
               "lourd": N_("To hit against heavy figures (M4–M5)")}
@@ -78,6 +82,56 @@ def _prey_kind() -> ContentKind:
     ), RULE_PREY)
 
 
+RULE_SCENARIO = scenario.RULE
+TERRAIN_HELP = N_("One element a line: kind, x, y, width, height (inches, from the top-left "
+                  "corner), label — e.g. “arbre 8 10 6 5 Bosquet”. Kinds: obstacle, "
+                  "infranchissable, difficile, arbre, buisson, riviere, camp. Separate with "
+                  "“;” when a label holds spaces.")
+PREY_HELP = N_("One prey a line: species, x, y, then optionally its group and the word "
+               "dominant — e.g. “sanglier 24 8 harde dominant”. The species by its name or "
+               "key (“Cheval sauvage; 12; 6; troupeau” with “;” when the name holds spaces).")
+DIRECTION_HELP = N_("Optional: 6 directions (red die 1 to 6) among north, east, south, "
+                    "west; empty: the game's table.")
+EDGE_NAMES = {"bottom": N_("bottom of the board"), "top": N_("top of the board"),
+              "left": N_("left edge"), "right": N_("right edge")}
+
+
+def _check_scenario(data: Mapping[str, Any], content: Content) -> list[Problem]:
+    """A GM's scenario, checked by the rules of the ready ones (``scenario.problems_of``)."""
+    return scenario.from_item(data, prey_species(content))[1]
+
+
+def _scenario_kind() -> ContentKind:
+    return ContentKind("scenario", N_("Hunting scenarios"), (
+        ContentField("width", N_("Width of the ground (inches)"), "int", low=12, high=120),
+        ContentField("height", N_("Height of the ground (inches)"), "int", low=12, high=120),
+        ContentField("turns", N_("Turns"), "int", low=1, high=30),
+        ContentField("north", N_("North"), "choice",
+                     choices=tuple(scenario.NORTH_NAMES.items())),
+        ContentField("camp_edge", N_("Hunters' camp along"), "choice",
+                     choices=tuple(EDGE_NAMES.items()), required=False,
+                     help=N_("Empty: draw a camp element among the terrain.")),
+        ContentField("terrain", N_("Terrain elements"), "lines", required=False,
+                     help=TERRAIN_HELP),
+        ContentField("prey", N_("Prey, herds and packs"), "lines", required=False,
+                     help=PREY_HELP),  # none: the check says "place at least one prey"
+        ContentField("threat_placide", N_("Threat test, placid prey"), "text",
+                     required=False, help=N_("Optional: 8 words (blue die 0 to 7) among "
+                                             "fuit, reste, attaque, charge; empty: the "
+                                             "game's table.")),
+        ContentField("threat_agressive", N_("Threat test, aggressive prey"), "text",
+                     required=False, help=N_("Optional: 8 words (blue die 0 to 7) among "
+                                             "fuit, reste, attaque, charge; empty: the "
+                                             "game's table.")),
+        ContentField("idle_outcomes", N_("End-of-turn test"), "text", required=False,
+                     help=N_("Optional: 8 words (blue die 0 to 7) among reste, erre-demi, "
+                             "erre, rode; empty: the game's table.")),
+        ContentField("idle_directions", N_("End-of-turn directions"), "text",
+                     required=False, help=DIRECTION_HELP),
+    ), RULE_SCENARIO, check=_check_scenario,
+        listed=("width", "height", "turns", "north", "terrain", "prey"))
+
+
 class ChasseSystem:
     key = "chasse"
     name_fr = "Chasse préhistorique"
@@ -88,7 +142,8 @@ class ChasseSystem:
     seed_file = "003_17f6fe9f5d5d7b1b.txt"
     uses_board = True
     board_defaults = setup.BOARD
-    content_kinds = (_weapon_kind(), _prey_kind())
+    content_kinds = (_weapon_kind(), _prey_kind(), _scenario_kind())
+    saves_match_as = "scenario"  # a GM keeps a hunt's ground as a campaign scenario
     class_names = CLASS_NAMES
     speed_names = SPEED_NAMES
 
@@ -138,8 +193,25 @@ class ChasseSystem:
             ("Dmax", f'{speeds[prey["speed"]]["dmax"]}"'),
             (N_("Natural weapon"), known.get(prey["weapon"], {}).get("name", prey["weapon"]))),
             own=prey.get("source") == "gm") for prey in prey_species(content).values())
+        species = prey_species(content)
+        scenario_entries = []
+        for entry in scenarios(content).values():
+            counts: dict[str, int] = {}
+            for placed in entry["prey"]:
+                name = species.get(placed["species"], {}).get("name", placed["species"])
+                counts[name] = counts.get(name, 0) + 1
+            scenario_entries.append(CompendiumEntry(entry["name"], (
+                (N_("Ground"), f'{entry["width"]} × {entry["height"]}"'),
+                (N_("Turns"), entry["turns"]),
+                (N_("North"), scenario.NORTH_NAMES[entry.get("north", "top")]),
+                (N_("Prey"), ", ".join(f"{n} × {name}" for name, n in counts.items())),
+                (N_("Terrain elements"), len(scenario.board_terrain(entry))),
+                (N_("Own prey tables"), "reactions" in entry)),
+                own=entry.get("source") == "gm"))
         return [CompendiumSection("weapon", N_("Weapons"), weapon_entries, RULE_WEAPONS),
-                CompendiumSection("prey", N_("Prey species"), prey_entries, RULE_PREY)]
+                CompendiumSection("prey", N_("Prey species"), prey_entries, RULE_PREY),
+                CompendiumSection("scenario", N_("Hunting scenarios"), tuple(scenario_entries),
+                                  RULE_SCENARIO)]
 
     def demo_characters(self) -> list[DemoCharacter]:
         return [
@@ -161,6 +233,10 @@ class ChasseSystem:
             DemoStep({"kind": "move", "token": "t1", "x": 14, "y": 29}, by=0),
             DemoStep({"kind": "move", "token": "t2", "x": 26, "y": 29}, by=0),
         ))
+
+    def content_from_match(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """The hunt's ground, turns, north, prey and tables as a scenario's fields."""
+        return scenario.item_from_state(state)
 
     start = staticmethod(setup.start)
     decide = staticmethod(actions.decide)
