@@ -410,3 +410,71 @@ def test_the_host_sets_the_turn_timer_when_opening_the_tournament(db, ring, monk
     match = db.get(Match, int(response.headers["location"].rsplit("/", 1)[1]))
     # the clock starts with the set-up: the order is awaited for 90 s
     assert match.state["timer"] == 90 and match.state["clock"]["deadline"] == 7090
+
+
+def test_a_pass_in_a_reaction_window_does_not_exist_for_the_other_players(db, ring):
+    """Both Paul (Visée laser) and Pia (Bouclier ionique) may react after the order is
+    rolled. Paul's « no reaction » is quiet: Pia's API (log, match, action answer), her page's
+    log, her page stream and her API stream carry no trace of it — no line, no « something
+    secret », not Paul's id — and her seq from before it is still good for her own pass. The
+    host and Paul read it; Pia's own pass then closes the window for everyone."""
+    match = open_tournament(db, ring, "Discrétion")
+    assert match.state["tokens"]["t2"]["sfx_hand"] == ["bouclier_ionique#3"]
+    tables.apply_action(db=db, secret=SECRET, access=ring["access"]["pia"], match_id=match.id,
+                        action={"kind": "roll_order"}, expected_seq=None, dice=SeededDice(3))
+    db.commit()
+    db.refresh(match)
+    assert match.state["window"]["waiting"] == ["t1", "t2"]
+    base = f"/api/v1/campaigns/{ring['campaign']}/matches/{match.id}"
+    page_url = f"/campaigns/{ring['campaign']}/matches/{match.id}"
+    mia, paul, pia = (ring["people"][name] for name in ("mia", "paul", "pia"))
+    paul_id = ring["access"]["paul"].user.id
+    before = pia.client.get(base).json()
+    seq_before = before["seq"]
+    passed = paul.client.post(base + "/actions", json={
+        "action": {"kind": "pass_reaction"}, "seq": paul.client.get(base).json()["seq"]},
+        headers={"X-CSRF-Token": paul.csrf()})
+    assert passed.status_code == 200, passed.text
+    assert [event["kind"] for event in passed.json()["events"]] == ["reaction_passed"]
+    pass_seq = passed.json()["seq"]
+    # what Pia can read: nothing of it
+    log = pia.client.get(base + "/log").json()
+    assert pass_seq not in [event["seq"] for event in log["events"]]
+    assert log["next_after_seq"] == pass_seq and not log["has_more"]
+    after = pia.client.get(base).json()
+    assert after["state"]["window"] == before["state"]["window"]
+    assert after["state"]["clock"] == before["state"]["clock"]
+    page = pia.page(page_url)
+    assert page.select_one(f"#event-{pass_seq}") is None
+    # the host and Paul read the pass
+    for who in (mia, paul):
+        seqs = [event["seq"] for event in who.client.get(base + "/log").json()["events"]]
+        assert pass_seq in seqs
+    assert mia.page(page_url).select_one(f"#event-{pass_seq}") is not None
+    # Pia's seq from before Paul's pass is still current for her: no 409
+    answered = pia.client.post(base + "/actions", json={
+        "action": {"kind": "pass_reaction"}, "seq": seq_before},
+        headers={"X-CSRF-Token": pia.csrf()})
+    assert answered.status_code == 200, answered.text
+    assert [event["kind"] for event in answered.json()["events"]][-1] == "window_closed"
+    # her streams, read past Paul's pass up to the window's end: no trace of it either
+    final = answered.json()["seq"]
+    with pia.client.stream("GET", page_url + "/stream",
+                           headers={"Last-Event-ID": str(seq_before - 1)}) as response:
+        html_stream = read_messages(response, lambda got: got[-1].event == "state")
+    with pia.client.stream("GET", base + "/stream",
+                           headers={"Last-Event-ID": str(seq_before - 1)}) as response:
+        json_stream = read_messages(response, lambda got: got[-1].id == final)
+    assert html_stream[-1].id == final
+    passes = [json.loads(m.data) for m in json_stream if "reaction_passed" in m.data]
+    assert [event["payload"]["seat"] for event in passes] == ["t2"]  # her own only
+    for messages in (html_stream, json_stream):
+        assert pass_seq not in [m.id for m in messages] and seq_before in [m.id for m in messages]
+        raw = "\n".join(m.data for m in messages)
+        assert "kind-hidden" not in raw and '"kind":"hidden"' not in raw  # no « secret » stub
+        assert f'"by":{paul_id}' not in raw and f'"actor_id":{paul_id}' not in raw
+    # but a public event after her seq still makes it stale
+    stale = pia.client.post(base + "/actions", json={
+        "action": {"kind": "pass_reaction"}, "seq": seq_before},
+        headers={"X-CSRF-Token": pia.csrf()})
+    assert stale.status_code == 409

@@ -106,7 +106,7 @@ class EventOut(Model):
     kind: str = Field(description="``hidden`` when you may not see what happened.")
     payload: dict[str, Any]
     actor_id: int | None
-    visibility: Literal["public", "gm", "self"]
+    visibility: Literal["public", "gm", "self", "quiet"]
     reverted: bool = Field(description="Undone by the GM (kept in the log, struck through).")
     created_at: datetime | None
 
@@ -171,7 +171,7 @@ def _answer(request: Request, actor: Actor, outcome: tables.ActionOutcome) -> Ac
     match_publish.publish_outcome(request.app.state.broker, outcome)
     return ActionOut(seq=outcome.seq, replayed=outcome.replayed,
                      events=[EventOut(**tables.redact(event, actor))
-                             for event in outcome.events])
+                             for event in outcome.events if tables.exists_for(event, actor)])
 
 
 def _viewer(access: CampaignAccess) -> Actor:
@@ -211,11 +211,14 @@ def match_log(db: DbSession, access: MemberAccess, match_id: MatchId,
               after_seq: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
               limit: Annotated[int, Query(ge=1, le=500)] = tables.LOG_PAGE) -> LogOut:
     """The events after ``after_seq``, oldest first; secret ones you may not see are
-    ``hidden`` (their number stays, so the sequence has no holes)."""
+    ``hidden`` (their number stays), except ``quiet`` ones, which are not yours to know
+    of at all (a player's « no reaction »): ``next_after_seq`` passes them."""
     match = tables.get_match(db, access, match_id)
-    events = tables.events_after(db, match, tables.actor_for(db, access), after_seq=after_seq,
-                                 limit=limit)
-    last = events[-1]["seq"] if events else after_seq
+    actor = tables.actor_for(db, access)
+    rows = tables.rows_after(db, match, after_seq=after_seq, limit=limit)
+    events = [tables.redact(tables.event_dict(row), actor) for row in rows
+              if tables.exists_for(row, actor)]
+    last = rows[-1].seq if rows else after_seq
     return LogOut(events=[EventOut(**event) for event in events], next_after_seq=last,
                   has_more=last < match.seq)
 
@@ -297,4 +300,5 @@ class JsonEvents(FeedSource):
             return None
         return [Item(id=event["seq"], event=STREAM_EVENT,
                      data=batch.as_json(event, self.viewer.actor))
+                if tables.exists_for(event, self.viewer.actor) else Item(event["seq"], "", "")
                 for event in batch.after(after)]

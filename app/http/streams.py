@@ -42,7 +42,10 @@ RETRY_MS = 1_000
 
 @dataclass(frozen=True)
 class Item:
-    """One thing to send: its id (the resume point), the SSE event name and the data."""
+    """One thing to send: its id (the resume point), the SSE event name and the data.
+
+    An item without an event name is a *mark*: nothing is sent, the stream only moves past
+    its id (an event that does not exist for this viewer, ``tables.exists_for``)."""
 
     id: int
     event: str
@@ -145,8 +148,10 @@ async def _events(request: Request, source: Source, after: int) -> AsyncIterator
                     return
                 fresh = False
                 if items:
-                    yield b"".join(encode(item) for item in items)
-                    sent = items[-1].id
+                    sending = [item for item in items if item.event]
+                    if sending:
+                        yield b"".join(encode(item) for item in sending)
+                    sent = items[-1].id  # a mark (no event name) only moves past ids
                     continue  # maybe a full page: read on before waiting
                 if not await source.wait(sent):
                     return

@@ -19,6 +19,10 @@ from app.rules.errors import RulesError
 State = dict[str, Any]
 Visibility = Literal["public", "gm", "self"]
 VISIBILITIES: tuple[Visibility, ...] = ("public", "gm", "self")
+# An event may also be ``quiet``: the actor and the GM see it, and for everyone else it does
+# not exist — no log line, nothing in their stream (a player's « no reaction » in a window
+# tells who was asked). A quiet event carries no rolls and changes nothing others see.
+EventVisibility = Literal["public", "gm", "self", "quiet"]
 
 # Events the table engine writes itself; systems never see them in ``evolve``.
 CONTROL_KINDS = frozenset({"rewind", "redo", "gm_correction_note"})
@@ -161,11 +165,12 @@ class Actor:
 
 @dataclass(frozen=True)
 class Event:
-    """A fact that happened. ``visibility``: everyone, the GM only, or the actor + GM."""
+    """A fact that happened. ``visibility``: everyone, the GM only, or the actor + GM
+    (``self``: others see that something secret happened; ``quiet``: others see nothing)."""
 
     kind: str
     payload: dict[str, Any] = field(default_factory=dict)
-    visibility: Visibility = "public"
+    visibility: EventVisibility = "public"
 
 
 @dataclass(frozen=True)

@@ -95,13 +95,15 @@ def log_events(*, db: Session, match: Match, actor: Actor, upto: int | None = No
     if upto is not None:
         query = query.where(MatchEvent.seq <= upto)
     rows = db.scalars(query.order_by(MatchEvent.seq.desc()).limit(window)).all()
-    return [tables.redact(tables.event_dict(row), actor) for row in reversed(rows)]
+    return [tables.redact(tables.event_dict(row), actor) for row in reversed(rows)
+            if tables.exists_for(row, actor)]
 
 
 def event_at(*, db: Session, match: Match, actor: Actor, seq: int) -> dict[str, Any] | None:
     row = db.scalar(select(MatchEvent).where(MatchEvent.match_id == match.id,
                                              MatchEvent.seq == seq))
-    return tables.redact(tables.event_dict(row), actor) if row is not None else None
+    return tables.redact(tables.event_dict(row), actor) \
+        if row is not None and tables.exists_for(row, actor) else None
 
 
 def can_redo(*, db: Session, match: Match) -> bool:

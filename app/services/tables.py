@@ -179,7 +179,7 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
                                             fingerprint)
                 if previous is not None:
                     return previous
-            if expected_seq is not None and expected_seq != match.seq:
+            if _stale(db, match, expected_seq, actor):
                 system = system_of(match)
                 raise StaleSeq(match.seq, system.view(match.state, actor))
             system = system_of(match)
@@ -327,8 +327,9 @@ def redo(*, db: Session, access: CampaignAccess, match_id: int,
 
 def _check_seq(match: Match, expected_seq: int | None, access: CampaignAccess,
                db: Session) -> None:
-    if expected_seq is not None and expected_seq != match.seq:
-        raise StaleSeq(match.seq, system_of(match).view(match.state, actor_for(db, access)))
+    actor = actor_for(db, access)
+    if _stale(db, match, expected_seq, actor):
+        raise StaleSeq(match.seq, system_of(match).view(match.state, actor))
 
 
 def _set_reverted(db: Session, match_id: int, seqs: Sequence[int], value: bool) -> None:
@@ -371,7 +372,28 @@ def may_see(row: MatchEvent | Mapping[str, Any], actor: Actor) -> bool:
     visibility = row["visibility"] if isinstance(row, Mapping) else row.visibility
     owner = row["actor_id"] if isinstance(row, Mapping) else row.actor_id
     return visibility == "public" or actor.is_gm or (
-        visibility == "self" and owner == actor.user_id)
+        visibility in ("self", "quiet") and owner == actor.user_id)
+
+
+def exists_for(row: MatchEvent | Mapping[str, Any], actor: Actor) -> bool:
+    """Whether ``actor`` learns of this event at all: a ``quiet`` one they may not see is
+    left out of their log, their stream and their API answers (not even « something secret
+    happened », nor by whom)."""
+    visibility = row["visibility"] if isinstance(row, Mapping) else row.visibility
+    return visibility != "quiet" or may_see(row, actor)
+
+
+def _stale(db: Session, match: Match, expected_seq: int | None, actor: Actor) -> bool:
+    """The viewer's seq is behind something they could see. Events after it that do not
+    exist for them (``quiet``) leave their view current: refusing them would tell them
+    something happened."""
+    if expected_seq is None or expected_seq == match.seq:
+        return False
+    if expected_seq > match.seq:
+        return True
+    rows = db.scalars(select(MatchEvent).where(MatchEvent.match_id == match.id,
+                                               MatchEvent.seq > expected_seq))
+    return any(exists_for(row, actor) for row in rows)
 
 
 def redact(event: dict[str, Any], actor: Actor) -> dict[str, Any]:
@@ -384,12 +406,18 @@ def redact(event: dict[str, Any], actor: Actor) -> dict[str, Any]:
         "visibility": event["visibility"]}}
 
 
+def rows_after(db: Session, match: Match, *, after_seq: int = 0,
+               limit: int = LOG_PAGE) -> list[MatchEvent]:
+    return list(db.scalars(select(MatchEvent).where(MatchEvent.match_id == match.id,
+                                                    MatchEvent.seq > after_seq)
+                           .order_by(MatchEvent.seq).limit(max(1, min(limit, 500)))))
+
+
 def events_after(db: Session, match: Match, actor: Actor, *, after_seq: int = 0,
                  limit: int = LOG_PAGE) -> list[dict[str, Any]]:
-    rows = db.scalars(select(MatchEvent).where(MatchEvent.match_id == match.id,
-                                               MatchEvent.seq > after_seq)
-                      .order_by(MatchEvent.seq).limit(max(1, min(limit, 500))))
-    return [redact(event_dict(row), actor) for row in rows]
+    return [redact(event_dict(row), actor)
+            for row in rows_after(db, match, after_seq=after_seq, limit=limit)
+            if exists_for(row, actor)]
 
 
 def viewer_state(match: Match, actor: Actor) -> State:

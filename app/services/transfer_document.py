@@ -117,7 +117,7 @@ class EventDoc(Doc):
     kind: str = Field(min_length=1, max_length=48)
     payload: dict[str, Any]
     actor: Username | None
-    visibility: Visibility
+    visibility: Literal["public", "gm", "self", "quiet"]
     reverted: bool
     created_at: Timestamp
 

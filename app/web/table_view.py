@@ -351,15 +351,19 @@ class MatchStream(FeedSource):
             except NotFound:  # deleted meanwhile: nothing more will come
                 return []
             view = TableView.load(db, access, match)
-            events = [event for event in tables.events_after(db, match, view.actor,
-                                                             after_seq=after)
-                      if event["seq"] <= match.seq]
+            rows = [row for row in tables.rows_after(db, match, after_seq=after)
+                    if row.seq <= match.seq]
+            events = [tables.redact(tables.event_dict(row), view.actor) for row in rows
+                      if tables.exists_for(row, view.actor)]
             items = [self._event_item(db, view, event) for event in events]
             first = not self._connected
             self._connected = True
             if events or first:
                 last = events[-1]["seq"] if events else after
                 items.append(Item(last, "state", self._state_html(view, after)))
+            if rows and rows[-1].seq > (events[-1]["seq"] if events else after):
+                # events that do not exist for this viewer: move past them, send nothing
+                items.append(Item(rows[-1].seq, "", ""))
             return items
 
     def _event_item(self, db: Session, view: TableView, event: dict[str, Any]) -> Item:

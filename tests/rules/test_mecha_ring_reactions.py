@@ -70,7 +70,7 @@ def test_the_window_waits_for_every_player_who_can_react_and_closes_when_all_pas
     assert "pass_reaction" not in {f.kind for f in MECHA.legal_actions(state, player(state, a))}
     events, state = act(state, {"kind": "pass_reaction"}, player(state, b))
     assert [event.kind for event in events] == ["reaction_passed"]
-    assert events[0].visibility == "self"  # only b and the host see that b was asked
+    assert events[0].visibility == "quiet"  # only b and the host know b was asked
     assert state["window"]["waiting"] == [c]
     events, state = act(state, {"kind": "pass_reaction"}, player(state, c))
     assert [event.kind for event in events] == ["reaction_passed", "window_closed"]
@@ -255,3 +255,26 @@ def test_the_log_of_windows_timers_and_absences_folds_to_the_state():
         events, state = at(state, action, actor, now, faces)
         log += events
     assert fold(MECHA, log, base) == state
+
+
+def test_a_quiet_pass_keeps_the_windows_clock_and_a_card_played_restarts_it():
+    """A pass is known to the player and the host only (``quiet``): it must not move the
+    deadline everyone sees; a card played in the window (public) gives the others time to
+    answer it."""
+    state, a, b, c = three()
+    deal(state, b, ["surcharge#1"], 50)
+    deal(state, c, ["pari_truque#1"], 50)
+    _, state = at(state, {"kind": "set_timer", "seconds": "60"}, GM, 1000)
+    events, state = at(state, {"kind": "attack", "target": c}, player(state, a), 1010,
+                       faces=[1, 2, 2])
+    assert state["window"]["waiting"] == [b, c] and state["clock"]["deadline"] == 1070
+    seen_by_a = MECHA.view(state, player(state, a))
+    events, state = at(state, {"kind": "pass_reaction"}, player(state, b), 1020)
+    assert [(event.kind, event.visibility) for event in events] == [("reaction_passed",
+                                                                     "quiet")]
+    assert state["clock"]["deadline"] == 1070  # unchanged: nothing tells a that b passed
+    assert MECHA.view(state, player(state, a)) == seen_by_a
+    events, state = at(state, {"kind": "play_sfx", "card": "pari_truque#1"},
+                       player(state, c), 1030, faces=[1])
+    assert events[0].kind == "sfx_played" and events[0].visibility == "public"
+    assert state["clock"]["deadline"] == 1090

@@ -350,7 +350,7 @@ def test_sfx_any_moment_cost_effect_and_a_new_card():
         act(state, {"kind": "choose_part", "slot": "tete"}, ANNA)
     events, state = act(state, {"kind": "pass_reaction"}, BORIS)
     assert [event.kind for event in events] == ["reaction_passed", "window_closed"]
-    assert events[0].visibility == "self"
+    assert events[0].visibility == "quiet"
     events, state = act(state, {"kind": "choose_part", "slot": "tete"}, ANNA)
     # the strike waits for the reaction window: the defender holds a playable card
     assert [event.kind for event in events] == ["part_chosen", "window_opened"]

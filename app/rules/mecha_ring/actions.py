@@ -21,7 +21,6 @@ from app.rules.mecha_ring.common import (
     Emitter,
     check_controls,
     draw_card,
-    private,
     record,
     refuse,
     seat_of,
@@ -612,9 +611,10 @@ def _asked(state: State, action: Mapping[str, Any], actor: Actor) -> list[str]:
 def _pass_reaction(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
                    em: Emitter) -> None:
     """« Pas de réaction »: the player lets play go on. Only they and the host see it (that
-    they were asked tells something of their hand)."""
+    they were asked tells something of their hand): ``quiet``, for the others it does not
+    exist — no log line, nothing in their stream, not even « something secret »."""
     for tid in _asked(state, action, actor):
-        em.emit("reaction_passed", {"seat": tid}, private(state, actor, tid))
+        em.emit("reaction_passed", {"seat": tid}, "quiet")
 
 
 def _close_window(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,

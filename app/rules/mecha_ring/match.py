@@ -98,7 +98,9 @@ def awaited(state: State) -> str | None:
         return None
     window = state.get("window")
     if window:
-        return f"window|{window['after']}|{window.get('by')}|{','.join(window['passed'])}"
+        # a pass is secret (quiet): it must not restart the clock others see; a card played
+        # in the window does (every player may answer it)
+        return f"window|{window['after']}|{window.get('by')}|{window.get('plays', 0)}"
     if state.get("phase") == "market" and state.get("shop"):
         shop = state["shop"]
         return f"market|{shop['index']}|{shop['passes']}|{len(state['market'])}"
@@ -390,6 +392,7 @@ def _sfx_played(state: State, p: dict) -> None:
     window = state.get("window")
     if window:  # a card played in a window: those who passed may answer it
         window["passed"] = [p["seat"]]
+        window["plays"] = window.get("plays", 0) + 1
     _effect(state, p)
 
 
@@ -446,7 +449,8 @@ def _note(state: State, p: dict) -> None:
 
 
 def _window_opened(state: State, p: dict) -> None:
-    state["window"] = {"after": p["after"], "by": p.get("by"), "passed": [], "waiting": []}
+    state["window"] = {"after": p["after"], "by": p.get("by"), "passed": [], "waiting": [],
+                       "plays": 0}
 
 
 def _reaction_passed(state: State, p: dict) -> None:
@@ -557,6 +561,7 @@ def view(state: State, viewer: Actor) -> State:
         # who may react depends on the hands: a player learns only about their own seats
         mine = [tid for tid in window["waiting"] if viewer.controls(shown["tokens"][tid])]
         shown["window"] = {"after": window["after"], "by": window.get("by"),
+                           "plays": window.get("plays", 0),
                            "waiting": mine, "mine": mine, "passed": [
                                tid for tid in window["passed"]
                                if viewer.controls(shown["tokens"][tid])]}
