@@ -217,18 +217,58 @@ def test_the_end_of_the_tournament_writes_the_record_on_the_sheets(db, ring):
 
 
 def test_the_campaign_page_shows_the_standings_and_the_tournaments(db, ring):
-    match = open_tournament(db, ring, "Coupe d'hiver")
-    tables.apply_action(db=db, secret=SECRET, access=ring["access"]["mia"], match_id=match.id,
+    """A finished tournament and a running one: the page (both languages) and the JSON API
+    list both, linked to their tables, with the winner and each team's victory points,
+    fights won and crédits; the standings sum them per team. A match of another game in the
+    campaign is left out."""
+    won = open_tournament(db, ring, "Coupe d'hiver")
+    gm = ring["access"]["mia"]
+    one(db, won, gm, {"kind": "correct", "seat": "t1", "field": "credits", "value": 30})
+    tables.apply_action(db=db, secret=SECRET, access=gm, match_id=won.id,
                         action={"kind": "end_match"}, expected_seq=None,
                         dice=ScriptedDice([]))
     db.commit()
+    running = open_tournament(db, ring, "Ligue de printemps")
+    one(db, running, gm, {"kind": "correct", "seat": "t1", "field": "credits", "value": 45})
+    db.add(Match(campaign_id=ring["campaign"], system="libre", name="Autre jeu",
+                 state={"tokens": {"x": {"name": "Intrus"}}, "seats": ["x"]}))
+    db.commit()
+    winner = won.state["tokens"][won.state["result"]["winner"]]["name"]
+    api = ring["people"]["pia"].client.get(
+        f"/api/v1/campaigns/{ring['campaign']}/summary").json()
+    assert api["system"] == "mecha_ring"
+    history = api["summary"]["tournaments"]
+    assert [(t["match_id"], t["name"], t["over"]) for t in history] == [
+        (won.id, "Coupe d'hiver", True), (running.id, "Ligue de printemps", False)]
+    assert history[0]["winner"] == winner and history[0]["champion"] is None  # ended early
+    boulon = {t["name"]: next(row for row in t["teams"] if row["name"] == "Écurie Boulon")
+              for t in history}
+    assert boulon["Coupe d'hiver"]["credits"] == 30
+    assert boulon["Ligue de printemps"]["credits"] == 45
+    standings = {row["name"]: row for row in api["summary"]["standings"]}
+    assert set(standings) == {"Écurie Boulon", "Acier Hurlant"}
+    assert standings["Écurie Boulon"]["credits"] == 75 and standings["Écurie Boulon"][
+        "played"] == 2 and standings[winner]["wins"] == 1
+    # the page, in English then French
     page = ring["people"]["pia"].page(f"/campaigns/{ring['campaign']}")
-    rows = [[cell.get_text(strip=True) for cell in row.select("th, td")]
-            for row in page.select(".mecha-standings table.standings tbody tr")]
-    assert sorted(row[0] for row in rows) == ["Acier Hurlant", "Écurie Boulon"]
-    assert all(row[3] == "1" for row in rows)  # one tournament played each
-    history = page.select_one(".mecha-standings .tournaments").get_text(" ", strip=True)
-    assert "Coupe d'hiver" in history and "Winner" in history and "0 VP" in history
+    rows = {row.select_one("th").get_text(strip=True): [
+        cell.get_text(strip=True) for cell in row.select("td")]
+        for row in page.select(".mecha-standings table.standings tbody tr")}
+    assert rows["Écurie Boulon"] == ["0", str(standings["Écurie Boulon"]["wins"]), "2", "0",
+                                     "0", "75"]
+    links = [a["href"] for a in page.select(".mecha-standings .tournaments > li > a")]
+    assert links == [f"/campaigns/{ring['campaign']}/matches/{won.id}",
+                     f"/campaigns/{ring['campaign']}/matches/{running.id}"]
+    text = page.select_one(".mecha-standings .tournaments").get_text(" ", strip=True)
+    assert f"Winner: {winner}" in text and "under way" in text and "Intrus" not in text
+    assert "Écurie Boulon: 0 VP · 0 fight(s) won · 30 crédits" in text
+    db.execute(update(User).where(User.username_key == "pia").values(locale="fr"))
+    db.commit()
+    page = ring["people"]["pia"].page(f"/campaigns/{ring['campaign']}")
+    text = page.select_one(".mecha-standings").get_text(" ", strip=True)
+    assert f"Vainqueur : {winner}" in text and "en cours" in text
+    assert "Écurie Boulon : 0 PV · 0 combat(s) gagné(s) · 30 crédits" in text
+    assert "Combats gagnés" in text and "Historique des tournois" in text
 
 
 def test_a_whole_tournament_of_house_bots_through_the_engine(db, ring):
@@ -478,3 +518,16 @@ def test_a_pass_in_a_reaction_window_does_not_exist_for_the_other_players(db, ri
         "action": {"kind": "pass_reaction"}, "seq": seq_before},
         headers={"X-CSRF-Token": pia.csrf()})
     assert stale.status_code == 409
+
+
+def test_a_game_without_a_campaign_summary_answers_null(db, ring):
+    paul = ring["people"]["paul"]
+    made = paul.client.post("/api/v1/campaigns", json={"name": "Libre", "system": "libre"},
+                            headers={"X-CSRF-Token": paul.csrf()})
+    assert made.status_code == 201, made.text
+    answer = paul.client.get(f"/api/v1/campaigns/{made.json()['id']}/summary").json()
+    assert answer == {"system": "libre", "summary": None}
+    page = paul.page(f"/campaigns/{made.json()['id']}")
+    assert page.select_one(".mecha-standings") is None
+    outsider = ring["people"]["pia"].client.get(f"/api/v1/campaigns/{made.json()['id']}/summary")
+    assert outsider.status_code == 404

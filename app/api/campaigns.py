@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Query, Response
 from pydantic import Field
@@ -13,7 +13,7 @@ from app.api.schemas import Model, error_responses, text
 from app.http.deps import CurrentUser, DbSession, MemberAccess, protected_router
 from app.models import Campaign, Role
 from app.rules.registry import all_systems
-from app.services import campaigns, dice_cap
+from app.services import campaigns, dice_cap, matches
 
 router = protected_router(tags=["campaigns"])
 
@@ -87,6 +87,22 @@ def create_campaign(body: CampaignIn, db: DbSession, user: CurrentUser) -> Campa
             responses=error_responses(404))
 def get_campaign(access: MemberAccess) -> CampaignOut:
     return campaign_out(access.campaign, access.role)
+
+
+class SummaryOut(Model):
+    system: str
+    summary: dict[str, Any] | None = Field(description=(
+        "The game's own summary of the campaign (Mecha-Ring: ``standings`` summed over its "
+        "tournaments and ``tournaments``, each with its ``match_id``, winner, champion and "
+        "each team's victory points, fights won and crédits); null for a game without one."))
+
+
+@router.get("/campaigns/{campaign_id:int}/summary", response_model=SummaryOut,
+            responses=error_responses(404))
+def campaign_summary(db: DbSession, access: MemberAccess) -> SummaryOut:
+    """What the campaign page's game panel shows (standings, history…), for every member."""
+    return SummaryOut(system=access.campaign.system,
+                      summary=matches.campaign_summary(db=db, access=access))
 
 
 @router.patch("/campaigns/{campaign_id:int}", response_model=CampaignOut,

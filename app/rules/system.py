@@ -141,6 +141,27 @@ def content_compendium(kinds: tuple[ContentKind, ...],
     return sections
 
 
+@dataclass(frozen=True)
+class SummaryMatch:
+    """A match of the campaign as ``campaign_summary`` reads it: its id (the page links it),
+    name, status and snapshot — the whole state: the game keeps only what every member may
+    see."""
+
+    id: int
+    name: str
+    status: str
+    state: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SummaryCharacter:
+    """A roster character as ``campaign_summary`` reads it."""
+
+    id: int
+    name: str
+    sheet: Mapping[str, Any]
+
+
 # A campaign's custom content as the rules see it: kind key → items, each a dict with
 # ``key`` (a slug unique in its kind), ``name``, the kind's fields and ``source = "gm"``.
 Content = Mapping[str, list[dict[str, Any]]]
@@ -220,6 +241,12 @@ class GameSystem(Protocol):
     #   player browses it (weapons, implants, skills… with their figures), the campaign's
     #   own items (``content``) among them, marked ``own``. Without it, the platform lists
     #   the campaign's items of each content kind (``content_compendium``).
+    # ``campaign_summary(self, matches: list[SummaryMatch], characters:
+    #   list[SummaryCharacter]) -> Mapping[str, Any] | None``: the game's panel on the
+    #   campaign page (``systems/<key>/_campaign.html``) and ``GET /api/v1/campaigns/{id}/
+    #   summary``: standings, history… from the campaign's matches of this game, oldest first,
+    #   and its roster. JSON-only data, and only what every member may see. Without it (or
+    #   ``None``) there is no panel and the API answers ``summary: null``.
 
     def between_matches(self, state: State, sheets: Mapping[int, Sheet]) -> dict[int, Sheet]:
         """When a match ends: the sheets it changes (wounds, experience, money…), by

@@ -19,7 +19,8 @@ from app.models import Match, MatchEvent, Membership, Role, User
 from app.rules.dice import Dice
 from app.rules.match import Actor, State
 from app.rules.registry import get_system
-from app.services import tables
+from app.rules.system import SummaryCharacter, SummaryMatch
+from app.services import characters, tables
 from app.services.access import CampaignAccess, load_campaign_access
 
 BOARD_UNITS = ("cm", "in", "sq")
@@ -84,6 +85,25 @@ def uses_clock(access: CampaignAccess) -> bool:
 def uses_board(access: CampaignAccess) -> bool:
     system = get_system(access.campaign.system)
     return bool(system and system.uses_board)
+
+
+# — the game's campaign summary ————————————————————————————————————————————————
+
+def campaign_summary(*, db: Session, access: CampaignAccess) -> Any:
+    """The game's own panel for the campaign (standings, history…): its optional
+    ``campaign_summary`` over the campaign's matches of this game, oldest first, and its
+    roster; ``None`` for a game without one. Any member may read it."""
+    system = get_system(access.campaign.system)
+    summarise = getattr(system, "campaign_summary", None)
+    if summarise is None:
+        return None
+    games = [SummaryMatch(match.id, match.name, match.status, match.state or {})
+             for match in reversed(tables.list_matches(db, access))
+             if match.system == access.campaign.system]
+    roster = [SummaryCharacter(character.id, character.name, character.sheet or {})
+              for character in characters.list_characters(db=db,
+                                                          campaign_id=access.campaign.id)]
+    return summarise(games, roster)
 
 
 # — reading the log ——————————————————————————————————————————————————————————

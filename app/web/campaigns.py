@@ -10,8 +10,8 @@ from starlette.responses import Response
 from app.errors import AppError, CampaignArchived, Conflict, StaleVersion, ValidationFailed
 from app.http.deps import CurrentUser, DbSession, MemberAccess, protected_router
 from app.models import User
-from app.rules.registry import all_systems, get_system
-from app.services import campaigns, characters, content, members, tables
+from app.rules.registry import all_systems
+from app.services import campaigns, content, matches, members
 from app.services.access import CampaignAccess
 from app.services.dice_cap import DEFAULT_DICE_CAP
 from app.web.forms import field_errors, see_other
@@ -69,21 +69,8 @@ def campaign_page(request: Request, db: DbSession, access: MemberAccess) -> Resp
         "access": access, "campaign": access.campaign,
         "members": members.list_members(db=db, campaign_id=access.campaign.id),
         "has_content_kinds": bool(content.kinds(access.campaign.system)),
-        "summary": _summary(db, access),
+        "summary": matches.campaign_summary(db=db, access=access),
     })
-
-
-def _summary(db, access: CampaignAccess) -> Any:
-    """The game's own panel for the campaign page (standings…): the optional
-    ``campaign_summary(matches, characters)`` of its system, None when it has none."""
-    system = get_system(access.campaign.system)
-    summarise = getattr(system, "campaign_summary", None)
-    if summarise is None:
-        return None
-    return summarise([(match.name, match.state or {}) for match in
-                      reversed(tables.list_matches(db, access))],
-                     [(character.name, character.sheet or {}) for character in
-                      characters.list_characters(db=db, campaign_id=access.campaign.id)])
 
 
 def _edit_page(request: Request, access: CampaignAccess, form: dict[str, Any], *,

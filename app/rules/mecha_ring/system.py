@@ -7,10 +7,10 @@ the host; the deck may be widened per campaign with the GM's own cards (``conten
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.rules.mecha_ring import actions, forms, match, setup
+from app.rules.mecha_ring import actions, forms, match, setup, standings
 from app.rules.mecha_ring import sheet as team
 from app.rules.mecha_ring.content import EFFECTS, FAMILIES, PARTS, SFX, deck, left_out, rule
 from app.rules.system import (
@@ -26,6 +26,8 @@ from app.rules.system import (
     DemoStep,
     Problem,
     Sheet,
+    SummaryCharacter,
+    SummaryMatch,
 )
 
 FAMILY_NAMES = {"torse": "torse", "tete": "tête", "bras": "bras", "jambes": "jambes"}
@@ -150,29 +152,11 @@ class MechaRingSystem:
                                              "Garage du MJ"),
                          steps=(DemoStep({"kind": "set_bot", "seat": "t3", "on": "on"}),))
 
-    def campaign_summary(self, matches: list[tuple[str, Mapping[str, Any]]],
-                         characters: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
-        """The campaign page's standings (the teams' records) and each tournament's history:
-        victory points, fights won, the winner and the champion — public facts only."""
-        standings = sorted(({"name": name, **team.derived(sheet),
-                             "best_points": sheet.get("best_points", 0)}
-                            for name, sheet in characters),
-                           key=lambda row: (-row["titles"], -row["wins"], -row["best_points"],
-                                            row["name"]))
-        tournaments = []
-        for name, state in matches:
-            tokens = state.get("tokens") or {}
-            if not tokens or "seats" not in state:
-                continue
-            result = state.get("result") or {}
-            tournaments.append({
-                "name": name, "over": state.get("status") == "finished",
-                "fights": len(state.get("history") or []),
-                "winner": tokens.get(result.get("winner") or "", {}).get("name"),
-                "champion": tokens.get(result.get("champion") or "", {}).get("name"),
-                "points": sorted(((tokens[tid]["name"], match.points(tokens[tid]))
-                                  for tid in state["seats"]), key=lambda row: -row[1])})
-        return {"standings": standings, "tournaments": tournaments}
+    def campaign_summary(self, matches: Sequence[SummaryMatch],
+                         characters: Sequence[SummaryCharacter]) -> dict[str, Any]:
+        """The campaign page's standings summed over its tournaments and each tournament's
+        history (winner, champion, each team's victory points, fights won, crédits)."""
+        return standings.summary(matches, characters)
 
     # — the table —
     start = staticmethod(setup.start)
