@@ -448,9 +448,15 @@
     const mine = panel.dataset.myTurn === "true";
     if (mine && wasMyTurn === false) {
       status.textContent = panel.querySelector(".your-turn")?.textContent || "";
+      // A phone on the table's state (the panel beside the forms): the awaited decision
+      // opens the actions; a reader of the journal or the discussion gets the tab's badge.
+      const root = tableRoot();
+      if (root && root.classList.contains("tabbed") && root.dataset.tab === "state" &&
+          !window.matchMedia("(min-width: 64rem)").matches) showTab("actions");
     } else if (!mine) {
       status.textContent = "";
     }
+    document.querySelector(".table-tabs .tab-turn")?.toggleAttribute("hidden", !mine);
     wasMyTurn = mine;
   }
 

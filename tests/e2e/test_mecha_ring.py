@@ -157,3 +157,47 @@ def test_away_and_back_and_the_turn_timer_in_two_browsers(new_context, live_serv
         expect(player.locator("#log > li.kind-order_rolled")).to_be_visible(timeout=LIVE)
     finally:
         app.state.dice = None
+
+
+def test_on_a_phone_the_asked_player_is_taken_to_the_actions(new_context, live_server):
+    """Paul on a phone (390×844) watches the table's state while the host rolls the order: a
+    reaction window asks him, and his page opens the actions tab where its forms are. Opening
+    the page while asked lands on the actions too; reading the journal, the actions tab
+    carries « Your turn! »."""
+    campaign = seat_campaign(live_server.url, system="mecha_ring", name="Phone",
+                             characters=[("player", {"name": "Boulon",
+                                                     "sheet": {**SHEET, "implants": 3}}),
+                                         ("gm", {"name": "Rouille", "sheet": SHEET})])
+    shots = os.environ.get("MECHA_SHOTS")
+    gm = log_in(new_context, campaign.gm)
+    player = log_in(new_context, campaign.player)
+    player.set_viewport_size({"width": 390, "height": 844})
+    app = live_server.server.config.app
+    app.state.dice = SeededDice(5)
+    try:
+        url = open_match(gm, campaign, "Téléphone", ["Boulon", "Rouille"])
+        player.goto(url)
+        table = player.locator("#table")
+        expect(table).to_have_attribute("data-tab", "state")
+        expect(player.locator("#tab-actions .tab-turn")).to_be_hidden()
+        act(gm, "roll_order")
+        expect(gm.locator("#log > li.kind-order_rolled")).to_be_visible(timeout=LIVE)
+        expect(table).to_have_attribute("data-tab", "actions", timeout=LIVE)
+        expect(player.locator("form#action-pass_reaction")).to_be_in_viewport()
+        expect(player.locator("#tab-actions")).to_have_attribute("aria-selected", "true")
+        if shots:
+            player.screenshot(path=f"{shots}/phone-asked-live.png")
+        player.reload()
+        expect(player.locator("#table")).to_have_attribute("data-tab", "actions")
+        expect(player.locator("form#action-pass_reaction")).to_be_visible()
+        player.locator("#tab-log").click()
+        badge = player.locator("#tab-actions .tab-turn")
+        expect(badge).to_be_visible()
+        if shots:
+            player.screenshot(path=f"{shots}/phone-asked-log.png")
+        player.locator("#tab-actions").click()
+        act(player, "pass_reaction")
+        expect(player.locator("#log > li.kind-window_closed")).to_have_count(1, timeout=LIVE)
+        expect(badge).to_be_hidden(timeout=LIVE)
+    finally:
+        app.state.dice = None
