@@ -268,7 +268,7 @@ def test_the_campaign_page_shows_the_standings_and_the_tournaments(db, ring):
     text = page.select_one(".mecha-standings").get_text(" ", strip=True)
     assert f"Vainqueur : {winner}" in text and "en cours" in text
     assert "Écurie Boulon : 0 PV · 0 combat(s) gagné(s) · 30 crédits" in text
-    assert "Combats gagnés" in text and "Historique des tournois" in text
+    assert "Combats" in text and "Historique des tournois" in text
 
 
 def test_a_whole_tournament_of_house_bots_through_the_engine(db, ring):

@@ -58,6 +58,19 @@ def test_a_short_tournament_in_the_browser(new_context, live_server):
     act(gm, "end_match")
     expect(player.locator("#turn")).to_contain_text("The tournament is over", timeout=LIVE)
     expect(player.locator("#result")).to_contain_text("Winner")
+    # the campaign page: the standings and the history, linked to the table
+    player.goto(f"/campaigns/{campaign.id}")
+    expect(player.locator(".mecha-standings table.standings tbody tr")).to_have_count(2)
+    history = player.locator(".mecha-standings .tournaments > li")
+    expect(history).to_have_count(1)
+    expect(history).to_contain_text("Winner")
+    shots = os.environ.get("MECHA_SHOTS")
+    if shots:
+        for width, height in ((1366, 900), (390, 844)):
+            player.set_viewport_size({"width": width, "height": height})
+            player.screenshot(path=f"{shots}/campaign-{width}.png", full_page=True)
+    history.locator("a").click()
+    expect(player).to_have_url(url)
 
 
 def test_a_player_against_the_house_bot(new_context, live_server):
