@@ -531,3 +531,16 @@ def test_a_game_without_a_campaign_summary_answers_null(db, ring):
     assert page.select_one(".mecha-standings") is None
     outsider = ring["people"]["pia"].client.get(f"/api/v1/campaigns/{made.json()['id']}/summary")
     assert outsider.status_code == 404
+
+
+def test_the_ring_shows_the_bank_beside_the_market(db, ring):
+    """Issue 12: the board shows the market, the bank and each loot pile."""
+    match = open_tournament(db, ring, "Banque")
+    gm = ring["access"]["mia"]
+    one(db, match, gm, {"kind": "correct", "seat": "t1", "field": "credits", "value": 0})
+    one(db, match, gm, {"kind": "correct", "seat": "t2", "field": "credits", "value": 30})
+    db.execute(update(User).where(User.username_key == "pia").values(locale="fr"))
+    db.commit()
+    page = ring["people"]["pia"].page(f"/campaigns/{ring['campaign']}/matches/{match.id}")
+    bank = page.select_one(".mecha-market .bank").get_text(" ", strip=True)
+    assert "banque" in bank and "30 crédits" in bank
