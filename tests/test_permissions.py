@@ -201,6 +201,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/v1/campaigns"): Rule("user"),
     ("POST", "/api/v1/campaigns"): Rule("user", json={}),
     ("GET", API_CAMPAIGN): Rule("member"),
+    ("GET", API_CAMPAIGN + "/summary"): Rule("member"),
     ("PATCH", API_CAMPAIGN): Rule("gm", json={"version": 99999}),
     ("DELETE", API_CAMPAIGN): Rule("gm", query={"confirm_name": "not its name"}),
     ("POST", API_CAMPAIGN + "/archive"): Rule("gm"),
