@@ -448,10 +448,13 @@
     const mine = panel.dataset.myTurn === "true";
     if (mine && wasMyTurn === false) {
       status.textContent = panel.querySelector(".your-turn")?.textContent || "";
-      // A phone on the table's state (the panel beside the forms): the awaited decision
-      // opens the actions; a reader of the journal or the discussion gets the tab's badge.
+      // A phone on the state of a game without a board (its first tab, the forms one tab
+      // over): the awaited decision opens the actions. A board game's page is left where it
+      // is (opening a tab scrolls, under a finger on the board); a reader of another panel
+      // gets the actions tab's badge.
       const root = tableRoot();
-      if (root && root.classList.contains("tabbed") && root.dataset.tab === "state" &&
+      if (root && root.classList.contains("tabbed") && root.classList.contains("no-board") &&
+          root.dataset.tab === "state" &&
           !window.matchMedia("(min-width: 64rem)").matches) showTab("actions");
     } else if (!mine) {
       status.textContent = "";
