@@ -14,6 +14,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar, Protocol
 
 from fastapi import Request
@@ -47,6 +48,12 @@ class Item:
     id: int
     event: str
     data: str
+
+    @cached_property
+    def wire(self) -> bytes:
+        """The item as the stream writes it (``encode``), made once: an item shared by
+        many streams (``match_feed.Batch.shared``) is encoded once for all of them."""
+        return encode(self)
 
 
 class Source(Protocol):
@@ -145,7 +152,8 @@ async def _events(request: Request, source: Source, after: int) -> AsyncIterator
                     return
                 fresh = False
                 if items:
-                    yield b"".join(encode(item) for item in items)
+                    yield items[0].wire if len(items) == 1 else b"".join(
+                        item.wire for item in items)
                     sent = items[-1].id
                     continue  # maybe a full page: read on before waiting
                 if not await source.wait(sent):

@@ -52,8 +52,8 @@ class Batch:
     roles: Mapping[int, Role]
     complete: bool
     found: bool = True
-    # Each event serialised once per batch, whole or redacted (see ``as_json``).
-    _json: dict[tuple[int, bool], str] = field(default_factory=dict, compare=False)
+    # Each event prepared once per batch, whole or redacted (see ``shared``).
+    _shared: dict[tuple[object, int, bool], Any] = field(default_factory=dict, compare=False)
 
     def covers(self, sent: int) -> bool:
         """Everything after ``sent`` that this batch knows of is in it."""
@@ -62,16 +62,25 @@ class Batch:
     def after(self, seq: int) -> list[dict[str, Any]]:
         return [event for event in self.events if event["seq"] > seq]
 
-    def as_json(self, event: dict[str, Any], actor: Actor) -> str:
-        """The event as ``actor`` may see it, in JSON; every viewer who sees the same thing
-        shares one serialisation."""
+    def shared(self, event: dict[str, Any], actor: Actor,
+               prepare: Callable[[dict[str, Any]], Any]) -> Any:
+        """``prepare(the event as actor may see it)``, made once per batch for each way the
+        event can be seen (whole or redacted): every viewer who sees the same thing shares
+        it — for a stream, its JSON and its encoded bytes."""
         visible = tables.may_see(event, actor)
-        cached = self._json.get((event["seq"], visible))
-        if cached is None:
-            cached = json.dumps(tables.redact(event, actor), ensure_ascii=False,
-                                separators=(",", ":"))
-            self._json[(event["seq"], visible)] = cached
-        return cached
+        key = (prepare, event["seq"], visible)
+        prepared = self._shared.get(key)
+        if prepared is None:
+            prepared = self._shared[key] = prepare(tables.redact(event, actor))
+        return prepared
+
+    def as_json(self, event: dict[str, Any], actor: Actor) -> str:
+        """The event as ``actor`` may see it, in JSON (shared like ``shared``)."""
+        return self.shared(event, actor, to_json)
+
+
+def to_json(event: dict[str, Any]) -> str:
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
 
 
 def load_batch(sessionmaker: SessionFactory, campaign_id: int, match_id: int,
