@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.db import write_transaction
@@ -132,18 +132,22 @@ def append_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | N
     """``record_rolls`` for the action path: the same signed entries, written with two Core
     statements each (the insert, then its signature, which covers the id) instead of the
     ORM's unit of work; returns their ids."""
-    table = Roll.__table__
     ids = []
     for record in records:
         entry = _new_entry(campaign_id=campaign_id, match_id=match_id, user_id=user_id,
                            character_id=None, visibility=visibility, record=record,
                            corrects_id=None)
-        (roll_id,) = db.execute(insert(table).values(entry)).inserted_primary_key
+        (roll_id,) = db.execute(_INSERT_ROLL, entry).inserted_primary_key
         signed = {**entry, "id": roll_id, "created_at": _iso(entry["created_at"])}
-        db.execute(update(table).where(table.c.id == roll_id)
-                   .values(signature=sign(secret, signed)))
+        db.execute(_SIGN_ROLL, {"roll_id": roll_id, "signed": sign(secret, signed)})
         ids.append(roll_id)
     return ids
+
+
+_rolls = Roll.__table__
+_INSERT_ROLL = insert(_rolls)
+_SIGN_ROLL = (update(_rolls).where(_rolls.c.id == bindparam("roll_id"))
+              .values(signature=bindparam("signed")))
 
 
 def _new_entry(*, campaign_id: int, match_id: int | None, user_id: int | None,

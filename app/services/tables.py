@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -47,10 +47,25 @@ from app.services.validation import rules_message
 LOG_PAGE = 100
 
 
+# The action path's statements, built once (building one costs more than running it).
+_OWNED = select(Character.id).where(Character.campaign_id == bindparam("campaign_id"),
+                                    Character.owner_id == bindparam("user_id"))
+_LOCK_MATCH = (select(Match.id, Match.campaign_id, Match.system, Match.state, Match.seq,
+                      Match.status)
+               .where(Match.id == bindparam("match_id"),
+                      Match.campaign_id == bindparam("campaign_id"))
+               .with_for_update())
+_INSERT_EVENTS = insert(MatchEvent.__table__)
+_matches = Match.__table__
+_UPDATE_SNAPSHOT = (update(_matches).where(_matches.c.id == bindparam("match_id"))
+                    .values(state=bindparam("state"), seq=bindparam("seq"),
+                            status=bindparam("status"), updated_at=bindparam("now")))
+
+
 def actor_for(db: Session, access: CampaignAccess) -> Actor:
     """The rules' view of a member: GM, spectator, and the characters they own."""
-    owned = db.scalars(select(Character.id).where(
-        Character.campaign_id == access.campaign.id, Character.owner_id == access.user.id)).all()
+    owned = db.scalars(_OWNED, {"campaign_id": access.campaign_id,
+                                "user_id": access.user.id}).all()
     return Actor(user_id=access.user.id, is_gm=access.is_gm,
                  is_spectator=access.role is Role.SPECTATOR, character_ids=frozenset(owned))
 
@@ -206,10 +221,7 @@ class Snapshot:
 
 
 def _locked_snapshot(db: Session, campaign_id: int, match_id: int) -> Snapshot:
-    row = db.execute(select(Match.id, Match.campaign_id, Match.system, Match.state, Match.seq,
-                            Match.status)
-                     .where(Match.id == match_id, Match.campaign_id == campaign_id)
-                     .with_for_update()).first()
+    row = db.execute(_LOCK_MATCH, {"match_id": match_id, "campaign_id": campaign_id}).first()
     if row is None:
         raise NotFound()
     telemetry.note(game=row.system)  # the request log's and the action metrics' label
@@ -267,11 +279,11 @@ def _append(db: Session, secret: str, match: Match | Snapshot, system: GameSyste
                      "actor_id": actor, "visibility": event.visibility, "reverted": False,
                      "created_at": now})
     if rows:
-        db.execute(insert(MatchEvent), rows)
+        db.execute(_INSERT_EVENTS, rows)
     was_running = match.status != "finished"
     status = state.get("status", match.status)
-    db.execute(update(Match).where(Match.id == match.id)
-               .values(state=state, seq=seq, status=status, updated_at=now))
+    db.execute(_UPDATE_SNAPSHOT, {"match_id": match.id, "state": state, "seq": seq,
+                                  "status": status, "now": now})
     for name, value in (("state", state), ("seq", seq), ("status", status)):
         if isinstance(match, Match):
             set_committed_value(match, name, value)
