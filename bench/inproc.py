@@ -20,17 +20,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import threading
 import io
 import json
+import os
 import pstats
+import shutil
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager

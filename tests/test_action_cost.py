@@ -69,8 +69,13 @@ def test_a_roll_reads_each_thing_once_and_writes_in_one_transaction(app, table):
         ("UPDATE", "matches"): 1,         # the new snapshot
     }, sql.seen
     if app.state.engine.dialect.name == "sqlite":
-        # One write transaction (BEGIN IMMEDIATE), after the two reads' own.
-        assert [s for s in sql.seen if s.startswith("BEGIN")].count("BEGIN IMMEDIATE") == 1
+        # Two transactions: the session's read (ended at once: a pooled connection must
+        # not wait for a thread), then the action's — the membership read under the
+        # write lock, and everything written.
+        assert [s for s in sql.seen if s.startswith("BEGIN")] == ["BEGIN DEFERRED",
+                                                                  "BEGIN IMMEDIATE"]
+        assert sql.seen.index("BEGIN IMMEDIATE") < next(
+            i for i, s in enumerate(sql.seen) if "FROM campaigns" in s)
 
 
 def test_a_retried_action_adds_only_its_idempotency_record(app, table):

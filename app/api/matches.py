@@ -16,12 +16,13 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, Header, Path, Query, Request
+from pydantic import Field, field_validator
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
-from pydantic import Field, field_validator
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
+from app.db import write_transaction
 from app.http.deps import (
     CurrentUser,
     DbSession,
@@ -228,12 +229,15 @@ async def post_action(body: ActionIn, request: Request, db: DbSession, settings:
     # answer), and the answer written as JSON here (``ActionOut``'s shape, checked by
     # tests/test_match_api.py) instead of validated again by pydantic.
     def act() -> tuple[Actor, tables.ActionOutcome]:
-        access = load_campaign_access(db, user, campaign_id).require_player_or_gm()
-        viewer = _viewer(access)
-        return viewer, tables.apply_action(
-            db=db, secret=settings.resolved_secret_key, access=access, match_id=match_id,
-            action=body.action, expected_seq=body.seq, dice=dice,
-            idempotency_key=idempotency_key)
+        # One transaction: the membership is read under the write lock, and the table
+        # service's write joins it (a read transaction of its own cost as much as a query).
+        with write_transaction(db):
+            access = load_campaign_access(db, user, campaign_id).require_player_or_gm()
+            viewer = _viewer(access)
+            return viewer, tables.apply_action(
+                db=db, secret=settings.resolved_secret_key, access=access,
+                match_id=match_id, action=body.action, expected_seq=body.seq, dice=dice,
+                idempotency_key=idempotency_key)
 
     viewer, outcome = await run_in_threadpool(act)
     match_publish.publish_outcome(request.app.state.broker, outcome)
