@@ -69,6 +69,10 @@ class Source(Protocol):
     async def wait(self, sent: int) -> bool:
         """Wait for news after ``sent``; False ends the stream (the browser reconnects)."""
 
+    def caught_up(self, sent: int) -> bool:
+        """True when nothing after ``sent`` can be waiting to be read (else the stream reads
+        again before it waits: a page may have been full)."""
+
 
 @dataclass
 class StreamSource:
@@ -95,6 +99,9 @@ class StreamSource:
             return None
         return await run_in_threadpool(self.read_after, after)
 
+    def caught_up(self, sent: int) -> bool:
+        return False  # ``read_after`` gives at most a page: read until it comes back empty
+
     async def wait(self, sent: int) -> bool:
         assert self._subscription is not None, "wait inside watching()"
         try:
@@ -116,6 +123,9 @@ class FeedSource:
 
     async def wait(self, sent: int) -> bool:
         return await self.viewer.wait(sent)
+
+    def caught_up(self, sent: int) -> bool:
+        return self.viewer.caught_up(sent)
 
 
 def resume_point(request: Request, newest: int) -> int:
@@ -155,7 +165,8 @@ async def _events(request: Request, source: Source, after: int) -> AsyncIterator
                     yield items[0].wire if len(items) == 1 else b"".join(
                         item.wire for item in items)
                     sent = items[-1].id
-                    continue  # maybe a full page: read on before waiting
+                    if not source.caught_up(sent):
+                        continue  # maybe a full page: read on before waiting
                 if not await source.wait(sent):
                     return
     finally:

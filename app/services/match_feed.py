@@ -224,6 +224,7 @@ class Viewer:
         self.actor = Actor(user_id=user_id, is_gm=role is Role.GM,
                            is_spectator=role is Role.SPECTATOR)
         self.feed: MatchFeed | None = None
+        self._used: Batch | None = None  # the last batch ``read`` handed out
 
     @asynccontextmanager
     async def watching(self) -> AsyncIterator[None]:
@@ -240,7 +241,15 @@ class Viewer:
             latest = await self.feed.pull(sent)
         if not latest.found or latest.roles.get(self.actor.user_id) != self.role:
             return None
+        self._used = latest
         return latest
+
+    def caught_up(self, sent: int) -> bool:
+        """``sent`` reached the end of the last batch read, and that batch reached the
+        match's seq when it was read: the next news can only come from the pump (a stream
+        of a thousand viewers then waits at once instead of reading an empty batch)."""
+        used = self._used
+        return used is not None and used.complete and sent >= used.seq
 
     async def wait(self, sent: int) -> bool:
         assert self.feed is not None, "wait inside watching()"

@@ -405,8 +405,11 @@ def fold_log(db: Session, match: Match, *, upto: int | None = None) -> State:
 # — what a viewer may see ————————————————————————————————————————————————————
 
 def may_see(row: MatchEvent | Mapping[str, Any], actor: Actor) -> bool:
-    visibility = row["visibility"] if isinstance(row, Mapping) else row.visibility
-    owner = row["actor_id"] if isinstance(row, Mapping) else row.actor_id
+    # A plain class check (not ``Mapping``'s, an ABC's): a fan-out asks once per stream.
+    if isinstance(row, MatchEvent):
+        visibility, owner = row.visibility, row.actor_id
+    else:
+        visibility, owner = row["visibility"], row["actor_id"]
     return visibility == "public" or actor.is_gm or (
         visibility == "self" and owner == actor.user_id)
 
