@@ -52,7 +52,7 @@ class Statements:
 
 
 def test_a_roll_reads_each_thing_once_and_writes_in_one_transaction(app, table):
-    table.act("paul", ROLL)  # the first action warms nothing the second one reuses
+    table.act("paul", ROLL)  # a first one, so that only an ordinary action is counted
     with Statements(app.state.engine) as sql:
         response = table.act("paul", ROLL)
     assert response.status_code == 200, response.text
