@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from app.errors import AppError, CampaignArchived, Conflict, NotFound, ValidationFailed
 from app.http.deps import (
+    CurrentUser,
     DbSession,
     IdParam,
     MemberAccess,
@@ -31,7 +32,7 @@ from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
 from app.models import Match
 from app.services import board_backgrounds, characters, content, match_publish, matches, tables
-from app.services.access import CampaignAccess
+from app.services.access import CampaignAccess, load_campaign_access
 from app.services.images import ImageTooLarge
 from app.services.match_feed import Viewer
 from app.web.campaigns import error_page
@@ -176,8 +177,12 @@ def _panel(request: Request, db: DbSession, access: CampaignAccess, match_id: in
 
 
 @router.post(MATCH + "/actions")
-def act(request: Request, db: DbSession, settings: SettingsDep, access: MemberAccess,
-        match_id: MatchId, fields: FormFields, dice: TableDice) -> Response:
+def act(request: Request, db: DbSession, settings: SettingsDep, user: CurrentUser,
+        campaign_id: IdParam, match_id: MatchId, fields: FormFields,
+        dice: TableDice) -> Response:
+    # The membership is read here rather than by the ``MemberAccess`` dependency: a sync
+    # dependency is a thread-pool hop of its own, and this is the table's hottest page.
+    access = load_campaign_access(db, user, campaign_id)
     action = action_from(fields)
     try:
         outcome = tables.apply_action(
