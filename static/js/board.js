@@ -580,6 +580,9 @@
   async function postMove(tokenId, x, y) {
     const root = tableRoot();
     const token = document.querySelector(`#board .token[data-token="${tokenId}"]`);
+    // The hand already put it there: the live redraw must not glide it back from where it was.
+    const from = token ? { x: token.dataset.x, y: token.dataset.y } : null;
+    if (token) Object.assign(token.dataset, { x: String(Math.round(x)), y: String(Math.round(y)) });
     const body = new URLSearchParams({
       kind: "move", token: tokenId, x: String(Math.round(x)), y: String(Math.round(y)),
       seq: String(currentSeq()), idempotency_key: newKey(),
@@ -597,7 +600,10 @@
     } catch (_error) {
       say(root.dataset.offline);
     }
-    if (token) placeToken(token, token.dataset.x, token.dataset.y); // back where it was
+    if (token) { // refused: back where it was
+      Object.assign(token.dataset, from);
+      placeToken(token, from.x, from.y);
+    }
   }
 
   function showRuler(svg, from, to) {
