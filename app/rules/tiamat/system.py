@@ -14,6 +14,7 @@ from app.rules.dice import Dice, RollRecord
 from app.rules.system import (
     N_,
     NO_CONTENT,
+    CompendiumSection,
     Content,
     ContentField,
     ContentKind,
@@ -23,7 +24,7 @@ from app.rules.system import (
     Problem,
     Sheet,
 )
-from app.rules.tiamat import match, match_actions, profiles, sheet
+from app.rules.tiamat import compendium, match, match_actions, profiles, sheet
 from app.rules.tiamat.content import (
     ARMOURS,
     ARTS,
@@ -97,6 +98,11 @@ class TiamatSystem:
 
     def techniques(self):
         return techniques()
+
+    def compendium(self, content: Content = NO_CONTENT) -> list[CompendiumSection]:
+        """The whole technique list, the arts and their trees, weapons (the campaign's own
+        marked), armours, talents and skills (``compendium.py``)."""
+        return compendium.compendium(content)
 
     def technique_names(self, options) -> str:
         """A combo's choices as the page shows them (``{"technique", "chain"}`` dicts)."""
