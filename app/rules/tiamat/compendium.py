@@ -64,7 +64,9 @@ def technique_entry(technique: Technique, catalogue: dict[str, Technique]
                     ) -> CompendiumEntry:
     steps = ""
     if technique.chain:
-        steps = " → ".join(catalogue[key].name for key in technique.chain.steps)
+        # The steps in order, then the finisher (« A ou B » where either ends the chain).
+        steps = " → ".join([catalogue[key].name for key in technique.chain.steps] + [
+            " ou ".join(catalogue[key].name for key in technique.chain.finisher)])
     special = technique.special or "—"
     return CompendiumEntry(technique.name, (
         (N_("Martial arts"), _arts(technique)),
