@@ -35,6 +35,8 @@ RULE_LIST = "Tiamat § Techniques / LISTE DES TECHNIQUES"
 RULE_WEAPONS = "Tiamat § Armes / Dommage des armes / Portée des armes / Munitions"
 RULE_ANIMALS = "Tiamat § Combat contre les animaux (techniques : maison)"
 STANDARD = "Standard"
+KIND_NAMES = {"contact": TYPE_NAMES["arme_contact"], "distance": TYPE_NAMES["distance"],
+              "artifice": "Artifice de ninja"}
 
 
 def _arts(technique: Technique) -> str:
@@ -49,7 +51,9 @@ def _prerequisites(technique: Technique, catalogue: dict[str, Technique]) -> str
 
 
 def _formula(formula: Any) -> str:
-    return formula.text if formula.text and formula.text != "-" else "—"
+    if formula.none:  # « Aucun dommage » reads in the reader's words; « - » is nothing
+        return N_("No damage") if formula.text not in ("", "-") else "—"
+    return formula.text or "—"
 
 
 def _cost(technique: Technique) -> str:
@@ -98,8 +102,9 @@ def _weapon_entry(weapon: Any) -> CompendiumEntry:
                                          f"{weapon.d6}D6" if weapon.d6 else "",
                                          str(weapon.flat) if weapon.flat else "") if part)
     return CompendiumEntry(weapon.name, (
-        (N_("Kind"), TYPE_NAMES["arme_contact" if weapon.kind == "contact" else "distance"]),
-        (N_("Puissance"), (force + dice) if dice else "Force"),
+        (N_("Kind"), KIND_NAMES.get(weapon.kind, weapon.kind)),
+        (N_("Puissance"), "—" if weapon.kind == "artifice" else (force + dice) if dice
+         else "Force"),
         (N_("Létale"), weapon.letale),
         (N_("Ranges (m)"), " / ".join(str(r) for r in weapon.ranges) or "—"),
         (N_("Munitions"), weapon.ammo or "—"),

@@ -948,9 +948,11 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         info.update(weapon=spec["name"], before=left, after=spec["ammo"], rule=RULE_AMMO)
     else:
         weapon = action.get("weapon") or None
-        if weapon is not None and weapon not in me["weapons"]:
+        wieldable = [key for key in me["weapons"]
+                     if me["arsenal"].get(key, {}).get("kind") != "artifice"]
+        if weapon is not None and weapon not in wieldable:  # a ninja's device is not held
             raise _refuse("bad_field", field="weapon", choices=[
-                me["arsenal"].get(key, {}).get("name", key) for key in me["weapons"]])
+                me["arsenal"].get(key, {}).get("name", key) for key in wieldable])
         changes["weapon"] = weapon
         info["weapon"] = me["arsenal"][weapon]["name"] if weapon else None
         info["rule"] = "Tiamat § Combat « versus » / Actions de combat possibles"
@@ -1172,6 +1174,7 @@ ALIASES = {"none": "aucun", "standing": "debout", "on_the_ground": "a_terre", "d
 WOUND_WORDS = {"tete": "tête", "torse": "torse", "bras_droit": "bras droit",
                "bras_gauche": "bras gauche", "jambe_droite": "jambe droite",
                "jambe_gauche": "jambe gauche", "aucun": "aucune", "aucune": "aucune"}
+SEXE_WORDS = {"masculin": "masculin", "feminin": "féminin", "non_precise": "non précisé"}
 KO_WORDS = {"oui": "oui", "non": "non", "on": "on", "off": "off", "yes": "yes", "no": "no",
             "true": "true", "false": "false", "1": "1", "0": "0"}
 
@@ -1227,7 +1230,8 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     """The GM corrects a value, changes a posture or a state, recorded with a reason."""
     require_gm(actor)
     who = _participant(state, action, "participant")
-    field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko", "wound"))
+    field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko", "wound",
+                                      "sexe"))
     reason = text_field(action, "reason", 200, required=False)
     changes: dict[str, Any] = {}
     rolls: list[RollRecord] = []
@@ -1244,6 +1248,11 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     elif field == "posture":
         before = who["posture"]
         changes["posture"] = _word(action, "value", POSTURE_WORDS)
+    elif field == "sexe":
+        # The GM's word on « La cible doit être de sexe masculin » (Coup dans l'entrejambe).
+        before = who.get("sexe", "")
+        word = _word(action, "value", SEXE_WORDS)
+        changes["sexe"] = "" if word == "non_precise" else word
     elif field == "ko":
         before = who["ko"]
         value = action.get("value")

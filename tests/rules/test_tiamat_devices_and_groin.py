@@ -1,0 +1,123 @@
+"""Makibishi's whole effect (« Arme nécessaire : Sac de Makibishi », only against an attack
+with « Mouvement », « l'adversaire perd une action pour le reste de son tour », Impulsion) and
+Coup dans l'entrejambe's « La cible doit être de sexe masculin » (the sheet's sexe; the GM's
+correction overrides), replayed with scripted dice."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rules.match import IllegalAction
+from app.rules.tiamat.system import TIAMAT
+from tests.rules.test_tiamat_extras import fighter, refused, two
+from tests.rules.test_tiamat_match import GM, play
+
+
+def ninja(*devices: str) -> dict:
+    return fighter("plongeon", "makibishi", "metsubushi", weapons=devices)
+
+
+def test_makibishi_needs_the_bag_carried_not_in_hand() -> None:
+    # Coup de la corde à linge (Mouvement): précision « Habileté », 3 D10 keep the best.
+    state = two(fighter("coup_de_la_corde_a_linge", "straight_punch"), ninja())
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_de_la_corde_a_linge",
+                                "target": "p2"}, [])
+    error = refused(state, {"kind": "defend", "technique": "makibishi"})
+    assert error.code == "device_needed"
+    assert "Sac de Makibishi" in error.message_fr() and "équipement" in error.message_fr()
+    # The bag is gear: it is never offered as a weapon to hold.
+    state = two(ninja("sac_de_makibishi", "katana"), fighter("straight_punch"))
+    forms = {f.kind: f for f in TIAMAT.legal_actions(state, GM)}
+    assert forms["manoeuvre"].choices["weapons"] == ["katana"]
+    error = refused(state, {"kind": "manoeuvre", "what": "draw",
+                            "weapon": "sac_de_makibishi"})
+    assert error.code == "bad_field"
+
+
+def test_a_makibishi_that_succeeds_costs_the_attacker_an_action_and_gives_impulsion() -> None:
+    state = two(fighter("coup_de_la_corde_a_linge", "straight_punch"),
+                ninja("sac_de_makibishi"))
+    attacker = state["participants"]["p1"]
+    assert attacker["actions_left"] == 2
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_de_la_corde_a_linge",
+                                "target": "p2"}, [])
+    assert state["participants"]["p1"]["actions_left"] == 1
+    energie = state["participants"]["p2"]["energie"]
+    # Précision: best of [2, 1, 1] = 2 against « Rapidité + 3D10 »: best of six D10 = 6.
+    events, state = play(state, GM, {"kind": "defend", "technique": "makibishi"},
+                         [2, 1, 1, 6, 1, 1, 1, 1, 1])
+    assert not events[0].payload["hit"]
+    thrower, attacker = state["participants"]["p2"], state["participants"]["p1"]
+    assert attacker["actions_left"] == 0  # « perd une action pour le reste de son tour »
+    assert thrower["energie"] == energie - 1 and thrower["impulsion"] == 1
+    assert thrower["actions_left"] == 1  # a defence spends one of its two actions
+
+
+def test_a_failed_makibishi_costs_the_attacker_nothing_and_a_plain_blow_is_refused() -> None:
+    state = two(fighter("coup_de_la_corde_a_linge", "straight_punch"),
+                ninja("sac_de_makibishi"))
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_de_la_corde_a_linge",
+                                "target": "p2"}, [])
+    # 8 against 4: hit (then the location and the puissance: all 3s, no loss).
+    events, state = play(state, GM, {"kind": "defend", "technique": "makibishi"},
+                         [8, 1, 1, 4, 1, 1, 1, 1, 1, 3, 3, 3, 3])
+    assert events[0].payload["hit"] and events[0].payload["damage"]["loss"] == 0
+    assert state["participants"]["p1"]["actions_left"] == 1
+    # Against an attack without Mouvement, Makibishi is refused, the state unchanged.
+    state = two(fighter("straight_punch"), ninja("sac_de_makibishi"))
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_de_poing",
+                                "target": "p2"}, [])
+    assert refused(state, {"kind": "defend", "technique": "makibishi"}).code == (
+        "only_against_movement")
+
+
+def kicker() -> dict:
+    return fighter("coup_dans_l_entrejambe", "straight_punch", furie=1)
+
+
+def target(sexe: str) -> dict:
+    return {**fighter("blocage"), "sexe": sexe}
+
+
+def test_the_groin_kick_is_refused_against_a_target_whose_sheet_says_feminin() -> None:
+    state = two(kicker(), target("feminin"))
+    error = refused(state, {"kind": "attack", "technique": "coup_dans_l_entrejambe",
+                            "target": "p2"})
+    assert error.code == "target_not_male"
+    assert error.message_fr() == ("Coup dans l'entrejambe : la cible doit être de sexe "
+                                  "masculin (sa fiche dit féminin)")
+
+
+def test_the_groin_kick_lands_on_a_male_or_unsaid_target() -> None:
+    for sexe in ("masculin", ""):
+        state = two(kicker(), target(sexe))
+        _, state = play(state, GM, {"kind": "attack", "technique": "coup_dans_l_entrejambe",
+                                    "target": "p2"}, [])
+        # 8 against 2; legs 3 → jambe droite; 5 − 3 = 2; one 1D6 = 4 rounds for both.
+        events, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                             [8, 1, 1, 2, 3, 5, 1, 1, 4])
+        assert events[0].payload["hit"] and events[0].payload["durations"] == {"sonne": 4}
+
+
+def test_the_gm_overrides_by_correcting_the_targets_sex_recorded_with_a_reason() -> None:
+    state = two(kicker(), target("feminin"))
+    events, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "sexe",
+                                     "value": "non précisé", "reason": "déguisée"}, [])
+    assert events[0].payload["before"] == "feminin" and events[0].payload["after"] == ""
+    assert state["participants"]["p2"]["sexe"] == ""
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_dans_l_entrejambe",
+                                "target": "p2"}, [])
+    assert state["pending"]
+    with pytest.raises(IllegalAction) as caught:
+        play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "sexe",
+                         "value": "peut-être"}, [])
+    assert "masculin, féminin, non précisé" in caught.value.message_fr()
+
+
+def test_the_sheet_keeps_the_sex_and_refuses_an_unknown_one() -> None:
+    sheet = TIAMAT.sheet_from_form({"sexe": "feminin"})
+    assert sheet["sexe"] == "feminin"
+    assert not [p for p in TIAMAT.validate_sheet(sheet) if p.field == "sexe"]
+    wrong = [p for p in TIAMAT.validate_sheet({**sheet, "sexe": "x"}) if p.field == "sexe"]
+    assert wrong and "Apparence" in wrong[0].rule
+    assert TIAMAT.new_sheet()["sexe"] == ""
