@@ -121,3 +121,53 @@ def test_the_sheet_keeps_the_sex_and_refuses_an_unknown_one() -> None:
     wrong = [p for p in TIAMAT.validate_sheet({**sheet, "sexe": "x"}) if p.field == "sexe"]
     assert wrong and "Apparence" in wrong[0].rule
     assert TIAMAT.new_sheet()["sexe"] == ""
+
+
+def test_ivre_loses_a_point_but_rolls_1d6_more_to_resist_intimidation_and_fear() -> None:
+    """« Ivre : un malus d'un point dans toutes ses actions … un bonus d'1D6 pour résister
+    aux tests d'intimidation et pour résister à l'état Terrorisé »."""
+    state = two(fighter("straight_punch"), fighter("blocage"))
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "state",
+                                "value": "ivre", "rounds": 5}, [])
+    intimidation = {"kind": "opposed", "participant_a": "p1", "characteristic_a":
+                    "temperament", "skill_a": "intimidation", "participant_b": "p2",
+                    "characteristic_b": "volonte"}
+    # p1: best of [6, 2, 1] = 6; p2: best of [5, 1, 1] = 5, +1D6 (3), −1 ivre = 7.
+    events, _ = play(state, GM, intimidation, [6, 2, 1, 5, 1, 1, 3])
+    payload = events[0].payload
+    assert (payload["total_a"], payload["total_b"]) == (6, 7) and not payload["initiator_wins"]
+    # Any other opposed roll: only the point lost (p2 initiates a plain Force contest).
+    events, _ = play(state, GM, {**intimidation, "participant_a": "p2", "skill_a": "",
+                                 "characteristic_a": "force", "participant_b": "p1"},
+                     [6, 1, 1, 5, 1, 1])
+    assert (events[0].payload["total_a"], events[0].payload["total_b"]) == (5, 5)
+    # Terrorisé and ivre, the initiator overcoming its fear (Volonté / Tempérament) gets 1D6.
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "state",
+                                "value": "terrorisé", "rounds": 2}, [])
+    events, _ = play(state, GM, {"kind": "opposed", "participant_a": "p2",
+                                 "characteristic_a": "volonte", "participant_b": "p1",
+                                 "characteristic_b": "temperament"}, [4, 1, 1, 2, 6, 1, 1])
+    assert (events[0].payload["total_a"], events[0].payload["total_b"]) == (5, 6)
+
+
+def test_epuise_rolls_one_d10_fewer_on_rapidite_and_aveugle_only_on_its_characteristics(
+        ) -> None:
+    """« Épuisé : un malus d'1D10 en Rapidité »; « Aveuglé : un malus d'1D10 à toutes ses
+    actions impliquant l'Habileté, la Rapidité et la Perception »."""
+    state = two(kicker(), target("masculin"))
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "state",
+                                "value": "épuisé", "rounds": 5}, [])
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_dans_l_entrejambe",
+                                "target": "p2"}, [])
+    # « Rapidité » 3 D10, one fewer: [1, 1]; the défense instinctive's single die: 5. Missed.
+    events, _ = play(state, GM, {"kind": "defend", "technique": "instinctive"}, [1, 1, 5])
+    assert events[0].payload["attack_total"] == 1 and not events[0].payload["hit"]
+    # Absorption's précision is Endurance + 2: an aveuglé boxer keeps its three dice.
+    state = two(fighter("straight_punch"), fighter("blocage", "absorption"))
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "state",
+                                "value": "aveuglé", "rounds": 5}, [])
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_de_poing",
+                                "target": "p2"}, [])
+    events, _ = play(state, GM, {"kind": "defend", "technique": "absorption"},
+                     [1, 1, 1, 1, 1, 9])
+    assert events[0].payload["defence_total"] == 11 and not events[0].payload["hit"]

@@ -526,6 +526,19 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
     return t, a, notes
 
 
+def state_malus(fighter: Mapping[str, Any], technique: Any) -> int:
+    """The D10 a wound or a state takes from a technique's précision (« États »): a grave
+    wound to the head, 1D10 « à toutes ses actions »; aveuglé, 1D10 on actions « impliquant
+    l'Habileté, la Rapidité et la Perception » (Combat aveugle: none); épuisé, 1D10 « en
+    Rapidité »."""
+    char = technique.precision.char
+    states = fighter.get("states") or {}
+    return (("tete" in (fighter.get("wounds") or []))
+            + ("aveugle" in states and not blind_fighter(fighter)
+               and char in ("habilete", "rapidite", "perception"))
+            + ("epuise" in states and char == "rapidite"))
+
+
 def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool = False
              ) -> list[Event]:
     """Précision against the defence (« strictement supérieur » hits), then location,
@@ -542,8 +555,7 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
     helpers = max(0, attacker["members"] - attacker["down"] - 1) if henchmen_attack else 0
     attack_d10 = pending["prepared"] + helpers + (chain_info.precision_d10 if chain_info else 0)
     attack_d10 += pending.get("boost", 0)
-    attack_d10 -= ("tete" in attacker["wounds"]) + (
-        "aveugle" in attacker["states"] and not blind_fighter(attacker))
+    attack_d10 -= state_malus(attacker, technique)
     labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
@@ -580,8 +592,7 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
             d_changes["prepared"] = 0
         if technique.key == "do_giri" and defence.type == "esquive":
             extra -= 1  # « un malus d'1D10 s'il tente une esquive contre un Do giri »
-        extra -= ("tete" in defender["wounds"]) + (
-            "aveugle" in defender["states"] and not blind_fighter(defender))
+        extra -= state_malus(defender, defence)
         defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
                                       extra_d6=defender.get("next_d6", 0), single_die=surprise,
                                       purpose=Purpose("defence — {technique}",
@@ -1070,19 +1081,26 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     bonus points. A surprise attack, an intimidation, fear overcome (Volonté / Tempérament)."""
     require_gm(actor)
     sides = []
+    skills = {side: action.get(f"skill_{side}") or "" for side in ("a", "b")}
     for side in ("a", "b"):
         who = _participant(state, action, f"participant_{side}")
         characteristic = _choice(action, f"characteristic_{side}", CHAR_NAMES)
-        skill = action.get(f"skill_{side}") or ""
+        skill = skills[side]
         if skill and skill not in SKILL_NAMES:
             raise _refuse("bad_field", field=f"skill_{side}")
         bonus = int_field(action, f"bonus_{side}", -10, 10, 0)
         level = int(who["skills"].get(skill, 0)) if skill else 0
+        # « Ivre »: « un malus d'un point dans toutes ses actions », but « un bonus d'1D6
+        # pour résister aux tests d'intimidation et pour résister à l'état Terrorisé »: the
+        # side facing an Intimidation, or the terrorised initiator overcoming its fear.
+        drunk = "ivre" in who["states"]
+        resisting = drunk and ((side == "b" and skills["a"] == "intimidation") or (
+            side == "a" and "terrorise" in who["states"]))
         labels = tuple(Modifier(value, label) for value, label in (
-            (level, SKILL_NAMES.get(skill)), (bonus, "MJ")) if value)
+            (level, SKILL_NAMES.get(skill)), (bonus, "MJ"), (-drunk, "ivre")) if value)
         gifts = test_dice(who, characteristic, skill or None)  # house talents
         record = pool(dice, who["characteristics"][characteristic] + len(gifts),
-                      labels=labels,
+                      d6=int(resisting), labels=labels,
                       purpose=Purpose("opposed test — {name}", name=who["name"]))
         sides.append((who, characteristic, SKILL_NAMES.get(skill), record))
     (a, char_a, skill_a, roll_a), (b, char_b, skill_b, roll_b) = sides
