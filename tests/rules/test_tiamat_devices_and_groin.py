@@ -173,9 +173,9 @@ def test_epuise_rolls_one_d10_fewer_on_rapidite_and_aveugle_only_on_its_characte
     assert events[0].payload["defence_total"] == 11 and not events[0].payload["hit"]
 
 
-def test_a_stun_takes_an_action_this_turn_only_from_one_who_has_not_acted_yet() -> None:
-    """« Sonné … Il perd donc une action pour le tour en cours, s'il n'a pas encore agi et
-    pour le tour suivant »."""
+def test_a_stun_takes_one_of_the_actions_left_this_turn() -> None:
+    """« Assommante : … l'adversaire est « sonné » et perd donc une action pendant le reste du
+    tour et le suivant » (« Sonné »: « pour le tour en cours, s'il n'a pas encore agi »)."""
     faces = [8, 1, 1, 2, 3, 5, 1, 1, 4]  # 8 against 2, legs, 5 − 3, 1D6 = 4 rounds
     state = two(kicker(), target("masculin"))
     assert state["participants"]["p2"]["actions_left"] == 2
@@ -183,13 +183,18 @@ def test_a_stun_takes_an_action_this_turn_only_from_one_who_has_not_acted_yet() 
                                 "target": "p2"}, [])
     _, state = play(state, GM, {"kind": "defend", "technique": "instinctive"}, faces)
     assert state["participants"]["p2"]["actions_left"] == 1  # its turn is still to come
-    # The target acted first (p1) and kept its actions: the stun takes none this turn.
+    # The target acted first and kept its two actions to defend: it loses one of them.
     state = two(target("masculin"), kicker())
     _, state = play(state, GM, {"kind": "end_turn"}, [])
-    assert state["turn"] == "p2"
-    kept = state["participants"]["p1"]["actions_left"]
+    assert state["turn"] == "p2" and state["participants"]["p1"]["actions_left"] == 2
     _, state = play(state, GM, {"kind": "attack", "technique": "coup_dans_l_entrejambe",
                                 "target": "p1"}, [])
     _, state = play(state, GM, {"kind": "defend", "technique": "instinctive"}, faces)
-    assert "sonne" in state["participants"]["p1"]["states"]
-    assert state["participants"]["p1"]["actions_left"] == kept
+    assert state["participants"]["p1"]["actions_left"] == 1
+    # Stunned again while stunned: no second action lost.
+    state["participants"]["p2"]["furie"] = 1
+    state["participants"]["p2"]["actions_left"] = 1
+    _, state = play(state, GM, {"kind": "attack", "technique": "coup_dans_l_entrejambe",
+                                "target": "p1"}, [])
+    _, state = play(state, GM, {"kind": "defend", "technique": "instinctive"}, faces)
+    assert state["participants"]["p1"]["actions_left"] == 1

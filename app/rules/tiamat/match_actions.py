@@ -468,8 +468,9 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
                 durations["sonne"] = record.total
         if chain_info and chain_info.stun_fight:
             until = FOREVER
-        if "sonne" not in states and _yet_to_act(state, target["id"]):
-            # « Il perd donc une action pour le tour en cours, s'il n'a pas encore agi »
+        if "sonne" not in states:
+            # « Assommante : … perd donc une action pendant le reste du tour et le suivant »:
+            # one of the actions it has left this turn (kept to defend, or its turn to come).
             t["actions_left"] = max(0, target.get("actions_left", 0) - 1)
         states["sonne"] = max(states.get("sonne", 0), until)
         notes.append("sonne")
@@ -527,13 +528,6 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
     if states != (target.get("states") or {}):
         t["states"] = states
     return t, a, notes
-
-
-def _yet_to_act(state: State, pid: str) -> bool:
-    """Whether ``pid``'s turn comes later in this round's initiative order."""
-    order = list(state.get("order") or [])
-    turn = state.get("turn")
-    return pid in order and turn in order and order.index(pid) > order.index(turn)
 
 
 def state_malus(fighter: Mapping[str, Any], technique: Any) -> int:
