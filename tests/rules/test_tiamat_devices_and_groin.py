@@ -198,3 +198,38 @@ def test_a_stun_takes_one_of_the_actions_left_this_turn() -> None:
                                 "target": "p1"}, [])
     _, state = play(state, GM, {"kind": "defend", "technique": "instinctive"}, faces)
     assert state["participants"]["p1"]["actions_left"] == 1
+
+
+def test_degagement_breaks_a_hold_with_force_plus_2d6_for_3_energie() -> None:
+    """« Soumission … se libérer par un jet d'opposition Force / Force ou en utilisant la
+    technique de Krav-maga « Dégagement » » (Force + 2D6, 3 énergie)."""
+    state = two(fighter("immobilisation", "straight_punch"),
+                fighter("contre_prise", "degagement", "straight_punch"))
+    _, state = play(state, GM, {"kind": "attack", "technique": "immobilisation",
+                                "target": "p2"}, [])
+    # Précision 5 against the défense instinctive's 3, then the location die (1).
+    events, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                         [5, 1, 1, 3, 1])
+    assert state["participants"]["p2"]["held_by"] == "p1"
+    _, state = play(state, GM, {"kind": "end_turn"}, [])
+    forms = {f.kind: f for f in TIAMAT.legal_actions(state, GM)}
+    assert forms["escape"].choices == {"degagement": True}
+    held = state["participants"]["p2"]
+    energie, tries = held["energie"], held["escape_tries"]
+    # Force 3 D10 best 4 + 2D6 (1 + 2) = 7 against the holder's Force: best 6. Free.
+    events, state = play(state, GM, {"kind": "escape", "degagement": "on"},
+                         [4, 1, 1, 1, 2, 6, 1, 1])
+    assert events[0].payload["free"] and events[0].payload["technique"] == "Dégagement"
+    freed = state["participants"]["p2"]
+    assert freed["held_by"] is None and freed["energie"] == energie - 3
+    assert freed["escape_tries"] == tries and freed["actions_left"] == held["actions_left"] - 1
+    # Without the technique known, the box is refused.
+    state = two(fighter("immobilisation", "straight_punch"), fighter("straight_punch"))
+    _, state = play(state, GM, {"kind": "attack", "technique": "immobilisation",
+                                "target": "p2"}, [])
+    _, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                    [5, 1, 1, 3, 1])
+    _, state = play(state, GM, {"kind": "end_turn"}, [])
+    assert {f.kind: f for f in TIAMAT.legal_actions(state, GM)}["escape"].choices == {
+        "degagement": False}
+    assert refused(state, {"kind": "escape", "degagement": "on"}).code == "not_known"

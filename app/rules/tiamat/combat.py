@@ -132,6 +132,12 @@ def weapon_ok(technique: Technique, held: Mapping[str, Any] | None,
     return False
 
 
+def degagement_cost(fighter: Mapping[str, Any]) -> int:
+    """Dégagement's énergie (doubled by a grave wound to the torso)."""
+    return techniques()["degagement"].energie * (
+        2 if "torse" in (fighter.get("wounds") or []) else 1)
+
+
 def rounds_left(fighter: Mapping[str, Any], key: str | None) -> int | None:
     """« Munitions »: the shots left in a weapon carried (None: a weapon whose ammunition is
     not counted). A weapon not yet fired holds a full magazine."""

@@ -20,6 +20,7 @@ from app.rules.tiamat.combat import (
     TERRAINS,
     attack_problem,
     defence_problem,
+    degagement_cost,
     rounds_left,
 )
 from app.rules.tiamat.content import (
@@ -190,7 +191,10 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         targets = [pid for pid, p in participants.items() if pid != turn and active(p)]
         if me.get("held_by"):
             if me["actions_left"] > 0:
-                forms.append(ActionForm("escape", "Break free", "tiamat/_escape.html", {}))
+                forms.append(ActionForm("escape", "Break free", "tiamat/_escape.html", {
+                    "degagement": "degagement" in me["techniques"]
+                    and me["energie"] >= degagement_cost(me)
+                    and "terrorise" not in me["states"]}))
         elif me["actions_left"] > 0:
             attacks = usable_attacks(state, turn)
             if attacks and targets:

@@ -34,6 +34,7 @@ from app.rules.tiamat.combat import (
     attack_problem,
     damage_pool,
     defence_problem,
+    degagement_cost,
     fires,
     held_weapon,
     precision_roll,
@@ -988,17 +989,30 @@ def _escape(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if me["actions_left"] <= 0:  # a try is an action (Règles de combat § Soumission)
         raise _refuse("no_action_left", name=me["name"])
     holder = state["participants"][holder_id]
-    mine = pool(dice, me["characteristics"]["force"], purpose=Purpose("breaking free (Force)"))
+    # « … ou en utilisant la technique de Krav-maga « Dégagement » »: its précision (Force
+    # + 2D6) instead of Force alone, for its 3 énergie; it is not one of the Force tries
+    # (house: a failed Dégagement brings no KO nearer).
+    technique = techniques()["degagement"] if flag(action, "degagement") else None
+    energie = degagement_cost(me) if technique else 0
+    if technique and technique.key not in me["techniques"]:
+        raise _refuse("not_known", name=me["name"], technique=technique.name)
+    if technique and (me["energie"] < energie or "terrorise" in me["states"]):
+        raise _refuse("no_energie", name=me["name"], technique=technique.name)
+    mine = pool(dice, me["characteristics"]["force"], d6=technique.precision.d6 if technique
+                else 0, purpose=Purpose("breaking free (Force)"))
     theirs = pool(dice, holder["characteristics"]["force"], purpose=Purpose("holding on (Force)"))
     free = mine.total > theirs.total
-    tries = me["escape_tries"] - 1
+    tries = me["escape_tries"] - (0 if technique else 1)
     changes: dict[str, Any] = {"actions_left": 0 if not free else me["actions_left"] - 1,
                                "escape_tries": tries}
+    if technique:
+        changes["energie"] = me["energie"] - energie
     if free:
         changes["held_by"] = None
     elif tries <= 0:
         changes.update(ko=True, held_by=None, posture="a_terre", actions_left=0)
     return [Event("escape_tried", {"name": me["name"], "holder": holder["name"],
+                                   "technique": technique.name if technique else None,
                                    "free": free, "tries_left": tries, "ko": bool(
                                        not free and tries <= 0),
                                    "rolls": _rolls(mine, theirs), "rule": RULE_SUBMISSION,
