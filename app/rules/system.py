@@ -123,6 +123,9 @@ class CompendiumSection:
     title: str  # a msgid
     entries: tuple[CompendiumEntry, ...]
     rule: str = ""  # where the catalogue comes from (« Mutatior § 2-2 Organes »)
+    # Filters the page offers on this section: (parameter, figure label msgid); a value is
+    # one of the figure's comma-separated items (« Boxe, Karaté » is in Boxe and in Karaté).
+    facets: tuple[tuple[str, str], ...] = ()
 
 
 def content_compendium(kinds: tuple[ContentKind, ...],

@@ -55,10 +55,15 @@ def _fields(kind: ContentKind, form: dict[str, str]) -> dict[str, str]:
 @router.get("/campaigns/{campaign_id}/compendium")
 def compendium_page(request: Request, db: DbSession, access: MemberAccess,
                     q: Annotated[str, Query(max_length=100)] = "") -> Response:
-    """The game's catalogue and the campaign's own items, for every member; searchable."""
+    """The game's catalogue and the campaign's own items, for every member; searchable, and
+    filtered by the game's facets (Tiamat's techniques by art and type) without a script."""
+    every = content.compendium(db=db, access=access)
+    facets = content.compendium_facets(every)
+    chosen = {key: request.query_params.get(key, "") for key, _label, values in facets
+              if request.query_params.get(key, "") in values}
     return render(request, "content/compendium.html", {
-        "access": access, "campaign": access.campaign, "query": q,
-        "sections": content.compendium(db=db, access=access, query=q)})
+        "access": access, "campaign": access.campaign, "query": q, "facets": facets,
+        "chosen": chosen, "sections": content.filter_compendium(every, q, chosen)})
 
 
 @router.get(BASE)

@@ -72,7 +72,9 @@ templates.env.filters["mutatior_implant"] = _mutatior_implant
 # A distance on a Cyborg board in the reader's words (« 4,5 cases »).
 templates.env.filters["board_distance"] = lambda value, unit: board_distance(
     value, unit, get_locale())
-templates.env.filters["gettext_msg"] = lambda message: i18n.gettext(str(message))
+# An empty message stays empty (gettext("") would give the catalogue's header).
+templates.env.filters["gettext_msg"] = lambda message: (
+    i18n.gettext(str(message)) if str(message) else "")
 templates.env.globals.update(
     static_url=_static_url,
     system_name=_system_name,
