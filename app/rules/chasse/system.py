@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.chasse import actions, match, scenario, setup, state
+from app.rules.match import Actor, Event, MatchSetup, fold
 from app.rules.chasse.content import (
     CLASSES,
     SPEEDS,
@@ -144,6 +145,8 @@ class ChasseSystem:
     board_defaults = setup.BOARD
     content_kinds = (_weapon_kind(), _prey_kind(), _scenario_kind())
     saves_match_as = "scenario"  # a GM keeps a hunt's ground as a campaign scenario
+    starts_match_from = "scenario"  # « Lancer une chasse » on a scenario
+    start_label = N_("Start a hunt")
     class_names = CLASS_NAMES
     speed_names = SPEED_NAMES
 
@@ -207,7 +210,7 @@ class ChasseSystem:
                 (N_("Prey"), ", ".join(f"{n} × {name}" for name, n in counts.items())),
                 (N_("Terrain elements"), len(scenario.board_terrain(entry))),
                 (N_("Own prey tables"), "reactions" in entry)),
-                own=entry.get("source") == "gm"))
+                own=entry.get("source") == "gm", start_key=entry["key"]))
         return [CompendiumSection("weapon", N_("Weapons"), weapon_entries, RULE_WEAPONS),
                 CompendiumSection("prey", N_("Prey species"), prey_entries, RULE_PREY),
                 CompendiumSection("scenario", N_("Hunting scenarios"), tuple(scenario_entries),
@@ -238,7 +241,18 @@ class ChasseSystem:
         """The hunt's ground, turns, north, prey and tables as a scenario's fields."""
         return scenario.item_from_state(state)
 
-    start = staticmethod(setup.start)
+    @staticmethod
+    def start(match_setup: MatchSetup, dice: Any) -> list[Event]:
+        """The hunt opened, and when ``options["scenario"]`` names a scenario (a ready one
+        or the campaign's), that scenario set up at once, as the GM's *Scénario* would."""
+        events = setup.start(match_setup, dice)
+        key = match_setup.options.get("scenario")
+        if key:
+            state_now = fold(CHASSE, events)
+            events += actions.decide(state_now, {"kind": "choose_scenario", "scenario": key},
+                                     Actor(None, is_gm=True), dice)
+        return events
+
     decide = staticmethod(actions.decide)
     evolve = staticmethod(state.evolve)
     legal_actions = staticmethod(match.legal_actions)
