@@ -303,3 +303,34 @@ def test_start_a_hunt_from_the_content_page_and_the_compendium(web, db):
     # An unknown scenario in the address: the ordinary form.
     plain = gm.page(base + "/matches?scenario=nulle").select_one("form#new-match")
     assert plain.select_one("input[name=scenario]") is None
+
+
+def test_the_demo_campaign_ships_a_gm_scenario_to_start_a_hunt_from(settings, db, new_client):
+    from app.models import Campaign
+    from app.services import demo
+
+    demo.ensure_demo(settings)
+    db.commit()
+    campaign = db.scalar(select(Campaign).where(Campaign.system == "chasse"))
+    items = db.scalars(select(CustomContent).where(
+        CustomContent.campaign_id == campaign.id)).all()
+    assert [(item.kind, item.name) for item in items] == [("scenario", "Le gué des aurochs")]
+    content = {"scenario": [{**items[0].data, "key": items[0].key, "name": items[0].name}]}
+    assert items[0].key in scenarios(content)  # it passes the checks of the ready ones
+    client = new_client(language="fr")
+    assert client.post("/login", data={"username": demo.GM_USERNAME,
+                                       "password": demo.DEMO_PASSWORD,
+                                       "csrf_token": _csrf(client, "/login")}).status_code < 400
+    page = soup(client.get(f"/campaigns/{campaign.id}/content"))
+    row = page.select_one("#kind-scenario tbody tr")
+    assert "Le gué des aurochs" in row.text
+    assert row.select_one("a.start-match").text == "Lancer une chasse"
+    demo.ensure_demo(settings)  # a second run adds nothing
+    db.commit()
+    assert count(db) == 1
+
+
+def _csrf(client, path):
+    from tests.helpers import csrf_from
+
+    return csrf_from(client.get(path))

@@ -226,6 +226,18 @@ class ChasseSystem:
                                     "weapons": ["lance", "massue"]}, player=1),
         ]
 
+    def demo_content(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """A GM's scenario in the demo campaign, written as a GM writes one (content page,
+        *Scénarios de chasse*), so a newcomer finds one to read, edit and start a hunt from."""
+        return [("scenario", "Le gué des aurochs", {
+            "width": 40, "height": 30, "turns": 6, "north": "top", "camp_edge": "bottom",
+            "terrain": "riviere 0 12 40 3 Le gué\narbre 4 4 7 5 Bosquet\n"
+                       "buisson 26 18 5 3 Ronces\ninfranchissable 32 3 5 4 Rochers",
+            "prey": "aurochs 18 6 harde dominant\naurochs 21 5 harde\naurochs 16 4 harde\n"
+                    "loup 34 20 meute dominant\nloup 36 21 meute",
+            "threat_placide": "", "threat_agressive": "", "idle_outcomes": "",
+            "idle_directions": ""})]
+
     def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
         """The boar valley: scenario chosen, the hunt begun, the hunters moving up."""
         return DemoMatch("La vallée des sangliers", ("Ourk le Pisteur", "Ghâ la Chamane",
