@@ -299,6 +299,7 @@ def test_start_a_hunt_from_the_content_page_and_the_compendium(web, db):
     assert opened.status_code == 303, opened.text
     page = gm.page(opened.headers["location"])
     assert page.select_one("#action-choose_scenario") is not None  # still the GM's to change
+    assert page.select_one("#action-choose_scenario option[selected]")["value"] == "gm-gue"
     assert "Gué" in page.text and "Aurochs" in page.text
     # An unknown scenario in the address: the ordinary form.
     plain = gm.page(base + "/matches?scenario=nulle").select_one("form#new-match")
