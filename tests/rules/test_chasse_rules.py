@@ -514,7 +514,7 @@ def test_the_tribe_keeps_its_food_from_hunt_to_hunt():
     """§ The end (issue 13): "a campaign keeps the tribe's hunters and food from hunt to hunt"
     (house): the sheets add what each hunter brought back; the next hunt shows the tribe's
     store from them beside its own food."""
-    state, log = _hunt({**blank_sheet(), "food": 4, "hunts": 2})
+    state, _log = _hunt({**blank_sheet(), "food": 4, "hunts": 2})
     assert state["sides"][0]["store"] == 4 and state["sides"][0]["food"] == 0
     state["tokens"]["t1"]["brought"] = 3
     after = CHASSE.between_matches(state, {11: {**blank_sheet(), "food": 4, "hunts": 2}})

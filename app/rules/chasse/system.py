@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.chasse import actions, match, scenario, setup, state
-from app.rules.match import Actor, Event, MatchSetup, fold
 from app.rules.chasse.content import (
     CLASSES,
     SPEEDS,
@@ -23,6 +22,7 @@ from app.rules.chasse.content import (
     weapons,
 )
 from app.rules.chasse.sheet import blank_sheet, derived, from_form, validate, validate_change
+from app.rules.match import Actor, Event, MatchSetup, fold
 from app.rules.system import (
     N_,
     NO_CONTENT,
