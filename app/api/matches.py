@@ -68,6 +68,11 @@ class MatchOptions(Model):
         default=None, ge=0, le=3600,
         description="Seconds for each decision, for games with a turn timer (Mecha-Ring; "
                     "0 or none: no timer; the others ignore it).")
+    scenario: str | None = Field(
+        default=None, max_length=80,
+        description="A scenario to set up at once, for games that start a match from one "
+                    "(Chasse préhistorique: a ready scenario's key or the campaign's own, "
+                    "``gm-…``; the compendium lists them; the others ignore it).")
 
 
 class MatchIn(Model):

@@ -115,6 +115,7 @@ class CompendiumEntry:
     text: str = ""
     own: bool = False
     text_fr: str = ""  # the text in the seed's own French words, for French readers
+    start_key: str = ""  # a new match may open with it set up (``starts_match_from``)
 
 
 @dataclass(frozen=True)

@@ -299,6 +299,20 @@ def compendium(*, db: Session, access: CampaignAccess, query: str = "",
     return filter_compendium(list(sections), query, filters)
 
 
+def match_starts(*, db: Session, access: CampaignAccess) -> dict[str, str]:
+    """What a new match of this game may open with (``starts_match_from``: Chasse's ready
+    scenarios and the campaign's own), key → name, from the compendium's entries."""
+    return {entry.start_key: entry.name for section in compendium(db=db, access=access)
+            for entry in section.entries if entry.start_key}
+
+
+def start_label(system_key: str) -> str | None:
+    """The button that opens a match from an item (« Lancer une chasse »), or None."""
+    system = get_system(system_key)
+    return getattr(system, "start_label", None) \
+        if system and getattr(system, "starts_match_from", None) else None
+
+
 # --- from a match -----------------------------------------------------------------------
 
 def saved_kind(system_key: str) -> ContentKind | None:

@@ -15,7 +15,7 @@ from app.errors import AppError, ValidationFailed
 from app.http.deps import DbSession, MemberAccess, protected_router
 from app.models import CustomContent
 from app.rules.system import ContentKind
-from app.services import content
+from app.services import content, matches
 from app.services.access import CampaignAccess
 from app.web.campaigns import error_page
 from app.web.characters import FormFields
@@ -42,6 +42,8 @@ def _page(request: Request, db: DbSession, access: CampaignAccess, *,
         "items": {kind.key: [item for item in items if item.kind == kind.key]
                   for kind in content.kinds(access.campaign.system)},
         "can_edit": access.is_gm and not access.campaign.archived,
+        "start_label": content.start_label(access.campaign.system),
+        "start_kind": matches.starts_from(access),
         "failed_kind": failed_kind, "form": form or {},
         "errors": field_errors(error) if error else {},
     }, status_code=error.status if error else 200)
@@ -63,7 +65,8 @@ def compendium_page(request: Request, db: DbSession, access: MemberAccess,
               if request.query_params.get(key, "") in values}
     return render(request, "content/compendium.html", {
         "access": access, "campaign": access.campaign, "query": q, "facets": facets,
-        "chosen": chosen, "sections": content.filter_compendium(every, q, chosen)})
+        "chosen": chosen, "sections": content.filter_compendium(every, q, chosen),
+        "start_label": content.start_label(access.campaign.system)})
 
 
 @router.get(BASE)
