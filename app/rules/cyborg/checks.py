@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.rules.dice import Dice, Modifier, RollRecord
+from app.rules.purposes import Purpose
 from app.rules.notation import roll
 
 CHARACTERISTIC_RULE = "Cyborg § (I) Les caractéristiques"
@@ -48,7 +49,7 @@ def characteristic_test(
     """1D20 + the GM's malus against ``characteristic``; a tie succeeds (see rules-notes)."""
     record = roll("1d20", dice, purpose=purpose)
     if malus:
-        record = record.with_modifiers(Modifier(malus, "malus" if malus > 0 else "bonus"))
+        record = record.with_modifiers(Modifier(malus, Purpose("penalty" if malus > 0 else "bonus")))
     outcome = SUCCESS if record.total <= characteristic else FAILURE
     return CharacteristicTest(characteristic, record.with_target(characteristic, outcome))
 

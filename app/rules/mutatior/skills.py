@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from app.rules.dice import Dice, Modifier, RollRecord
+from app.rules.purposes import Purpose
 from app.rules.mutatior.body import ORGANS_PER_LIMB, Limb, Mutant
 from app.rules.mutatior.combat import (
     ATTACKER,
@@ -174,7 +175,7 @@ class Vanity:
 
 # "+2 à tous ses jets de pompe": on its pump rolls' dice from then on, like the heat's "+1 à
 # leurs jets de pompe" (a pump roll succeeds low: an angry mutant wastes its breath).
-ANGRY = Modifier(2, "coquet énervé")
+ANGRY = Modifier(2, Purpose("{skill}, angry", skill="coquet"))
 
 
 def is_head(limb: Limb) -> bool:

@@ -544,7 +544,8 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
     attack_d10 += pending.get("boost", 0)
     attack_d10 -= ("tete" in attacker["wounds"]) + (
         "aveugle" in attacker["states"] and not blind_fighter(attacker))
-    labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
+    labels = tuple(Modifier(value, Purpose("GM") if label == "MJ" else label)  # the state keeps "MJ"
+                   for value, label in pending["modifiers"])
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
         extra_d6=(chain_info.precision_d6 if chain_info else 0) + attacker.get("next_d6", 0),
@@ -1077,7 +1078,7 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         bonus = int_field(action, f"bonus_{side}", -10, 10, 0)
         level = int(who["skills"].get(skill, 0)) if skill else 0
         labels = tuple(Modifier(value, label) for value, label in (
-            (level, SKILL_NAMES.get(skill)), (bonus, "MJ")) if value)
+            (level, SKILL_NAMES.get(skill)), (bonus, Purpose("GM"))) if value)
         gifts = test_dice(who, characteristic, skill or None)  # house talents
         record = pool(dice, who["characteristics"][characteristic] + len(gifts),
                       labels=labels,
