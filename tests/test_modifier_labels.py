@@ -1,0 +1,147 @@
+"""A roll's modifiers in the reader's language (issue 10): a label the rules name in words
+that are not game terms is a ``Purpose`` (« MJ » / "GM", « malus » / "penalty", « cerveau » /
+"brain"); game terms (skills, characteristics as the seed writes them) stay French in both
+languages; a label stored before message ids shows as stored. Cyborg characteristic tests say
+the characteristic as the seed writes it (« dextérité »), never its key."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from app.db import write_transaction
+from app.models import Campaign, Match
+from app.rules.cyborg.checks import characteristic_test
+from app.rules.dice import Modifier, RollRecord, ScriptedDice
+from app.rules.purposes import Purpose
+from app.services import demo, rolls
+from tests.helpers import csrf_from, soup
+from tests.test_words import _login
+
+
+@pytest.fixture
+def demo_tables(settings, app):
+    demo.ensure_demo(settings)
+
+
+def test_a_named_label_is_stored_in_french_with_its_message_and_said_in_english():
+    record = characteristic_test(ScriptedDice([4]), 12, 3, purpose="force").record
+    data = json.loads(json.dumps(record.to_dict()))
+    assert data["modifiers"] == [{"value": 3, "label": "malus",
+                                  "label_message": {"id": "penalty", "params": {}}}]
+    again = RollRecord.from_dict(data)
+    assert again == record and again.to_dict() == data
+    assert again.modifiers[0].text("en") == "penalty"
+    assert again.describe("en") == "1d20: 4 → 4 + penalty 3 = 7 < 12, success"
+    assert again.describe() == "1d20: 4 → 4 + malus 3 = 7 < 12, success"  # the stored French, as before
+    # A label stored before message ids, or a game term, shows as stored.
+    old = {**data, "modifiers": [{"value": 3, "label": "malus"}]}
+    assert RollRecord.from_dict(old).describe("en") == "1d20: 4 → 4 + malus 3 = 7 < 12, success"
+    assert Modifier(2, "Kenjutsu").text("en") == "Kenjutsu"
+    assert Modifier(-2, Purpose("GM")).text("en") == "GM"
+
+
+def _match_url(db, system: str) -> str:
+    match = db.scalar(select(Match).join(Campaign).where(Campaign.system == system))
+    return f"/campaigns/{match.campaign_id}/matches/{match.id}"
+
+
+def _act(client, url: str, **fields) -> None:
+    done = client.post(url + "/actions", data={"csrf_token": csrf_from(client.get(url)),
+                                               **fields}, follow_redirects=False)
+    assert done.status_code == 303, done.text
+
+
+def _rolls(page) -> list[tuple[str, list[str]]]:
+    """Each roll under the journal: (what it was for, its modifier lines)."""
+    found = []
+    for details in page.select("#log .roll-details"):
+        purpose = next((dt.find_next_sibling("dd").text for dt in details.select("dt")
+                        if dt.text in ("For", "Pour")), "")
+        found.append((purpose, [li.text for li in details.select("ul.modifiers li")]))
+    return found
+
+
+def _read(new_client, url: str) -> dict[str, object]:
+    """The page as the GM reads it in English, then in French (a language is the member's
+    setting: each login sets it)."""
+    return {language: soup(_login(new_client, demo.GM_USERNAME, language).get(url))
+            for language in ("en", "fr")}
+
+
+def test_cyborg_tests_name_the_characteristic_and_the_malus_in_the_readers_words(
+        db, new_client, demo_tables):
+    db.commit()
+    url = _match_url(db, "cyborg")
+    gm = _login(new_client, demo.GM_USERNAME, "fr")
+    page = soup(gm.get(url))
+    token = page.select_one("#action-test select[name=token] option")["value"]
+    _act(gm, url, kind="test", token=token, characteristic="dexterite", malus="3")
+    pages = _read(new_client, url)
+    fr, en = _rolls(pages["fr"]), _rolls(pages["en"])
+    assert ("test — dextérité", ["+3 malus"]) in fr
+    assert ("test — dextérité", ["+3 penalty"]) in en
+    assert not any("MJ" in line or "malus" in line for _, lines in en for line in lines)
+    for page in pages.values():
+        assert "dexterite" not in page.select_one("#log").text
+
+
+def test_cyborg_shot_lines_put_the_colon_the_french_way(db, new_client, demo_tables):
+    """« Vigile (humain) : d100 … » on a French page (a narrow no-break space before the
+    colon), « Vigile (humain): d100 … » on an English one."""
+    db.commit()
+    url = _match_url(db, "cyborg")
+    gm = _login(new_client, demo.GM_USERNAME, "fr")
+    _act(gm, url, kind="attack", token="t1", weapon="fusil_a_canon_scie", target="t5")
+    shots = {language: [li.text for li in page.select("#log li.shot")]
+             for language, page in _read(new_client, url).items()}
+    assert shots["fr"] and shots["en"]
+    assert all("\u202f: " in line.split("d100")[0] for line in shots["fr"]), shots["fr"]
+    assert all("\u202f" not in line and ": " in line for line in shots["en"]), shots["en"]
+
+
+def test_tiamat_gm_bonus_reads_gm_in_english_and_the_skill_stays_french(
+        db, new_client, demo_tables):
+    db.commit()
+    url = _match_url(db, "tiamat")
+    gm = _login(new_client, demo.GM_USERNAME, "fr")
+    page = soup(gm.get(url))
+    options = [o["value"] for o in page.select("#action-opposed select[name=participant_a] option")]
+    _act(gm, url, kind="opposed", participant_a=options[0], characteristic_a="force",
+         bonus_a="2", participant_b=options[1], characteristic_b="force")
+    said = {language: _rolls(page) for language, page in _read(new_client, url).items()}
+    assert any("+2 MJ" in lines for _, lines in said["fr"])
+    assert any("+2 GM" in lines for _, lines in said["en"])
+    assert not any("MJ" in line for _, lines in said["en"] for line in lines)
+
+
+def test_mutatior_initiative_brain_reads_brain_in_english(db, new_client, demo_tables):
+    """The demo's initiative rolls add the brain (« cerveau », Mutatior § 1-4)."""
+    db.commit()
+    url = _match_url(db, "mutatior")
+    said = {language: _rolls(page) for language, page in _read(new_client, url).items()}
+    fr = [line for _, lines in said["fr"] for line in lines]
+    en = [line for _, lines in said["en"] for line in lines]
+    assert any(line.endswith(" cerveau") for line in fr), fr
+    assert any(line.endswith(" brain") for line in en), en
+    assert not any("cerveau" in line for line in en)
+
+
+def test_the_roll_log_says_a_stored_label_in_the_readers_words(
+        settings, db, new_client, demo_tables):
+    campaign_id = db.scalar(select(Campaign.id).where(Campaign.system == "cyborg"))
+    named = characteristic_test(ScriptedDice([4]), 12, 3, purpose="force").record.to_dict()
+    old = {**named, "modifiers": [{"value": 3, "label": "ancien libellé"}]}
+    with write_transaction(db):
+        rolls.record_rolls(db=db, secret=settings.secret_key, campaign_id=campaign_id,
+                           user_id=None, visibility="public", records=[old, named])
+    db.commit()
+    for language, word in (("en", "penalty"), ("fr", "malus")):
+        client = _login(new_client, demo.GM_USERNAME, language)
+        shown = [tag.text for tag in soup(client.get(f"/campaigns/{campaign_id}/rolls"))
+                 .select(".roll-entry .modifier")]
+        assert shown[:2] == [f"+3 {word}", "+3 ancien libellé"], shown
+        text = client.get(f"/campaigns/{campaign_id}/rolls/export.txt").text
+        assert f"+3 ({word})" in text
