@@ -35,7 +35,8 @@ def test_a_named_label_is_stored_in_french_with_its_message_and_said_in_english(
     assert again == record and again.to_dict() == data
     assert again.modifiers[0].text("en") == "penalty"
     assert again.describe("en") == "1d20: 4 → 4 + penalty 3 = 7 < 12, success"
-    assert again.describe() == "1d20: 4 → 4 + malus 3 = 7 < 12, success"  # the stored French, as before
+    # as stored (French) when no language is asked, as before
+    assert again.describe() == "1d20: 4 → 4 + malus 3 = 7 < 12, success"
     # A label stored before message ids, or a game term, shows as stored.
     old = {**data, "modifiers": [{"value": 3, "label": "malus"}]}
     assert RollRecord.from_dict(old).describe("en") == "1d20: 4 → 4 + malus 3 = 7 < 12, success"

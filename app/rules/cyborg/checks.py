@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.rules.dice import Dice, Modifier, RollRecord
-from app.rules.purposes import Purpose
 from app.rules.notation import roll
+from app.rules.purposes import Purpose
 
 CHARACTERISTIC_RULE = "Cyborg § (I) Les caractéristiques"
 SKILL_RULE = "Cyborg § (III) Combats / Déroulement"
@@ -49,7 +49,8 @@ def characteristic_test(
     """1D20 + the GM's malus against ``characteristic``; a tie succeeds (see rules-notes)."""
     record = roll("1d20", dice, purpose=purpose)
     if malus:
-        record = record.with_modifiers(Modifier(malus, Purpose("penalty" if malus > 0 else "bonus")))
+        label = Purpose("penalty" if malus > 0 else "bonus")
+        record = record.with_modifiers(Modifier(malus, label))
     outcome = SUCCESS if record.total <= characteristic else FAILURE
     return CharacteristicTest(characteristic, record.with_target(characteristic, outcome))
 

@@ -32,8 +32,8 @@ from app.rules.cyborg.match_common import (
     target_of,
 )
 from app.rules.dice import Dice, Modifier
-from app.rules.purposes import Purpose
 from app.rules.match import Actor, Event, State
+from app.rules.purposes import Purpose
 
 
 def decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -134,7 +134,8 @@ def decide_chase_round(state: State, action, actor: Actor, dice: Dice) -> list[E
             drivers = []
             for side, token, extra in (("pursuer", pursuer, malus),
                                        ("quarry", quarry, other_malus)):
-                modifiers = situational(token) + ((Modifier(-extra, Purpose("GM")),) if extra else ())
+                gm = (Modifier(-extra, Purpose("GM")),) if extra else ()
+                modifiers = situational(token) + gm
                 drivers.append(chases.Driver(skill(token, chase[side]["skill"]),
                                              chase[side]["structure"], modifiers))
             result = chases.vehicle_round(dice, chase["distance"], drivers[0], drivers[1],

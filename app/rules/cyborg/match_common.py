@@ -21,9 +21,9 @@ from app.rules.cyborg.match import (
     skill,
 )
 from app.rules.dice import Modifier
-from app.rules.purposes import Purpose
 from app.rules.errors import RulesError
 from app.rules.match import Actor, IllegalAction, State
+from app.rules.purposes import Purpose
 
 NAME_MAX = 80
 TEXT_MAX = 500

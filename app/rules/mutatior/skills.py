@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from app.rules.dice import Dice, Modifier, RollRecord
-from app.rules.purposes import Purpose
 from app.rules.mutatior.body import ORGANS_PER_LIMB, Limb, Mutant
 from app.rules.mutatior.combat import (
     ATTACKER,
@@ -27,6 +26,7 @@ from app.rules.mutatior.combat import (
     pump_roll,
 )
 from app.rules.mutatior.content import SKILLS, rule
+from app.rules.purposes import Purpose
 
 R_SKILLS = rule("2-3 Compétences")
 R_TENTACLE = rule("2-2 Organes / Tentacule et pseudopode")

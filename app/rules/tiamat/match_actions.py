@@ -544,7 +544,8 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
     attack_d10 += pending.get("boost", 0)
     attack_d10 -= ("tete" in attacker["wounds"]) + (
         "aveugle" in attacker["states"] and not blind_fighter(attacker))
-    labels = tuple(Modifier(value, Purpose("GM") if label == "MJ" else label)  # the state keeps "MJ"
+    # the pending attack (state) keeps the GM's bonus as "MJ": said in the reader's words
+    labels = tuple(Modifier(value, Purpose("GM") if label == "MJ" else label)
                    for value, label in pending["modifiers"])
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
