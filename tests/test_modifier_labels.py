@@ -146,3 +146,19 @@ def test_the_roll_log_says_a_stored_label_in_the_readers_words(
         assert shown[:2] == [f"+3 {word}", "+3 ancien libellé"], shown
         text = client.get(f"/campaigns/{campaign_id}/rolls/export.txt").text
         assert f"+3 ({word})" in text
+
+
+def test_mecha_ring_draft_line_punctuates_in_the_readers_way(db, new_client, demo_tables):
+    """The draft line lists « Écurie : carte (emplacement) ; … »: French spacing (narrow
+    no-break space before « : » and « ; ») on a French page, none on an English one."""
+    db.commit()
+    pages = _read(new_client, _match_url(db, "mecha_ring"))
+    lines = {language: [li.text for li in page.select("#log li")
+                        if "(Mise en place)" in li.text]
+             for language, page in pages.items()}
+    assert lines["fr"] and lines["en"]
+    for line in lines["en"]:
+        assert " : " not in line and " ; " not in line and "\u202f" not in line, line
+        assert ": " in line and "; " in line
+    for line in lines["fr"]:
+        assert "\u202f: " in line and "\u202f; " in line, line
