@@ -7,6 +7,7 @@ the characteristic as the seed writes it (« dextérité »), never its key."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from sqlalchemy import select
@@ -100,6 +101,7 @@ def test_cyborg_shot_lines_put_the_colon_the_french_way(db, new_client, demo_tab
              for language, page in _read(new_client, url).items()}
     assert shots["fr"] and shots["en"]
     assert all("\u202f: " in line.split("d100")[0] for line in shots["fr"]), shots["fr"]
+    assert not any(re.search(r"\w;", line) for line in shots["fr"]), shots["fr"]
     assert all("\u202f" not in line and ": " in line for line in shots["en"]), shots["en"]
 
 
