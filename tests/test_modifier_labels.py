@@ -164,3 +164,59 @@ def test_mecha_ring_draft_line_punctuates_in_the_readers_way(db, new_client, dem
         assert ": " in line and "; " in line
     for line in lines["fr"]:
         assert "\u202f: " in line and "\u202f; " in line, line
+
+
+def _cyborg_shot_line(language: str, notes: list[str]) -> str:
+    """The journal line of a Cyborg attack whose wound carries ``notes``, as a reader of
+    ``language`` sees it (drawn by the table's own fragment)."""
+    from app.i18n import get_locale, set_locale
+    from app.web.table_view import LogLine, fragment
+
+    d100 = {"purpose": "x", "expression": "1d100", "dice": [], "modifiers": [], "total": 51,
+            "target": 72, "outcome": "success"}
+    wound = {"damage_type": "perforation", "location": 1, "location_name": "bras droit",
+             "dead": False, "unconscious": False, "coma": False, "turns_to_live": None,
+             "lost_limb": "right_arm", "broken_limb": None, "cut_in_two": False,
+             "paralysed": False, "penalties": {}, "skill_penalties": {}, "notes": notes,
+             "rolls": []}
+    payload = {"attacker": "t1", "attacker_name": "Kenji", "weapon": "fusil_a_canon_scie",
+               "weapon_name": "Fusil à canon scié", "damage_type": "perforation", "skill": 72,
+               "skill_name": "Arme à feu", "modifiers": [{"value": -5, "label": "MJ",
+                                                           "label_message": {"id": "GM",
+                                                                             "params": {}}}],
+               "round": 1, "in_combat": True, "magazine": 1, "burst": False, "area": None,
+               "whole_body": False, "reach": None, "shots": [{
+                   "target": "t5", "target_name": "Vigile (humain)", "correction": None,
+                   "attack": d100, "defence": {**d100, "total": 21, "target": 20,
+                                               "outcome": "failure"},
+                   "hit": True, "master": False, "damage": 10, "factor": "G", "resistance": 1,
+                   "cell": 10, "sante_before": 10, "sante": 0, "wound": wound,
+                   "attacker_unbalanced": False, "notes": []}], "rolls": []}
+    line = LogLine({"seq": 7, "kind": "attacked", "payload": payload, "reverted": False,
+                    "visibility": "public", "created_at": None, "actor_id": 1}, [], "Mia")
+    before = get_locale()
+    set_locale(language)
+    try:
+        html = fragment("matches/_log_lines.html", {
+            "lines": [line], "system_key": "cyborg", "url": "/m", "seq": 7,
+            "can_undo": False, "gm_ids": set(), "csrf_token": "x"})
+    finally:
+        set_locale(before)
+    return soup_text(html)
+
+
+def soup_text(html: str) -> str:
+    from bs4 import BeautifulSoup
+
+    return re.sub(r"[ \t\n]+", " ", BeautifulSoup(html, "html.parser").get_text(" "))
+
+
+def test_a_cyborg_wound_note_with_a_percent_sign_draws_in_both_languages():
+    """« … Esquive/Parade à −50 % »: a note with a bare "%" used to break the whole match
+    page (Jinja's gettext %-formats what it translates); the GM's malus reads « MJ » / "GM"."""
+    note = ("Weapons in the left hand: Arme blanche, Arme à feu and "
+            "Esquive/Parade at −50 %.")
+    english, french = _cyborg_shot_line("en", [note]), _cyborg_shot_line("fr", [note])
+    assert note in english and "(GM)" in english and "(MJ)" not in english
+    assert "Esquive/Parade à −50 %." in french and "(MJ)" in french
+    assert "Vigile (humain)\u202f: d100" in french and "Vigile (humain): d100" in english
