@@ -1,5 +1,5 @@
 """A roll's modifiers in the reader's language (issue 10): a label the rules name in words
-that are not game terms is a ``Purpose`` (« MJ » / "GM", « malus » / "penalty", « cerveau » /
+that are not game terms is a ``Purpose`` (« MJ » / "GM", « aides » / "helpers", « cerveau » /
 "brain"); game terms (skills, characteristics as the seed writes them) stay French in both
 languages; a label stored before message ids shows as stored. Cyborg characteristic tests say
 the characteristic as the seed writes it (« dextérité »), never its key."""
@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from app.db import write_transaction
 from app.models import Campaign, Match
-from app.rules.cyborg.checks import characteristic_test
+from app.rules import notation
 from app.rules.dice import Modifier, RollRecord, ScriptedDice
 from app.rules.purposes import Purpose
 from app.services import demo, rolls
@@ -27,20 +27,24 @@ def demo_tables(settings, app):
     demo.ensure_demo(settings)
 
 
+def _gm_record() -> RollRecord:
+    return notation.roll("1d20", ScriptedDice([4])).with_modifiers(Modifier(-3, Purpose("GM")))
+
+
 def test_a_named_label_is_stored_in_french_with_its_message_and_said_in_english():
-    record = characteristic_test(ScriptedDice([4]), 12, 3, purpose="force").record
+    record = _gm_record()
     data = json.loads(json.dumps(record.to_dict()))
-    assert data["modifiers"] == [{"value": 3, "label": "malus",
-                                  "label_message": {"id": "penalty", "params": {}}}]
+    assert data["modifiers"] == [{"value": -3, "label": "MJ",
+                                  "label_message": {"id": "GM", "params": {}}}]
     again = RollRecord.from_dict(data)
     assert again == record and again.to_dict() == data
-    assert again.modifiers[0].text("en") == "penalty"
-    assert again.describe("en") == "1d20: 4 → 4 + penalty 3 = 7 < 12, success"
+    assert again.modifiers[0].text("en") == "GM"
+    assert again.describe("en") == "1d20: 4 → 4 - GM 3 = 1"
     # as stored (French) when no language is asked, as before
-    assert again.describe() == "1d20: 4 → 4 + malus 3 = 7 < 12, success"
+    assert again.describe() == "1d20: 4 → 4 - MJ 3 = 1"
     # A label stored before message ids, or a game term, shows as stored.
-    old = {**data, "modifiers": [{"value": 3, "label": "malus"}]}
-    assert RollRecord.from_dict(old).describe("en") == "1d20: 4 → 4 + malus 3 = 7 < 12, success"
+    old = {**data, "modifiers": [{"value": -3, "label": "MJ"}]}
+    assert RollRecord.from_dict(old).describe("en") == "1d20: 4 → 4 - MJ 3 = 1"
     assert Modifier(2, "Kenjutsu").text("en") == "Kenjutsu"
     assert Modifier(-2, Purpose("GM")).text("en") == "GM"
 
@@ -83,9 +87,9 @@ def test_cyborg_tests_name_the_characteristic_and_the_malus_in_the_readers_words
     _act(gm, url, kind="test", token=token, characteristic="dexterite", malus="3")
     pages = _read(new_client, url)
     fr, en = _rolls(pages["fr"]), _rolls(pages["en"])
+    # « malus » is the English pages' word too ("GM's malus", "1D20 + malus 3")
     assert ("test — dextérité", ["+3 malus"]) in fr
-    assert ("test — dextérité", ["+3 penalty"]) in en
-    assert not any("MJ" in line or "malus" in line for _, lines in en for line in lines)
+    assert ("test — dextérité", ["+3 malus"]) in en
     for page in pages.values():
         assert "dexterite" not in page.select_one("#log").text
 
@@ -135,19 +139,19 @@ def test_mutatior_initiative_brain_reads_brain_in_english(db, new_client, demo_t
 def test_the_roll_log_says_a_stored_label_in_the_readers_words(
         settings, db, new_client, demo_tables):
     campaign_id = db.scalar(select(Campaign.id).where(Campaign.system == "cyborg"))
-    named = characteristic_test(ScriptedDice([4]), 12, 3, purpose="force").record.to_dict()
-    old = {**named, "modifiers": [{"value": 3, "label": "ancien libellé"}]}
+    named = _gm_record().to_dict()
+    old = {**named, "modifiers": [{"value": -3, "label": "ancien libellé"}]}
     with write_transaction(db):
         rolls.record_rolls(db=db, secret=settings.secret_key, campaign_id=campaign_id,
                            user_id=None, visibility="public", records=[old, named])
     db.commit()
-    for language, word in (("en", "penalty"), ("fr", "malus")):
+    for language, word in (("en", "GM"), ("fr", "MJ")):
         client = _login(new_client, demo.GM_USERNAME, language)
         shown = [tag.text for tag in soup(client.get(f"/campaigns/{campaign_id}/rolls"))
                  .select(".roll-entry .modifier")]
-        assert shown[:2] == [f"+3 {word}", "+3 ancien libellé"], shown
+        assert shown[:2] == [f"−3 {word}", "−3 ancien libellé"], shown  # a true minus sign
         text = client.get(f"/campaigns/{campaign_id}/rolls/export.txt").text
-        assert f"+3 ({word})" in text
+        assert f"−3 ({word})" in text
 
 
 def test_mecha_ring_draft_line_punctuates_in_the_readers_way(db, new_client, demo_tables):

@@ -117,7 +117,7 @@ PURPOSES: dict[str, str] = {
     "{characteristic} ({name})": "{characteristic} ({name})",
     # Modifier labels (``Modifier(value, Purpose(...))``, app.rules.dice): the same mechanism
     "GM": "MJ",
-    "penalty": "malus",
+    "malus": "malus",  # the English pages' word too ("GM's malus")
     "bonus": "bonus",
     "helpers": "aides",
     "brain": "cerveau",

@@ -49,7 +49,7 @@ def characteristic_test(
     """1D20 + the GM's malus against ``characteristic``; a tie succeeds (see rules-notes)."""
     record = roll("1d20", dice, purpose=purpose)
     if malus:
-        label = Purpose("penalty" if malus > 0 else "bonus")
+        label = Purpose("malus" if malus > 0 else "bonus")  # the English pages say "malus" too
         record = record.with_modifiers(Modifier(malus, label))
     outcome = SUCCESS if record.total <= characteristic else FAILURE
     return CharacteristicTest(characteristic, record.with_target(characteristic, outcome))
