@@ -30,7 +30,7 @@ from app.i18n import gettext as _
 from app.i18n import lazy_gettext as _l
 from app.models import Match, Membership, Roll, utcnow
 from app.rules import notation
-from app.rules.dice import Dice, RollRecord
+from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.errors import NotationError
 from app.rules.match import VISIBILITIES
 from app.rules.purposes import Purpose
@@ -401,7 +401,7 @@ def _text_block(entry: Mapping[str, Any]) -> list[str]:
         lines.append(_("For: %(purpose)s", purpose=purpose_label(entry["purpose"], record)))
     lines.append(_("Expression: %(expression)s", expression=entry["expression"]))
     lines.append(_("Dice: %(dice)s", dice=dice_text(record.get("dice") or []) or "—"))
-    modifiers = [signed(m["value"]) + (f" ({m['label']})" if m.get("label") else "")
+    modifiers = [signed(m["value"]) + (f" ({modifier_label(m)})" if m.get("label") else "")
                  for m in record.get("modifiers") or []]
     lines.append(_("Modifiers: %(modifiers)s", modifiers=", ".join(modifiers) or "—"))
     lines.append(_("Total: %(total)s", total=record.get("total")))
@@ -489,11 +489,25 @@ def purpose_label(purpose: object, record: Mapping[str, Any] | None = None) -> s
     return render_purpose(str(purpose), message, get_locale()) or str(purpose)
 
 
+def modifier_label(modifier: object) -> str:
+    """A modifier's label in the reader's language: a label the rules named (a ``Purpose``
+    in a ``Modifier``, or a stored modifier's ``label_message``) is said again from its
+    message id (« MJ », "GM"); a game term, the GM's own words or an older label as stored."""
+    if isinstance(modifier, Modifier):
+        return modifier.text(get_locale()) or ""
+    if not isinstance(modifier, Mapping) or not modifier.get("label"):
+        return ""
+    label = str(modifier["label"])
+    return render_purpose(label, modifier.get("label_message"), get_locale()) or label
+
+
 def roll_summary(record: RollRecord) -> str:
-    """``RollRecord.describe()`` with its outcome in the reader's language."""
+    """``RollRecord.describe()`` with its modifiers and outcome in the reader's language."""
+    language = get_locale()
     if not record.outcome:
-        return record.describe()
-    return f"{record.with_target(record.target, None).describe()}, {outcome_label(record.outcome)}"
+        return record.describe(language)
+    return (f"{record.with_target(record.target, None).describe(language)}, "
+            f"{outcome_label(record.outcome)}")
 
 
 def visibility_label(visibility: str) -> str:

@@ -66,6 +66,7 @@ templates.env.filters["outcome"] = rolls.outcome_label
 templates.env.filters["roll_summary"] = rolls.roll_summary
 # A roll's purpose in the reader's language (``roll.purpose|purpose`` or with its record).
 templates.env.filters["purpose"] = rolls.purpose_label
+templates.env.filters["modifier_label"] = rolls.modifier_label
 # A fraction in the reader's locale (« 9,5 »); messages (``_()``) do it for their variables.
 templates.env.filters["number"] = i18n.number
 templates.env.filters["mutatior_implant"] = _mutatior_implant

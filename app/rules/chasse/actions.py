@@ -242,7 +242,7 @@ def _light_fire(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     helpers = helpers[:wanted]
     target = fire.fire_target(hunter["shaman"])
     roll = d6(dice, Purpose("lighting a fire — {name}", name=hunter["name"]),
-              modifiers=((len(helpers), "aides"),), target=target)
+              modifiers=((len(helpers), Purpose("helpers")),), target=target)
     payload: dict[str, Any] = {"token": hunter["id"], "name": hunter["name"],
                                "helpers": helpers, "shaman": hunter["shaman"],
                                "target": target, "rolls": [roll], "rule": fire.RULE,

@@ -561,7 +561,9 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
     attack_d10 = pending["prepared"] + helpers + (chain_info.precision_d10 if chain_info else 0)
     attack_d10 += pending.get("boost", 0)
     attack_d10 -= state_malus(attacker, technique)
-    labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
+    # the pending attack (state) keeps the GM's bonus as "MJ": said in the reader's words
+    labels = tuple(Modifier(value, Purpose("GM") if label == "MJ" else label)
+                   for value, label in pending["modifiers"])
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
         extra_d6=(chain_info.precision_d6 if chain_info else 0) + attacker.get("next_d6", 0),
@@ -1115,7 +1117,8 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         resisting = drunk and ((side == "b" and skills["a"] == "intimidation") or (
             side == "a" and "terrorise" in who["states"]))
         labels = tuple(Modifier(value, label) for value, label in (
-            (level, SKILL_NAMES.get(skill)), (bonus, "MJ"), (-drunk, "ivre")) if value)
+            (level, SKILL_NAMES.get(skill)), (bonus, Purpose("GM")), (-drunk, "ivre"))
+            if value)
         gifts = test_dice(who, characteristic, skill or None)  # house talents
         record = pool(dice, who["characteristics"][characteristic] + len(gifts),
                       d6=int(resisting), labels=labels,
