@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.config import Settings
@@ -87,9 +87,13 @@ def end_all_sessions(db: Session, user_id: int) -> None:
     db.execute(delete(UserSession).where(UserSession.user_id == user_id))
 
 
+# Built once: every request runs it (building a statement costs more than running it).
+_SESSION_BY_HASH = select(UserSession).where(UserSession.token_hash == bindparam("token_hash"))
+
+
 def find_session(db: Session, token: str, settings: Settings) -> UserSession | None:
     """The live session for ``token``; expired ones (idle or absolute) are removed."""
-    record = db.scalar(select(UserSession).where(UserSession.token_hash == hash_token(token)))
+    record = db.scalar(_SESSION_BY_HASH, {"token_hash": hash_token(token)})
     if record is None:
         return None
     now = utcnow()

@@ -112,14 +112,24 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
+# ``Session.info`` key: the session is inside ``write_transaction``.
+_WRITING = "tablee.writing"
+
+
 @contextmanager
 def write_transaction(session: Session) -> Iterator[Session]:
     """One write transaction: all of it commits, or none of it does.
 
     A read transaction the request may have opened is closed first, so the write starts
     from fresh data under the write lock (``BEGIN IMMEDIATE`` on SQLite; the option is
-    ignored elsewhere).
+    ignored elsewhere). Inside another write transaction of the same session, it joins
+    it: the outer one commits or rolls back the whole (an action route reads the
+    membership under the write lock, then lets the table service write, in one
+    transaction).
     """
+    if session.info.get(_WRITING):
+        yield session
+        return
     if session.in_transaction():
         session.rollback()
     turn, wait = _WRITE_TURNS.get(session.get_bind(), (None, 0.0))
@@ -128,12 +138,14 @@ def write_transaction(session: Session) -> Iterator[Session]:
                                sqlite3.OperationalError("database is locked"))
     try:
         session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
+        session.info[_WRITING] = True
         yield session
         session.commit()
     except BaseException:
         session.rollback()
         raise
     finally:
+        session.info.pop(_WRITING, None)
         if turn is not None:
             turn.release()
 

@@ -246,3 +246,92 @@ def test_the_gm_saves_the_table_ground_from_the_match_page(web, db):
     assert saved.headers["location"].startswith(f"{base}/content#item-")
     row = gm.page(base + "/content").select_one("#kind-scenario tbody tr")
     assert "Ma vallée" in row.text
+
+
+def test_a_hunt_opens_with_its_scenario_over_the_api(tribe, db):
+    """« Lancer une chasse » over the API: ``options.scenario`` sets the scenario up as the
+    match opens (a GM's or a ready one); an unknown one opens nothing."""
+    gm, base = tribe
+    key = add_ground(gm, base).json()["key"]
+    opened = gm.post(base + "/matches", json={"name": "Au gué",
+                                              "options": {"scenario": key}})
+    assert opened.status_code == 201, opened.text
+    state = opened.json()["state"]
+    assert state["scenario"]["key"] == key and state["board"]["north"] == "right"
+    assert [t["species"] for t in state["tokens"].values() if t["kind"] == "prey"] == [
+        "aurochs", "aurochs", "gm-mammouth-laineux"]
+    assert state["status"] == "setup"  # the GM may still change the tables, then begin
+    log = gm.get(f"{base}/matches/{opened.json()['id']}/log").json()["events"]
+    assert [e["kind"] for e in log][:3] == ["match_started", "scenario_set", "prey_added"]
+    ready = gm.post(base + "/matches", json={"name": "Vallée",
+                                             "options": {"scenario": "vallee"}})
+    assert ready.json()["state"]["scenario"]["key"] == "vallee"
+    before = len(gm.get(base + "/matches").json())
+    refused = gm.post(base + "/matches", json={"name": "?", "options": {"scenario": "nulle"}})
+    assert refused.status_code == 422, refused.text
+    assert len(gm.get(base + "/matches").json()) == before
+
+
+def test_start_a_hunt_from_the_content_page_and_the_compendium(web, db):
+    gm = web("mia")
+    made = gm.post("/campaigns", {"name": "Tribu", "system": "chasse"}, csrf_path="/campaigns")
+    base = made.headers["location"]
+    gm.post(base + "/content/scenario", {"name": "Gué", **GROUND,
+                                         "prey": "aurochs 28 10 harde dominant"},
+            csrf_path=base + "/content")
+    row = gm.page(base + "/content").select_one("#kind-scenario tbody tr")
+    start = row.select_one("a.start-match")
+    assert start.text == "Start a hunt"
+    assert start["href"] == f"{base}/matches?scenario=gm-gue#new-match"
+    links = [a["href"] for a in gm.page(base + "/compendium").select(
+        "#compendium-scenario a.start-match")]
+    assert f"{base}/matches?scenario=vallee#new-match" in links
+    assert f"{base}/matches?scenario=gm-gue#new-match" in links
+    assert not gm.page(base + "/compendium").select("#compendium-prey a.start-match")
+    form = gm.page(start["href"].split("#")[0]).select_one("form#new-match")
+    assert form.select_one("input[name=scenario]")["value"] == "gm-gue"
+    assert form.select_one("input[name=name]")["value"] == "Gué"
+    assert "Gué" in form.select_one(".start-from").text
+    fields = {field["name"]: field.get("value", "") for field in form.select("input")
+              if field.get("type") != "checkbox"}
+    fields["unit"] = form.select_one("select[name=unit] option[selected]")["value"]
+    opened = gm.client.post(base + "/matches", data=fields, follow_redirects=False)
+    assert opened.status_code == 303, opened.text
+    page = gm.page(opened.headers["location"])
+    assert page.select_one("#action-choose_scenario") is not None  # still the GM's to change
+    assert page.select_one("#action-choose_scenario option[selected]")["value"] == "gm-gue"
+    assert "Gué" in page.text and "Aurochs" in page.text
+    # An unknown scenario in the address: the ordinary form.
+    plain = gm.page(base + "/matches?scenario=nulle").select_one("form#new-match")
+    assert plain.select_one("input[name=scenario]") is None
+
+
+def test_the_demo_campaign_ships_a_gm_scenario_to_start_a_hunt_from(settings, db, new_client):
+    from app.models import Campaign
+    from app.services import demo
+
+    demo.ensure_demo(settings)
+    db.commit()
+    campaign = db.scalar(select(Campaign).where(Campaign.system == "chasse"))
+    items = db.scalars(select(CustomContent).where(
+        CustomContent.campaign_id == campaign.id)).all()
+    assert [(item.kind, item.name) for item in items] == [("scenario", "Le gué des aurochs")]
+    content = {"scenario": [{**items[0].data, "key": items[0].key, "name": items[0].name}]}
+    assert items[0].key in scenarios(content)  # it passes the checks of the ready ones
+    client = new_client(language="fr")
+    assert client.post("/login", data={"username": demo.GM_USERNAME,
+                                       "password": demo.DEMO_PASSWORD,
+                                       "csrf_token": _csrf(client, "/login")}).status_code < 400
+    page = soup(client.get(f"/campaigns/{campaign.id}/content"))
+    row = page.select_one("#kind-scenario tbody tr")
+    assert "Le gué des aurochs" in row.text
+    assert row.select_one("a.start-match").text == "Lancer une chasse"
+    demo.ensure_demo(settings)  # a second run adds nothing
+    db.commit()
+    assert count(db) == 1
+
+
+def _csrf(client, path):
+    from tests.helpers import csrf_from
+
+    return csrf_from(client.get(path))

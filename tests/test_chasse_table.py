@@ -228,3 +228,40 @@ def test_refusals_and_sheet_rules_are_in_the_readers_words():
         set_locale("fr")
     assert french[0]["rule"] == "Chasse préhistorique § Tirs (règle maison : trois armes au plus)"
     assert english[0]["rule"] == "Chasse préhistorique § Tirs (house rule: three weapons at most)"
+
+
+def test_a_prey_charge_reads_its_distances_and_a_solo_hunt_ends_with_its_score(db, hunt_page):
+    """The log explains a prey's move (Dmax + red die, each figure's distance); a solo hunt
+    ends with a score (not a ranking) and says why it ended."""
+    people, campaign_id, ourk, dice = hunt_page
+    mia, paul = people["mia"], people["paul"]
+    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": mia.csrf(), "name": "Vallée", "characters": [str(ourk)],
+        "width": "48", "height": "36", "unit": "in"}, follow_redirects=False)
+    url = opened.headers["location"]
+
+    def act(user, faces=(), **fields):
+        dice.script(*faces)
+        done = user.client.post(url + "/actions", data={"csrf_token": user.csrf(), **fields},
+                                follow_redirects=False)
+        assert done.status_code == 303, done.text
+
+    # Ourk at (24, 34), a lone boar 7" north: the same hunt as the scripted one above.
+    act(mia, kind="add_prey", species="sanglier", x="24", y="27")
+    act(mia, kind="begin_hunt")
+    act(paul, kind="next_step")
+    act(paul, kind="move", token="t1", x="24", y="31")
+    act(paul, kind="next_step")
+    act(paul, (6, 2), kind="shoot", token="t1", target="t2", weapon="javelot")
+    act(paul, kind="next_step")
+    act(paul, (6, 2, 5, 3, 4, 1), kind="next_step")  # the boar charges: 8 + 2 = 10"
+    page = BeautifulSoup(mia.client.get(url).text, "html.parser")
+    charge = next(" ".join(line.text.split()) for line in page.select(".log-line, #log li")
+                  if "Sanglier (attacked, step 8): charges." in line.text)
+    assert 'Charge: Dmax 8" + red die 2 = 10".' in charge
+    assert '(24, 27) → (24, 30), 3"' in charge  # it stops in contact with Ourk (24, 31)
+    act(mia, kind="end_hunt")
+    page = BeautifulSoup(mia.client.get(url).text, "html.parser")
+    result = page.select_one(".hunt-result")
+    assert result.select_one("h3").text == "Score"
+    assert result.select_one(".end-reason").text == "The hunt is over: the GM ended it."

@@ -1,11 +1,16 @@
-"""The database layer's own guarantees: writers take turns fairly on SQLite."""
+"""The database layer's own guarantees: writers take turns fairly on SQLite; a write
+transaction inside another joins it."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from app.db import FairLock
+import pytest
+from sqlalchemy import func, select
+
+from app.db import FairLock, write_transaction
+from app.models import Attempt
 
 
 def _waiting(lock: FairLock, count: int) -> None:
@@ -62,3 +67,24 @@ def test_the_holder_may_take_it_again_inside_its_turn():
     assert taken == [False]  # still held once
     lock.release()
     assert lock.acquire(0.01)
+
+
+def test_a_write_inside_a_write_joins_it_all_or_nothing(db):
+    """An action route reads the membership under the write lock and lets the table
+    service write inside the same transaction: the inner write neither commits on its own
+    nor throws away what the outer one did."""
+    with write_transaction(db):
+        db.add(Attempt(key="outer"))
+        db.flush()
+        with write_transaction(db):
+            db.add(Attempt(key="inner"))
+        assert db.in_transaction()  # the inner block did not commit
+    assert db.scalar(select(func.count()).select_from(Attempt)) == 2
+
+    with pytest.raises(RuntimeError), write_transaction(db):
+        db.add(Attempt(key="outer again"))
+        db.flush()
+        with write_transaction(db):
+            db.add(Attempt(key="inner again"))
+            raise RuntimeError("the rules refused")
+    assert db.scalar(select(func.count()).select_from(Attempt)) == 2  # nothing of either

@@ -80,8 +80,11 @@ def test_mecha_ring_mouvement_order_names_each_robot():
     state = with_robots(begin(), STRONG, WEAK)
     events, _ = act(state, {"kind": "roll_order"}, faces=[1, 1, 2, 4, 2, 5])
     shown = [label for label, _spoken in summaries("mecha_ring", events[0])]
-    assert shown[:2] == ["Mouvement — P1:", "Mouvement — P2:"]
-    assert "Égalité — P1:" in shown and "Égalité — P2:" in shown
+    # the purpose in the reader's language, as under "For" (app.rules.purposes)
+    assert shown[:2] == ["Movement — P1:", "Movement — P2:"]
+    assert "Tie — P1:" in shown and "Tie — P2:" in shown
+    french = [label for label, _spoken in summaries("mecha_ring", events[0], "fr")]
+    assert french[:2] == ["Mouvement — P1 :", "Mouvement — P2 :"]
 
 
 def test_a_line_with_one_roll_keeps_its_summary_as_it_was():

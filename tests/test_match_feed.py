@@ -169,6 +169,31 @@ def test_each_viewer_gets_the_event_as_they_may_see_it(app, match, on_loop):
     assert '"rolls"' not in hidden and '"secret_roll"' in hidden
 
 
+def test_viewers_who_see_an_event_alike_share_one_encoded_message(app, match, on_loop):
+    """A thousand streams of one match must not encode the same event a thousand times:
+    the API stream's item (its JSON and its SSE bytes) is made once per batch for each
+    way of seeing the event — whole for the GM and the roller, redacted for the others."""
+    from app.api.matches import JsonEvents
+
+    feeds = MatchFeeds(app.state.broker, app.state.sessionmaker)
+
+    async def watch():
+        gm, gm_tab = viewer(feeds, match), viewer(feeds, match)
+        paul, paul_tab = (viewer(feeds, match, "paul", Role.PLAYER) for _ in range(2))
+        async with gm.watching(), gm_tab.watching(), paul.watching(), paul_tab.watching():
+            seq = await asyncio.to_thread(match["act"], kind="roll", expression="1d20",
+                                          visibility="gm")
+            assert await gm.wait(seq - 1)  # the pump read the event, once for all four
+            return seq, [await JsonEvents(one).items_after(seq - 1, fresh=False)
+                         for one in (gm, gm_tab, paul, paul_tab)]
+
+    seq, [(for_gm,), (for_gm_tab,), (for_paul,), (for_paul_tab,)] = on_loop(watch)
+    assert for_gm is for_gm_tab and for_paul is for_paul_tab
+    assert for_gm.wire is for_gm_tab.wire
+    assert b'"rolls"' in for_gm.wire and b'"secret_roll"' in for_paul.wire
+    assert for_paul.wire.startswith(f"id: {seq}\r\nevent: match-event\r\ndata: {{".encode())
+
+
 def test_a_feed_that_cannot_read_ends_its_streams(app, match, on_loop):
     """A failed read must not leave streams waiting for ever: they end, and the browsers
     reconnect (and read for themselves)."""

@@ -148,6 +148,20 @@ def _as_written(db) -> list[str]:
     texts += [name for (name,) in db.execute(select(Character.name))]
     texts += [text for (text,) in db.execute(select(Character.notes))]
     texts += [name for (name,) in db.execute(select(Match.name))]  # the GM's title
+    # The GM's custom content (a demo campaign ships some): its name and what the GM typed
+    # (a scenario's lines, its terrain labels and group names) are the table's words.
+    from app.models import CustomContent
+    from app.rules.chasse.scenario import from_item
+
+    for kind, name, data in db.execute(select(CustomContent.kind, CustomContent.name,
+                                              CustomContent.data)):
+        texts.append(name)
+        texts += [line for value in (data or {}).values() if isinstance(value, str)
+                  for line in value.splitlines()]
+        if kind == "scenario":
+            entry = from_item(data or {}, prey_species())[0]
+            texts += [shape["label"] for shape in entry["terrain"]]
+            texts += [placed.get("group", "") for placed in entry["prey"]]
     # A token's label under it on the board: its name, cut between words.
     texts += [short_label(name) for (name,) in db.execute(select(Character.name))]
     texts += [skill.name for skill in SKILLS.values()] + [i.name for i in IMPLANTS.values()]

@@ -2,8 +2,9 @@
 
 from fastapi import APIRouter
 
-API_MODULES = ("systems", "accounts", "campaigns", "members", "invites", "characters",
-               "transfer", "admin", "matches", "backgrounds", "rolls", "content", "chat")
+# "matches" first: the order requests walk the routes (app.main._include_routers).
+API_MODULES = ("matches", "systems", "accounts", "campaigns", "members", "invites",
+               "characters", "transfer", "admin", "backgrounds", "rolls", "content", "chat")
 
 
 def routers() -> list[APIRouter]:

@@ -18,9 +18,12 @@ from typing import Annotated, Any, Literal
 from fastapi import Body, Header, Path, Query, Request
 from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
+from app.db import write_transaction
 from app.http.deps import (
     CurrentUser,
     DbSession,
@@ -36,7 +39,7 @@ from app.models import Match
 from app.rules.match import Actor
 from app.services import match_publish, tables
 from app.services.access import CampaignAccess, load_campaign_access
-from app.services.match_feed import Viewer
+from app.services.match_feed import Viewer, to_json
 
 router = protected_router(tags=["matches"])
 
@@ -65,6 +68,11 @@ class MatchOptions(Model):
         default=None, ge=0, le=3600,
         description="Seconds for each decision, for games with a turn timer (Mecha-Ring; "
                     "0 or none: no timer; the others ignore it).")
+    scenario: str | None = Field(
+        default=None, max_length=80,
+        description="A scenario to set up at once, for games that start a match from one "
+                    "(Chasse préhistorique: a ready scenario's key or the campaign's own, "
+                    "``gm-…``; the compendium lists them; the others ignore it).")
 
 
 class MatchIn(Model):
@@ -224,21 +232,45 @@ def match_log(db: DbSession, access: MemberAccess, match_id: MatchId,
 
 
 @router.post(ONE + "/actions", response_model=ActionOut, responses=error_responses(404, 409))
-def post_action(body: ActionIn, request: Request, db: DbSession, settings: SettingsDep,
-                user: CurrentUser, campaign_id: IdParam, match_id: MatchId, dice: TableDice,
-                idempotency_key: IdempotencyKey = None) -> ActionOut:
+async def post_action(body: ActionIn, request: Request, db: DbSession, settings: SettingsDep,
+                      user: CurrentUser, campaign_id: IdParam, match_id: MatchId,
+                      dice: TableDice, idempotency_key: IdempotencyKey = None) -> Response:
     """Act at the table. 409: the table moved on (``error.details`` has the current ``seq``
     and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
     for another payload (``idempotency_key_reused``). Spectators watch: 403."""
-    # The membership is read here rather than by the ``MemberAccess`` dependency: a sync
-    # dependency is a thread-pool hop of its own, and this is the hottest route.
-    access = load_campaign_access(db, user, campaign_id).require_player_or_gm()
-    viewer = _viewer(access)
-    outcome = tables.apply_action(db=db, secret=settings.resolved_secret_key, access=access,
-                                  match_id=match_id, action=body.action,
-                                  expected_seq=body.seq, dice=dice,
-                                  idempotency_key=idempotency_key)
-    return _answer(request, viewer, outcome)
+
+    # The hottest route: one thread-pool hop for all of its database work (a sync route
+    # or dependency is a hop of its own, and so is FastAPI's validation of a sync route's
+    # answer), and the answer written as JSON here (``ActionOut``'s shape, checked by
+    # tests/test_match_api.py) instead of validated again by pydantic.
+    def act() -> tuple[Actor, tables.ActionOutcome]:
+        # One transaction: the membership is read under the write lock, and the table
+        # service's write joins it (a read transaction of its own cost as much as a query).
+        with write_transaction(db):
+            access = load_campaign_access(db, user, campaign_id).require_player_or_gm()
+            viewer = _viewer(access)
+            return viewer, tables.apply_action(
+                db=db, secret=settings.resolved_secret_key, access=access,
+                match_id=match_id, action=body.action, expected_seq=body.seq, dice=dice,
+                idempotency_key=idempotency_key)
+
+    viewer, outcome = await run_in_threadpool(act)
+    match_publish.publish_outcome(request.app.state.broker, outcome)
+    return Response(json.dumps({
+        "seq": outcome.seq,
+        "events": [_event_out(tables.redact(event, viewer)) for event in outcome.events],
+        "replayed": outcome.replayed}, ensure_ascii=False, separators=(",", ":")),
+        media_type="application/json")
+
+
+def _event_out(event: dict[str, Any]) -> dict[str, Any]:
+    """``EventOut``'s fields, in its order, its time written as pydantic writes it."""
+    created = event.get("created_at")
+    if isinstance(created, str) and created.endswith("+00:00"):
+        created = created[:-6] + "Z"
+    return {"seq": event["seq"], "kind": event["kind"], "payload": event["payload"],
+            "actor_id": event["actor_id"], "visibility": event["visibility"],
+            "reverted": event["reverted"], "created_at": created}
 
 
 @router.post(ONE + "/rewind", response_model=ActionOut, responses=error_responses(404, 409))
@@ -298,7 +330,12 @@ class JsonEvents(FeedSource):
         batch = await self.viewer.read(after, fresh=fresh)
         if batch is None:
             return None
-        return [Item(id=event["seq"], event=STREAM_EVENT,
-                     data=batch.as_json(event, self.viewer.actor))
-                if tables.exists_for(event, self.viewer.actor) else Item(event["seq"], "", "")
-                for event in batch.after(after)]
+        actor = self.viewer.actor
+        return [batch.shared(event, actor, _stream_item) if tables.exists_for(event, actor)
+                else Item(event["seq"], "", "") for event in batch.after(after)]
+
+
+def _stream_item(event: dict[str, Any]) -> Item:
+    """An event as the API stream sends it; made once per batch for all the streams that
+    see it the same way, with its encoded bytes (``Item.wire``)."""
+    return Item(id=event["seq"], event=STREAM_EVENT, data=to_json(event))

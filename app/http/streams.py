@@ -14,6 +14,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar, Protocol
 
 from fastapi import Request
@@ -51,6 +52,12 @@ class Item:
     event: str
     data: str
 
+    @cached_property
+    def wire(self) -> bytes:
+        """The item as the stream writes it (``encode``), made once: an item shared by
+        many streams (``match_feed.Batch.shared``) is encoded once for all of them."""
+        return encode(self)
+
 
 class Source(Protocol):
     """Where a stream's items come from, and when to look again."""
@@ -64,6 +71,10 @@ class Source(Protocol):
 
     async def wait(self, sent: int) -> bool:
         """Wait for news after ``sent``; False ends the stream (the browser reconnects)."""
+
+    def caught_up(self, sent: int) -> bool:
+        """True when nothing after ``sent`` can be waiting to be read (else the stream reads
+        again before it waits: a page may have been full)."""
 
 
 @dataclass
@@ -91,6 +102,9 @@ class StreamSource:
             return None
         return await run_in_threadpool(self.read_after, after)
 
+    def caught_up(self, sent: int) -> bool:
+        return False  # ``read_after`` gives at most a page: read until it comes back empty
+
     async def wait(self, sent: int) -> bool:
         assert self._subscription is not None, "wait inside watching()"
         try:
@@ -112,6 +126,9 @@ class FeedSource:
 
     async def wait(self, sent: int) -> bool:
         return await self.viewer.wait(sent)
+
+    def caught_up(self, sent: int) -> bool:
+        return self.viewer.caught_up(sent)
 
 
 def resume_point(request: Request, newest: int) -> int:
@@ -149,10 +166,12 @@ async def _events(request: Request, source: Source, after: int) -> AsyncIterator
                 fresh = False
                 if items:
                     sending = [item for item in items if item.event]
-                    if sending:
-                        yield b"".join(encode(item) for item in sending)
-                    sent = items[-1].id  # a mark (no event name) only moves past ids
-                    continue  # maybe a full page: read on before waiting
+                    if sending:  # a mark (no event name) only moves past its id
+                        yield sending[0].wire if len(sending) == 1 else b"".join(
+                            item.wire for item in sending)
+                    sent = items[-1].id
+                    if not source.caught_up(sent):
+                        continue  # maybe a full page: read on before waiting
                 if not await source.wait(sent):
                     return
     finally:

@@ -154,10 +154,32 @@ class Die(NamedTuple):
 
 
 class Modifier(NamedTuple):
-    """A fixed number added to a roll, with what it stands for when a rule names it."""
+    """A fixed number added to a roll, with what it stands for when a rule names it.
+
+    A label the rules name in words that are not game terms is a ``Purpose`` (« MJ » is
+    ``Purpose("GM")``), said in the reader's language like a roll's purpose; a game term
+    (a skill, a characteristic as the seed writes it) or the GM's own words stay a ``str``."""
 
     value: int
     label: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"value", "label"}``, plus ``label_message`` when the rules named the label."""
+        data: dict[str, Any] = {"value": self.value,
+                                "label": None if self.label is None else str(self.label)}
+        if isinstance(self.label, Purpose):
+            data["label_message"] = self.label.message()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Modifier:
+        return cls(data["value"], _purpose(data.get("label"), data.get("label_message")))
+
+    def text(self, language: str | None = None) -> str | None:
+        """The label in ``language`` (French, as stored, when None)."""
+        if isinstance(self.label, Purpose) and language is not None:
+            return self.label.text(language)
+        return None if self.label is None else str(self.label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,9 +210,9 @@ class RollRecord:
     def with_target(self, target: int | None, outcome: str | None = None) -> RollRecord:
         return replace(self, target=target, outcome=outcome)
 
-    def describe(self) -> str:
+    def describe(self, language: str | None = None) -> str:
         """One log line, e.g. ``2d10kh1: 1, 6 → 6 + 2 = 8`` (see docs/dice.md)."""
-        return describe(self)
+        return describe(self, language)
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON. A purpose the rules named (``Purpose``) keeps its message id
@@ -199,7 +221,7 @@ class RollRecord:
             "purpose": None if self.purpose is None else str(self.purpose),
             "expression": self.expression,
             "dice": [die._asdict() for die in self.dice],
-            "modifiers": [modifier._asdict() for modifier in self.modifiers],
+            "modifiers": [modifier.to_dict() for modifier in self.modifiers],
             "total": self.total,
             "target": self.target,
             "outcome": self.outcome,
@@ -214,7 +236,7 @@ class RollRecord:
             purpose=_purpose(data.get("purpose"), data.get("purpose_message")),
             expression=data["expression"],
             dice=tuple(Die(**die) for die in data["dice"]),
-            modifiers=tuple(Modifier(**modifier) for modifier in data.get("modifiers", ())),
+            modifiers=tuple(Modifier.from_dict(modifier) for modifier in data.get("modifiers", ())),
             total=data["total"],
             target=data.get("target"),
             outcome=data.get("outcome"),
@@ -237,12 +259,13 @@ def group_value(dice: Iterable[Die]) -> int:
     return dice[0].sign * value if dice else 0
 
 
-def describe(record: RollRecord) -> str:
+def describe(record: RollRecord, language: str | None = None) -> str:
     """``expression: faces → parts = total`` then the target and the outcome when known.
 
     Faces are listed group by group (``;`` between groups); ``!`` marks a die that exploded
     and ``*`` a Tiamat critical 10. The parts show each group's value (a Tiamat group as
     ``best + d6 …``) and each modifier; the arrow is left out when there is nothing to add up.
+    Modifier labels the rules named are said in ``language`` (as stored when None).
     """
     groups: dict[int, list[Die]] = {}
     for die in record.dice:
@@ -253,7 +276,8 @@ def describe(record: RollRecord) -> str:
     )
     parts = [_group_text(group) for group in groups.values()]
     parts += [
-        _signed(m.value, f"{m.label} {abs(m.value)}" if m.label else None) for m in record.modifiers
+        _signed(m.value, f"{m.text(language)} {abs(m.value)}" if m.label else None)
+        for m in record.modifiers
     ]
     sum_text = _join_parts(parts)
     line = f"{record.expression}: {faces}" if faces else record.expression

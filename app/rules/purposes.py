@@ -5,7 +5,9 @@ English wording (``"attack ({weapon})"``), ``PURPOSES`` gives its French one. A 
 *is* its French text (a ``str``), so everything that stored, compared or signed a purpose
 before still does the same; ``RollRecord.to_dict`` adds the id and parameters as
 ``purpose_message`` next to that text, and the pages render it with ``render`` in the
-reader's language (``app.services.rolls.purpose_label``).
+reader's language (``app.services.rolls.purpose_label``). A modifier's label the rules name
+(``Modifier(-2, Purpose("GM"))``: « MJ », "GM") works the same way: ``Modifier.to_dict``
+keeps ``label_message`` beside the stored label (``app.services.rolls.modifier_label``).
 
 A purpose the rules never named (a player's ``/r 4d6kh3 # Perception``, a roll stored before
 message ids, an id this version does not know) shows as typed. Parameters are names (a
@@ -110,6 +112,20 @@ PURPOSES: dict[str, str] = {
     "Tie — {name}": "Égalité — {name}",
     "Attack — {name}": "Attaque — {name}",
     "Defence — {name}": "Défense — {name}",
+    # Cyborg characteristics (§ (I)): the characteristic as the seed writes it (« dextérité »)
+    "test — {characteristic}": "test — {characteristic}",
+    "{characteristic} ({name})": "{characteristic} ({name})",
+    # Modifier labels (``Modifier(value, Purpose(...))``, app.rules.dice): the same mechanism
+    "GM": "MJ",
+    "malus": "malus",  # the English pages' word too ("GM's malus")
+    "bonus": "bonus",
+    "helpers": "aides",
+    "brain": "cerveau",
+    "dead limbs": "membres morts",
+    "dead organs": "organes morts",
+    "another attempt": "nouvelle tentative",
+    "the can's pump": "pompe de la canette",
+    "{skill}, angry": "{skill} énervé",
 }
 LANGUAGES = ("fr", "en")
 

@@ -115,6 +115,7 @@ class CompendiumEntry:
     text: str = ""
     own: bool = False
     text_fr: str = ""  # the text in the seed's own French words, for French readers
+    start_key: str = ""  # a new match may open with it set up (``starts_match_from``)
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,9 @@ class CompendiumSection:
     title: str  # a msgid
     entries: tuple[CompendiumEntry, ...]
     rule: str = ""  # where the catalogue comes from (« Mutatior § 2-2 Organes »)
+    # Filters the page offers on this section: (parameter, figure label msgid); a value is
+    # one of the figure's comma-separated items (« Boxe, Karaté » is in Boxe and in Karaté).
+    facets: tuple[tuple[str, str], ...] = ()
 
 
 def content_compendium(kinds: tuple[ContentKind, ...],

@@ -105,7 +105,6 @@ def set_background(*, db: Session, secret: str, access: CampaignAccess, match_id
             payload = {"image_id": image.id, "pixels": scale, "per": per,
                        "width": round(float(Decimal(image.width) / per_board), 2),
                        "height": round(float(Decimal(image.height) / per_board), 2)}
-        rows = tables._append(db, secret, match, tables.system_of(match),
-                              [Event(KIND, payload)], actor=access.user.id)
-        return tables.ActionOutcome(match.id, match.seq, [tables.event_dict(row) for row in rows],
-                                    campaign_id=match.campaign_id)
+        events = tables._append(db, secret, match, tables.system_of(match),
+                                [Event(KIND, payload)], actor=access.user.id)
+        return tables.ActionOutcome(match.id, match.seq, events, campaign_id=match.campaign_id)

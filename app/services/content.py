@@ -243,27 +243,74 @@ def _folded(text: str) -> str:
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
-def compendium(*, db: Session, access: CampaignAccess, query: str = ""
-               ) -> list[CompendiumSection]:
+def compendium_facets(sections: list[CompendiumSection]
+                      ) -> list[tuple[str, str, list[str]]]:
+    """The filters the sections offer: (parameter, label msgid, the values found)."""
+    found: dict[str, tuple[str, list[str]]] = {}
+    for section in sections:
+        for key, label in section.facets:
+            values = found.setdefault(key, (label, []))[1]
+            for entry in section.entries:
+                for item in facet_values(entry, label):
+                    if item not in values:
+                        values.append(item)
+    return [(key, label, sorted(values, key=_folded)) for key, (label, values) in found.items()]
+
+
+def facet_values(entry: Any, label: str) -> list[str]:
+    value = dict(entry.figures).get(label)
+    return [item.strip() for item in str(value).split(",") if item.strip()] if value else []
+
+
+def filter_compendium(sections: list[CompendiumSection], query: str = "",
+                      filters: Mapping[str, str] | None = None) -> list[CompendiumSection]:
+    """Keep the entries whose name, figures or text contain ``query`` (no case, no
+    accents) and that have each chosen facet value; a filter set drops the sections that do
+    not offer it."""
+    chosen = {key: value for key, value in (filters or {}).items() if value}
+    wanted = _folded(query.strip())
+    if not wanted and not chosen:
+        return list(sections)
+    found = []
+    for section in sections:
+        labels = dict(section.facets)
+        if any(key not in labels for key in chosen):
+            continue
+        entries = tuple(entry for entry in section.entries if wanted in _folded(" ".join(
+            [entry.name, entry.text, entry.text_fr,
+             *(str(value) for _label, value in entry.figures)])) and all(
+            value in facet_values(entry, labels[key]) for key, value in chosen.items()))
+        if entries:
+            found.append(replace(section, entries=entries))
+    return found
+
+
+def compendium(*, db: Session, access: CampaignAccess, query: str = "",
+               filters: Mapping[str, str] | None = None) -> list[CompendiumSection]:
     """The game's catalogue and the campaign's own items, as a member browses them;
-    ``query`` keeps the entries whose name, figures or text contain it."""
+    ``query`` keeps the entries whose name, figures or text contain it, ``filters`` (facet
+    parameter → value) those with that value."""
     system = get_system(access.campaign.system)
     if system is None:
         return []
     content = campaign_content(db=db, campaign_id=access.campaign.id)
     own = getattr(system, "compendium", None)
     sections = own(content) if own else content_compendium(system.content_kinds, content)
-    wanted = _folded(query.strip())
-    if not wanted:
-        return list(sections)
-    found = []
-    for section in sections:
-        entries = tuple(entry for entry in section.entries if wanted in _folded(" ".join(
-            [entry.name, entry.text, entry.text_fr,
-             *(str(value) for _label, value in entry.figures)])))
-        if entries:
-            found.append(replace(section, entries=entries))
-    return found
+    return filter_compendium(list(sections), query, filters)
+
+
+def match_starts(*, db: Session, access: CampaignAccess) -> dict[str, str]:
+    """What a new match of this game may open with (``starts_match_from``: Chasse's ready
+    scenarios and the campaign's own), key → name, from the compendium's entries."""
+    return {entry.start_key: entry.name for section in compendium(db=db, access=access)
+            for entry in section.entries if entry.start_key}
+
+
+def start_label(system_key: str) -> str | None:
+    """The button that opens a match from an item (« Lancer une chasse »), or None."""
+    system = get_system(system_key)
+    return getattr(system, "start_label", None) \
+        if system and getattr(system, "starts_match_from", None) else None
 
 
 # --- from a match -----------------------------------------------------------------------

@@ -26,7 +26,7 @@ from app.models import Campaign, Character, Match, Membership, Role, User
 from app.rules.dice import SeededDice
 from app.rules.registry import all_systems
 from app.rules.system import DemoMatch, GameSystem
-from app.services import accounts, campaigns, characters, tables
+from app.services import accounts, campaigns, characters, content, tables
 from app.services.access import load_campaign_access
 from app.services.demo_matches import DEMO_MATCHES
 
@@ -118,6 +118,7 @@ def _ensure_campaign(db: Session, settings: Settings, gm: User, players: list[Us
                         "personnages prêts à jouer.")
     if created:
         _add_players(db, campaign, players)
+        _add_content(db, campaign, gm, system)
     has_characters = db.scalar(select(func.count()).select_from(Character)
                                .where(Character.campaign_id == campaign.id))
     if not has_characters and not campaign.archived:
@@ -135,6 +136,18 @@ def _add_players(db: Session, campaign: Campaign, players: list[User]) -> None:
         for player in players:
             if player.id not in members:
                 db.add(Membership(campaign_id=campaign.id, user_id=player.id, role=Role.PLAYER))
+
+
+def _add_content(db: Session, campaign: Campaign, gm: User, system: GameSystem) -> None:
+    """The system's demo custom content (``demo_content()``: kind, name, fields), added as
+    the GM would add it, so a newcomer finds one in the content page (Chasse: a GM's
+    scenario). One the checks refuse is left out (logged)."""
+    access = load_campaign_access(db, gm, campaign.id)
+    for kind, name, fields in getattr(system, "demo_content", lambda: [])():
+        try:
+            content.add_item(db=db, access=access, kind=kind, name=name, fields=fields)
+        except AppError as error:
+            logger.warning("demo %s: content %r refused (%s)", system.key, name, error)
 
 
 def _add_characters(db: Session, campaign: Campaign, gm: User, players: list[User],

@@ -52,8 +52,8 @@ class Batch:
     roles: Mapping[int, Role]
     complete: bool
     found: bool = True
-    # Each event serialised once per batch, whole or redacted (see ``as_json``).
-    _json: dict[tuple[int, bool], str] = field(default_factory=dict, compare=False)
+    # Each event prepared once per batch, whole or redacted (see ``shared``).
+    _shared: dict[tuple[object, int, bool], Any] = field(default_factory=dict, compare=False)
 
     def covers(self, sent: int) -> bool:
         """Everything after ``sent`` that this batch knows of is in it."""
@@ -62,16 +62,25 @@ class Batch:
     def after(self, seq: int) -> list[dict[str, Any]]:
         return [event for event in self.events if event["seq"] > seq]
 
-    def as_json(self, event: dict[str, Any], actor: Actor) -> str:
-        """The event as ``actor`` may see it, in JSON; every viewer who sees the same thing
-        shares one serialisation."""
+    def shared(self, event: dict[str, Any], actor: Actor,
+               prepare: Callable[[dict[str, Any]], Any]) -> Any:
+        """``prepare(the event as actor may see it)``, made once per batch for each way the
+        event can be seen (whole or redacted): every viewer who sees the same thing shares
+        it — for a stream, its JSON and its encoded bytes."""
         visible = tables.may_see(event, actor)
-        cached = self._json.get((event["seq"], visible))
-        if cached is None:
-            cached = json.dumps(tables.redact(event, actor), ensure_ascii=False,
-                                separators=(",", ":"))
-            self._json[(event["seq"], visible)] = cached
-        return cached
+        key = (prepare, event["seq"], visible)
+        prepared = self._shared.get(key)
+        if prepared is None:
+            prepared = self._shared[key] = prepare(tables.redact(event, actor))
+        return prepared
+
+    def as_json(self, event: dict[str, Any], actor: Actor) -> str:
+        """The event as ``actor`` may see it, in JSON (shared like ``shared``)."""
+        return self.shared(event, actor, to_json)
+
+
+def to_json(event: dict[str, Any]) -> str:
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
 
 
 def load_batch(sessionmaker: SessionFactory, campaign_id: int, match_id: int,
@@ -215,6 +224,7 @@ class Viewer:
         self.actor = Actor(user_id=user_id, is_gm=role is Role.GM,
                            is_spectator=role is Role.SPECTATOR)
         self.feed: MatchFeed | None = None
+        self._used: Batch | None = None  # the last batch ``read`` handed out
 
     @asynccontextmanager
     async def watching(self) -> AsyncIterator[None]:
@@ -231,7 +241,15 @@ class Viewer:
             latest = await self.feed.pull(sent)
         if not latest.found or latest.roles.get(self.actor.user_id) != self.role:
             return None
+        self._used = latest
         return latest
+
+    def caught_up(self, sent: int) -> bool:
+        """``sent`` reached the end of the last batch read, and that batch reached the
+        match's seq when it was read: the next news can only come from the pump (a stream
+        of a thousand viewers then waits at once instead of reading an empty batch)."""
+        used = self._used
+        return used is not None and used.complete and sent >= used.seq
 
     async def wait(self, sent: int) -> bool:
         assert self.feed is not None, "wait inside watching()"

@@ -64,16 +64,25 @@ TIMER_MAX = 3600
 
 def open_match(*, db: Session, secret: str, access: CampaignAccess, name: object,
                characters: Sequence[object], board: dict[str, object] | None,
-               dice: Dice, turn_seconds: object = None) -> Match:
+               dice: Dice, turn_seconds: object = None, scenario: object = None) -> Match:
     """The GM opens a match with roster characters (and a board when the game uses one, a
     turn timer when it keeps one: ``turn_seconds``, empty or 0 for none)."""
     access.require_gm().require_writable()
     options = board_options(**board) if board is not None else {}
     if turn_seconds not in (None, "") and uses_clock(access):
         options["turn_seconds"] = _whole_number(turn_seconds, "turn_seconds", 0, TIMER_MAX)
+    if isinstance(scenario, str) and scenario.strip() and starts_from(access) is not None:
+        options["scenario"] = scenario.strip()[:80]  # the rules refuse an unknown one
     return tables.create_match(db=db, secret=secret, access=access, name=name,
                                character_ids=character_ids(characters), options=options,
                                dice=dice)
+
+
+def starts_from(access: CampaignAccess) -> str | None:
+    """The content kind a match of this game may open with (``starts_match_from``: Chasse's
+    scenarios), else None."""
+    system = get_system(access.campaign.system)
+    return getattr(system, "starts_match_from", None) if system else None
 
 
 def uses_clock(access: CampaignAccess) -> bool:

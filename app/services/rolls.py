@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.db import write_transaction
@@ -30,7 +30,7 @@ from app.i18n import gettext as _
 from app.i18n import lazy_gettext as _l
 from app.models import Match, Membership, Roll, utcnow
 from app.rules import notation
-from app.rules.dice import Dice, RollRecord
+from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.errors import NotationError
 from app.rules.match import VISIBILITIES
 from app.rules.purposes import Purpose
@@ -118,16 +118,50 @@ def record_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | N
     """Add signed entries inside the caller's transaction (the id is part of what is signed)."""
     rolls = []
     for record in records:
-        roll = Roll(campaign_id=campaign_id, match_id=match_id, user_id=user_id,
-                    character_id=character_id, visibility=visibility,
-                    purpose=(record.get("purpose") or "")[:200],
-                    expression=record["expression"][:200], record=dict(record),
-                    corrects_id=corrects_id, signature="", created_at=utcnow())
+        roll = Roll(**_new_entry(campaign_id=campaign_id, match_id=match_id, user_id=user_id,
+                                 character_id=character_id, visibility=visibility,
+                                 record=record, corrects_id=corrects_id))
         db.add(roll)
         db.flush()
         roll.signature = sign(secret, entry_dict(roll))
         rolls.append(roll)
     return rolls
+
+
+def append_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | None,
+                 records: Iterable[Mapping[str, Any]], visibility: str,
+                 match_id: int | None = None) -> list[int]:
+    """``record_rolls`` for the action path: the same signed entries, written with two Core
+    statements each (the insert, then its signature, which covers the id) instead of the
+    ORM's unit of work; returns their ids."""
+    ids = []
+    for record in records:
+        entry = _new_entry(campaign_id=campaign_id, match_id=match_id, user_id=user_id,
+                           character_id=None, visibility=visibility, record=record,
+                           corrects_id=None)
+        (roll_id,) = db.execute(_INSERT_ROLL, entry).inserted_primary_key
+        signed = {**entry, "id": roll_id, "created_at": _iso(entry["created_at"])}
+        db.execute(_SIGN_ROLL, {"roll_id": roll_id, "signed": sign(secret, signed)})
+        ids.append(roll_id)
+    return ids
+
+
+_rolls = Roll.__table__
+_INSERT_ROLL = insert(_rolls)
+_SIGN_ROLL = (update(_rolls).where(_rolls.c.id == bindparam("roll_id"))
+              .values(signature=bindparam("signed")))
+
+
+def _new_entry(*, campaign_id: int, match_id: int | None, user_id: int | None,
+               character_id: int | None, visibility: str, record: Mapping[str, Any],
+               corrects_id: int | None) -> dict[str, Any]:
+    """A new entry's columns, unsigned (its id comes from the insert)."""
+    return {"campaign_id": campaign_id, "match_id": match_id, "user_id": user_id,
+            "character_id": character_id, "visibility": visibility,
+            "purpose": (record.get("purpose") or "")[:200],
+            "expression": record["expression"][:200], "record": dict(record),
+            "corrects_id": corrects_id, "signature": "",
+            "created_at": utcnow()}
 
 
 def check_visibility(visibility: object, *, is_gm: bool = True) -> str:
@@ -367,7 +401,7 @@ def _text_block(entry: Mapping[str, Any]) -> list[str]:
         lines.append(_("For: %(purpose)s", purpose=purpose_label(entry["purpose"], record)))
     lines.append(_("Expression: %(expression)s", expression=entry["expression"]))
     lines.append(_("Dice: %(dice)s", dice=dice_text(record.get("dice") or []) or "—"))
-    modifiers = [signed(m["value"]) + (f" ({m['label']})" if m.get("label") else "")
+    modifiers = [signed(m["value"]) + (f" ({modifier_label(m)})" if m.get("label") else "")
                  for m in record.get("modifiers") or []]
     lines.append(_("Modifiers: %(modifiers)s", modifiers=", ".join(modifiers) or "—"))
     lines.append(_("Total: %(total)s", total=record.get("total")))
@@ -455,11 +489,25 @@ def purpose_label(purpose: object, record: Mapping[str, Any] | None = None) -> s
     return render_purpose(str(purpose), message, get_locale()) or str(purpose)
 
 
+def modifier_label(modifier: object) -> str:
+    """A modifier's label in the reader's language: a label the rules named (a ``Purpose``
+    in a ``Modifier``, or a stored modifier's ``label_message``) is said again from its
+    message id (« MJ », "GM"); a game term, the GM's own words or an older label as stored."""
+    if isinstance(modifier, Modifier):
+        return modifier.text(get_locale()) or ""
+    if not isinstance(modifier, Mapping) or not modifier.get("label"):
+        return ""
+    label = str(modifier["label"])
+    return render_purpose(label, modifier.get("label_message"), get_locale()) or label
+
+
 def roll_summary(record: RollRecord) -> str:
-    """``RollRecord.describe()`` with its outcome in the reader's language."""
+    """``RollRecord.describe()`` with its modifiers and outcome in the reader's language."""
+    language = get_locale()
     if not record.outcome:
-        return record.describe()
-    return f"{record.with_target(record.target, None).describe()}, {outcome_label(record.outcome)}"
+        return record.describe(language)
+    return (f"{record.with_target(record.target, None).describe(language)}, "
+            f"{outcome_label(record.outcome)}")
 
 
 def visibility_label(visibility: str) -> str:

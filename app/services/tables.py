@@ -17,15 +17,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app import telemetry
 from app.db import write_transaction
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import lazy_gettext as _l
-from app.models import ActionRequest, Character, Match, MatchEvent, Role
+from app.models import ActionRequest, Character, Match, MatchEvent, Role, utcnow
 from app.rules.dice import Dice
 from app.rules.match import (
     CONTROL_KINDS,
@@ -57,10 +58,25 @@ def _decide_kwargs(system: GameSystem) -> dict[str, Any]:
     return {"now": clock()} if getattr(system, "uses_clock", False) else {}
 
 
+# The action path's statements, built once (building one costs more than running it).
+_OWNED = select(Character.id).where(Character.campaign_id == bindparam("campaign_id"),
+                                    Character.owner_id == bindparam("user_id"))
+_LOCK_MATCH = (select(Match.id, Match.campaign_id, Match.system, Match.state, Match.seq,
+                      Match.status)
+               .where(Match.id == bindparam("match_id"),
+                      Match.campaign_id == bindparam("campaign_id"))
+               .with_for_update())
+_INSERT_EVENTS = insert(MatchEvent.__table__)
+_matches = Match.__table__
+_UPDATE_SNAPSHOT = (update(_matches).where(_matches.c.id == bindparam("match_id"))
+                    .values(state=bindparam("state"), seq=bindparam("seq"),
+                            status=bindparam("status"), updated_at=bindparam("now")))
+
+
 def actor_for(db: Session, access: CampaignAccess) -> Actor:
     """The rules' view of a member: GM, spectator, and the characters they own."""
-    owned = db.scalars(select(Character.id).where(
-        Character.campaign_id == access.campaign.id, Character.owner_id == access.user.id)).all()
+    owned = db.scalars(_OWNED, {"campaign_id": access.campaign_id,
+                                "user_id": access.user.id}).all()
     return Actor(user_id=access.user.id, is_gm=access.is_gm,
                  is_spectator=access.role is Role.SPECTATOR, character_ids=frozenset(owned))
 
@@ -170,39 +186,60 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
     validation.no_nul(action)
     access.require_player_or_gm().require_writable()  # spectators watch
     actor = actor_for(db, access)
+    # Read before the write begins: its opening rollback expires the campaign.
+    capped_dice = dice_cap.capped(dice, access.campaign)  # "1000d6" refused here
+    user_id = actor.user_id
     fingerprint = _fingerprint(action, expected_seq)
     try:
         with write_transaction(db):
-            match = get_match(db, access, match_id, for_update=True)
+            match = _locked_snapshot(db, access.campaign_id, match_id)
             if idempotency_key:
-                previous = _previous_answer(db, match.id, access.user.id, idempotency_key,
+                previous = _previous_answer(db, match.id, user_id, idempotency_key,
                                             fingerprint)
                 if previous is not None:
                     return previous
-            if _stale(db, match, expected_seq, actor):
-                system = system_of(match)
-                raise StaleSeq(match.seq, system.view(match.state, actor))
             system = system_of(match)
+            if _stale(db, match, expected_seq, actor):
+                raise StaleSeq(match.seq, system.view(match.state, actor))
             state = copy.deepcopy(match.state)
-            capped_dice = dice_cap.capped(dice, access.campaign)  # "1000d6" refused here
             events = _judge(lambda: system.decide(state, action, actor, capped_dice,
                                                   **_decide_kwargs(system)))
-            rows = _append(db, secret, match, system, events, actor=access.user.id)
-            outcome = ActionOutcome(match.id, match.seq, [event_dict(row) for row in rows],
+            appended = _append(db, secret, match, system, events, actor=user_id)
+            outcome = ActionOutcome(match.id, match.seq, appended,
                                     campaign_id=match.campaign_id)
             if idempotency_key:
-                db.add(ActionRequest(match_id=match.id, user_id=access.user.id,
-                                     key=idempotency_key[:100], payload_hash=fingerprint,
-                                     response={"seq": outcome.seq, "events": outcome.events}))
+                db.execute(insert(ActionRequest).values(
+                    match_id=match.id, user_id=user_id, key=idempotency_key[:100],
+                    payload_hash=fingerprint, created_at=utcnow(),
+                    response={"seq": outcome.seq, "events": outcome.events}))
     except IntegrityError:
         # A concurrent request with the same key committed first: answer as it did.
         if idempotency_key:
-            previous = _previous_answer(db, match_id, access.user.id, idempotency_key,
-                                        fingerprint)
+            previous = _previous_answer(db, match_id, user_id, idempotency_key, fingerprint)
             if previous is not None:
                 return previous
         raise
     return outcome
+
+
+@dataclass
+class Snapshot:
+    """A match's row as the action path needs it (read with Core, under the write lock)."""
+
+    id: int
+    campaign_id: int
+    system: str
+    state: State
+    seq: int
+    status: str
+
+
+def _locked_snapshot(db: Session, campaign_id: int, match_id: int) -> Snapshot:
+    row = db.execute(_LOCK_MATCH, {"match_id": match_id, "campaign_id": campaign_id}).first()
+    if row is None:
+        raise NotFound()
+    telemetry.note(game=row.system)  # the request log's and the action metrics' label
+    return Snapshot(*row)
 
 
 def _fingerprint(action: Mapping[str, Any], expected_seq: int | None) -> str:
@@ -233,30 +270,44 @@ def _judge(decide):
                                field=refusal.fields.get("field")) from refusal
 
 
-def _append(db: Session, secret: str, match: Match, system: GameSystem, events: list[Event],
-            *, actor: int | None) -> list[MatchEvent]:
-    """Append ``events`` after ``match.seq``, fold them into the snapshot, sign their rolls."""
+def _append(db: Session, secret: str, match: Match | Snapshot, system: GameSystem,
+            events: list[Event], *, actor: int | None) -> list[dict[str, Any]]:
+    """Append ``events`` after ``match.seq``, fold them into the snapshot, sign their rolls;
+    returns the events as ``event_dict`` gives them.
+
+    Core statements (one insert for the events, one update of the snapshot, two per roll):
+    the ORM's unit of work cost more than the rest of an action. ``match`` (an ORM object or
+    a ``Snapshot``) is brought up to date without being marked as changed."""
     state = fold(system, events, match.state)
+    now = utcnow()
+    seq = match.seq
     rows = []
     for event in events:
         payload = copy.deepcopy(event.payload)
         if payload.get("rolls"):
-            signed = rolls.record_rolls(
+            payload["roll_ids"] = rolls.append_rolls(
                 db=db, secret=secret, campaign_id=match.campaign_id, match_id=match.id,
                 user_id=actor, records=payload["rolls"], visibility=event.visibility)
-            payload["roll_ids"] = [roll.id for roll in signed]
-        match.seq += 1
-        row = MatchEvent(match_id=match.id, seq=match.seq, kind=event.kind, payload=payload,
-                         actor_id=actor, visibility=event.visibility)
-        db.add(row)
-        rows.append(row)
+        seq += 1
+        rows.append({"match_id": match.id, "seq": seq, "kind": event.kind, "payload": payload,
+                     "actor_id": actor, "visibility": event.visibility, "reverted": False,
+                     "created_at": now})
+    if rows:
+        db.execute(_INSERT_EVENTS, rows)
     was_running = match.status != "finished"
-    match.state = state
-    match.status = state.get("status", match.status)
+    status = state.get("status", match.status)
+    db.execute(_UPDATE_SNAPSHOT, {"match_id": match.id, "state": state, "seq": seq,
+                                  "status": status, "now": now})
+    for name, value in (("state", state), ("seq", seq), ("status", status)):
+        if isinstance(match, Match):
+            set_committed_value(match, name, value)
+        else:
+            setattr(match, name, value)
     if was_running and match.status == "finished":
         _carry_results_to_sheets(db, match, system)
-    db.flush()
-    return rows
+    return [{"seq": row["seq"], "kind": row["kind"], "payload": row["payload"],
+             "actor_id": actor, "visibility": row["visibility"], "reverted": False,
+             "created_at": now.isoformat()} for row in rows]
 
 
 def _carry_results_to_sheets(db: Session, match: Match, system: GameSystem) -> None:
@@ -369,8 +420,11 @@ def fold_log(db: Session, match: Match, *, upto: int | None = None) -> State:
 # — what a viewer may see ————————————————————————————————————————————————————
 
 def may_see(row: MatchEvent | Mapping[str, Any], actor: Actor) -> bool:
-    visibility = row["visibility"] if isinstance(row, Mapping) else row.visibility
-    owner = row["actor_id"] if isinstance(row, Mapping) else row.actor_id
+    # A plain class check (not ``Mapping``'s, an ABC's): a fan-out asks once per stream.
+    if isinstance(row, MatchEvent):
+        visibility, owner = row.visibility, row.actor_id
+    else:
+        visibility, owner = row["visibility"], row["actor_id"]
     return visibility == "public" or actor.is_gm or (
         visibility in ("self", "quiet") and owner == actor.user_id)
 
@@ -379,7 +433,7 @@ def exists_for(row: MatchEvent | Mapping[str, Any], actor: Actor) -> bool:
     """Whether ``actor`` learns of this event at all: a ``quiet`` one they may not see is
     left out of their log, their stream and their API answers (not even « something secret
     happened », nor by whom)."""
-    visibility = row["visibility"] if isinstance(row, Mapping) else row.visibility
+    visibility = row.visibility if isinstance(row, MatchEvent) else row["visibility"]
     return visibility != "quiet" or may_see(row, actor)
 
 

@@ -2,8 +2,9 @@
 
 from fastapi import APIRouter
 
-WEB_MODULES = ("pages", "accounts", "campaigns", "members", "invites", "characters",
-               "transfer", "admin", "matches", "rolls", "content", "chat")
+# "matches" first: the order requests walk the routes (app.main._include_routers).
+WEB_MODULES = ("matches", "pages", "accounts", "campaigns", "members", "invites",
+               "characters", "transfer", "admin", "rolls", "content", "chat")
 
 
 def routers() -> list[APIRouter]:

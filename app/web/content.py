@@ -15,7 +15,7 @@ from app.errors import AppError, ValidationFailed
 from app.http.deps import DbSession, MemberAccess, protected_router
 from app.models import CustomContent
 from app.rules.system import ContentKind
-from app.services import content
+from app.services import content, matches
 from app.services.access import CampaignAccess
 from app.web.campaigns import error_page
 from app.web.characters import FormFields
@@ -42,6 +42,8 @@ def _page(request: Request, db: DbSession, access: CampaignAccess, *,
         "items": {kind.key: [item for item in items if item.kind == kind.key]
                   for kind in content.kinds(access.campaign.system)},
         "can_edit": access.is_gm and not access.campaign.archived,
+        "start_label": content.start_label(access.campaign.system),
+        "start_kind": matches.starts_from(access),
         "failed_kind": failed_kind, "form": form or {},
         "errors": field_errors(error) if error else {},
     }, status_code=error.status if error else 200)
@@ -55,10 +57,16 @@ def _fields(kind: ContentKind, form: dict[str, str]) -> dict[str, str]:
 @router.get("/campaigns/{campaign_id}/compendium")
 def compendium_page(request: Request, db: DbSession, access: MemberAccess,
                     q: Annotated[str, Query(max_length=100)] = "") -> Response:
-    """The game's catalogue and the campaign's own items, for every member; searchable."""
+    """The game's catalogue and the campaign's own items, for every member; searchable, and
+    filtered by the game's facets (Tiamat's techniques by art and type) without a script."""
+    every = content.compendium(db=db, access=access)
+    facets = content.compendium_facets(every)
+    chosen = {key: request.query_params.get(key, "") for key, _label, values in facets
+              if request.query_params.get(key, "") in values}
     return render(request, "content/compendium.html", {
-        "access": access, "campaign": access.campaign, "query": q,
-        "sections": content.compendium(db=db, access=access, query=q)})
+        "access": access, "campaign": access.campaign, "query": q, "facets": facets,
+        "chosen": chosen, "sections": content.filter_compendium(every, q, chosen),
+        "start_label": content.start_label(access.campaign.system)})
 
 
 @router.get(BASE)

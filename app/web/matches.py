@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from app.errors import AppError, CampaignArchived, Conflict, NotFound, ValidationFailed
 from app.http.deps import (
+    CurrentUser,
     DbSession,
     IdParam,
     MemberAccess,
@@ -31,7 +32,7 @@ from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
 from app.models import Match
 from app.services import board_backgrounds, characters, content, match_publish, matches, tables
-from app.services.access import CampaignAccess
+from app.services.access import CampaignAccess, load_campaign_access
 from app.services.images import ImageTooLarge
 from app.services.match_feed import Viewer
 from app.web.campaigns import error_page
@@ -98,15 +99,26 @@ def action_from(fields: dict[str, Any]) -> dict[str, Any]:
 
 def _list_page(request: Request, db: DbSession, access: CampaignAccess, *,
                form: dict[str, Any] | None = None, error: AppError | None = None) -> Response:
+    roster = characters.list_characters(db=db, campaign_id=access.campaign.id) \
+        if access.is_gm else []
+    starts = content.match_starts(db=db, access=access) if access.is_gm else {}
+    wanted = str(request.query_params.get("scenario", ""))
+    if form is None and wanted in starts:
+        # « Lancer une chasse »: the scenario set, its name given, the players' hunters ticked
+        form = {"name": starts[wanted], **board_defaults(access), "scenario": wanted,
+                "characters": [str(c.id) for c in roster if c.owner_id is not None
+                               and not (c.sheet or {}).get("dead")],
+                "turn_seconds": "0"}
+    form = form or {"name": "", **board_defaults(access), "characters": [],
+                    "turn_seconds": "0"}
     return render(request, "matches/list.html", {
         "campaign": access.campaign, "access": access,
         "matches": tables.list_matches(db, access),
-        "roster": characters.list_characters(db=db, campaign_id=access.campaign.id)
-        if access.is_gm else [],
+        "roster": roster, "starts": starts,
+        "start_name": starts.get(str(form.get("scenario", ""))),
         "uses_board": matches.uses_board(access),
         "uses_clock": matches.uses_clock(access),
-        "form": form or {"name": "", **board_defaults(access), "characters": [],
-                         "turn_seconds": "0"},
+        "form": form,
         "errors": field_errors(error) if error else {},
     }, status_code=error.status if error else 200)
 
@@ -133,10 +145,12 @@ def create_match(request: Request, db: DbSession, settings: SettingsDep,
     try:
         match = matches.open_match(db=db, secret=settings.resolved_secret_key, access=access,
                                    name=fields.get("name", ""), characters=chosen, board=board,
-                                   dice=dice, turn_seconds=fields.get("turn_seconds"))
+                                   dice=dice, turn_seconds=fields.get("turn_seconds"),
+                                   scenario=fields.get("scenario"))
     except REFUSALS as error:
         form = {"name": fields.get("name", ""), **(board or {}), "characters": chosen,
-                "turn_seconds": fields.get("turn_seconds", "")}
+                "turn_seconds": fields.get("turn_seconds", ""),
+                "scenario": str(fields.get("scenario", ""))}
         return _list_page(request, db, access, form=form, error=error)
     return see_other(match_url(access.campaign.id, match.id))
 
@@ -176,8 +190,12 @@ def _panel(request: Request, db: DbSession, access: CampaignAccess, match_id: in
 
 
 @router.post(MATCH + "/actions")
-def act(request: Request, db: DbSession, settings: SettingsDep, access: MemberAccess,
-        match_id: MatchId, fields: FormFields, dice: TableDice) -> Response:
+def act(request: Request, db: DbSession, settings: SettingsDep, user: CurrentUser,
+        campaign_id: IdParam, match_id: MatchId, fields: FormFields,
+        dice: TableDice) -> Response:
+    # The membership is read here rather than by the ``MemberAccess`` dependency: a sync
+    # dependency is a thread-pool hop of its own, and this is the table's hottest page.
+    access = load_campaign_access(db, user, campaign_id)
     action = action_from(fields)
     try:
         outcome = tables.apply_action(

@@ -66,13 +66,16 @@ templates.env.filters["outcome"] = rolls.outcome_label
 templates.env.filters["roll_summary"] = rolls.roll_summary
 # A roll's purpose in the reader's language (``roll.purpose|purpose`` or with its record).
 templates.env.filters["purpose"] = rolls.purpose_label
+templates.env.filters["modifier_label"] = rolls.modifier_label
 # A fraction in the reader's locale (« 9,5 »); messages (``_()``) do it for their variables.
 templates.env.filters["number"] = i18n.number
 templates.env.filters["mutatior_implant"] = _mutatior_implant
 # A distance on a Cyborg board in the reader's words (« 4,5 cases »).
 templates.env.filters["board_distance"] = lambda value, unit: board_distance(
     value, unit, get_locale())
-templates.env.filters["gettext_msg"] = lambda message: i18n.gettext(str(message))
+# An empty message stays empty (gettext("") would give the catalogue's header).
+templates.env.filters["gettext_msg"] = lambda message: (
+    i18n.gettext(str(message)) if str(message) else "")
 templates.env.globals.update(
     static_url=_static_url,
     system_name=_system_name,

@@ -203,12 +203,16 @@
   const lessMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)")
     : null;
   let glideFrom = null;
+  const handPlaced = new Map(); // token → where a drag or the keyboard put it down
 
   function tokenPlaces() {
     const places = new Map();
     document.querySelectorAll("#board .token[data-token]").forEach((token) => {
-      places.set(token.dataset.token, { x: Number(token.dataset.x), y: Number(token.dataset.y) });
+      const id = token.dataset.token;
+      const drawn = { x: Number(token.dataset.x), y: Number(token.dataset.y) };
+      places.set(id, handPlaced.get(id) || drawn);
     });
+    handPlaced.clear(); // the next state is the one that carries the move
     return places;
   }
 
@@ -589,6 +593,8 @@
   async function postMove(tokenId, x, y) {
     const root = tableRoot();
     const token = document.querySelector(`#board .token[data-token="${tokenId}"]`);
+    // The hand already put it there: the live redraw must not glide it back from where it was.
+    handPlaced.set(tokenId, { x: Math.round(x), y: Math.round(y) });
     const body = new URLSearchParams({
       kind: "move", token: tokenId, x: String(Math.round(x)), y: String(Math.round(y)),
       seq: String(currentSeq()), idempotency_key: newKey(),
@@ -606,6 +612,7 @@
     } catch (_error) {
       say(root.dataset.offline);
     }
+    handPlaced.delete(tokenId);
     if (token) placeToken(token, token.dataset.x, token.dataset.y); // back where it was
   }
 

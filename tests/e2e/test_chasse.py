@@ -130,3 +130,20 @@ def test_moves_glide_on_the_board_unless_the_reader_wants_less_motion(new_contex
     expect(token(player, "t1")).to_have_attribute("data-y", "29.0")
     expect(token(calm, "t1")).to_have_attribute("data-y", "29.0", timeout=LIVE)
     assert calm.evaluate("window.glides") == []
+
+
+def test_start_a_hunt_from_a_scenario_in_the_compendium(new_context, tribe):
+    """« Lancer une chasse »: from the compendium, the new-match form comes with the scenario
+    set and the player's hunter ticked; the match opens on its ground with its prey."""
+    gm = log_in(new_context, tribe.gm)
+    gm.goto(f"/campaigns/{tribe.id}/compendium")
+    row = gm.locator("#compendium-scenario tr", has_text="Le mammouth blessé")
+    row.get_by_role("link", name="Start a hunt").click()
+    expect(gm.locator(".start-from")).to_contain_text("Le mammouth blessé")
+    expect(gm.get_by_label("Ourk")).to_be_checked()
+    gm.get_by_role("button", name="Start the match").click()
+    expect(gm.locator("h1")).to_have_text("Le mammouth blessé")
+    expect(gm.locator("#hunt-title")).to_have_text("Le mammouth blessé")
+    expect(token(gm, "t2")).to_be_visible(timeout=LIVE)  # the mammoth, placed at once
+    expect(gm.locator("#action-choose_scenario option:checked")).to_have_text(
+        "Le mammouth blessé")

@@ -6,6 +6,8 @@ live. The server's dice are scripted (the text's own faces, « Exemple de combat
 
 from __future__ import annotations
 
+import re
+
 import httpx
 from playwright.sync_api import expect
 
@@ -80,3 +82,26 @@ def test_the_warehouse_fight_in_two_browsers(new_context, live_server):
         "Pistolet 9 mm: 1 shot(s), 14 left.", timeout=LIVE)
     expect(gm.locator(f'[data-participant="{jack_id}"]')).to_contain_text(
         "Pistolet 9 mm in hand: 14/15 rounds")
+
+
+def test_the_compendium_at_a_desktop_and_on_a_phone(new_context, live_server, tmp_path):
+    """The whole technique list, filtered by art and type through the plain GET form (no
+    script), never wider than the screen: a table on a desktop, cards on a phone."""
+    campaign = seat_campaign(live_server.url, system="tiamat", name="Tiamat")
+    for width, height in ((1366, 900), (390, 844)):
+        page = log_in(new_context, campaign.player)
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"/campaigns/{campaign.id}/compendium")
+        expect(page.locator("#compendium-technique tbody tr")).to_have_count(120)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(tmp_path / f"compendium-{width}.png"))
+        page.select_option("select[name=art]", "Ninjutsu")
+        page.select_option("select[name=type]", "Esquive")
+        page.get_by_role("button", name="Search").click()
+        page.wait_for_url(re.compile(r"art=Ninjutsu"))
+        rows = page.locator("#compendium-technique tbody tr")
+        expect(rows.locator(".entry-name").filter(has_text="Makibishi")).to_have_count(1)
+        assert rows.count() < 120
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(tmp_path / f"compendium-{width}-ninjutsu.png"),
+                        full_page=width < 400)

@@ -508,3 +508,16 @@ def test_tribes_take_turns_and_may_throw_at_each_other():
                                   "weapon": "javelot"}, [6, 1], actor=PAUL)
     assert log[-1].payload["result"]["range"] == "long"  # 5": 6 − 1 = 5 ≥ 4
     assert state["tokens"]["t2"]["wounds"] == 1  # Bronk is M3: moyen, save 5+ failed
+
+
+def test_the_tribe_keeps_its_food_from_hunt_to_hunt():
+    """§ The end (issue 13): "a campaign keeps the tribe's hunters and food from hunt to hunt"
+    (house): the sheets add what each hunter brought back; the next hunt shows the tribe's
+    store from them beside its own food."""
+    state, _log = _hunt({**blank_sheet(), "food": 4, "hunts": 2})
+    assert state["sides"][0]["store"] == 4 and state["sides"][0]["food"] == 0
+    state["tokens"]["t1"]["brought"] = 3
+    after = CHASSE.between_matches(state, {11: {**blank_sheet(), "food": 4, "hunts": 2}})
+    assert (after[11]["food"], after[11]["hunts"]) == (7, 3)
+    state, _log = _hunt(after[11])
+    assert state["sides"][0]["store"] == 7

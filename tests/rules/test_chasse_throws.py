@@ -169,3 +169,42 @@ def test_sight_is_the_same_both_ways_and_only_woods_and_rocks_hide(a, b, x, y, w
     assert (there is None) == (back is None)
     if kind not in ("arbre", "infranchissable"):
         assert there is None
+
+
+def _at_step_4(terrain=()):
+    """Ourk (at 24, 34) at step 4 of the first turn, a lone boar 9" north (24, 25)."""
+    setup = MatchSetup("Chasse", (ParticipantSetup(
+        "Ourk", character_id=11, owner_id=7, sheet={**blank_sheet(), "weapons": ["lance"]}),))
+    log = list(CHASSE.start(setup, ScriptedDice([])))
+    state = fold(CHASSE, log)
+    for shape in terrain:
+        state, log = _do(state, log, {**shape, "kind": "add_terrain",
+                                      "ground": shape["kind"]}, [])
+    state, log = _do(state, log, {"kind": "add_prey", "species": "sanglier", "x": 24,
+                                  "y": 25}, [])
+    state, log = _do(state, log, {"kind": "begin_hunt"}, [])
+    state, log = _do(state, log, {"kind": "next_step"}, [], PAUL)  # 2 → 4
+    assert state["step"] == 4
+    return state, log
+
+
+def test_a_charge_is_declared_only_against_a_target_in_sight():
+    """§ Charge: "déclarée avant de bouger, sans mesurer la distance" — house: declared
+    without measuring, but at a target the hunter sees (a wood between hides the boar; the
+    hunter may still walk round it)."""
+    wood = {**WOOD, "y": 29}  # between Ourk (24, 34) and the boar (24, 25)
+    state, _log = _at_step_4([wood])
+    move = _forms(state)["move"]
+    assert move.choices["targets"]["t1"] == []  # no charge offered
+    before = copy.deepcopy(state)
+    with pytest.raises(IllegalAction) as refused:
+        apply(CHASSE, state, {"kind": "move", "token": "t1", "target": "t2"}, PAUL,
+              ScriptedDice([6]))
+    assert refused.value.code == "unseen_charge" and refused.value.fields["by"] == "Bois"
+    assert "Bois" in refused.value.message_fr() and "voit" in refused.value.message_fr()
+    assert state == before  # nothing rolled, nothing moved
+    # Behind a bush the boar is seen: the charge is offered and rolls its D6.
+    state, log = _at_step_4([{**wood, "kind": "buisson"}])
+    assert _forms(state)["move"].choices["targets"]["t1"] == [["t2", "Sanglier"]]
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "target": "t2"}, [3], PAUL)
+    assert log[-1].payload["charge"]["reach"] == 9

@@ -265,8 +265,9 @@ def test_coquet_hit_on_the_head_gets_angry_or_throws_in_the_sponge():
     # Angry, its pump rolls are harder: 4 + 4 = 8 would do on its pump of 8, but + 2 = 10.
     events, state = play(state, YETZAR, {"kind": "sprint", "token": "m2"}, [4, 4])
     assert events[0].payload["moves"] == 1
-    assert events[0].payload["rolls"][0]["modifiers"] == [{"value": 2,
-                                                           "label": "coquet énervé"}]
+    assert events[0].payload["rolls"][0]["modifiers"] == [{
+        "value": 2, "label": "coquet énervé",
+        "label_message": {"id": "{skill}, angry", "params": {"skill": "coquet"}}}]
 
 
 def test_coquet_throws_in_the_sponge_and_the_exchange_ends():

@@ -63,6 +63,8 @@ class HuntRefused(IllegalAction):
         "cannot_carry": "{name} may take at most {n} more units this turn",
         "nothing_to_throw": "{name} has no throwing weapon left in hand",
         "hidden": "{target} is hidden by {by}: no throw without a clear line",
+        "unseen_charge": "{target} is hidden by {by}: a charge is declared against a target "
+                         "the hunter sees",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -79,6 +81,8 @@ class HuntRefused(IllegalAction):
         "cannot_carry": "{name} peut encore prendre au plus {n} unités ce tour-ci",
         "nothing_to_throw": "{name} n'a plus d'arme de jet en main",
         "hidden": "{target} est caché par {by} : pas de tir sans ligne dégagée",
+        "unseen_charge": "{target} est caché par {by} : une charge se déclare contre une "
+                         "cible que le chasseur voit",
     }
 
     def _format_fields(self, lang: str) -> dict[str, Any]:
@@ -238,7 +242,7 @@ def _light_fire(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     helpers = helpers[:wanted]
     target = fire.fire_target(hunter["shaman"])
     roll = d6(dice, Purpose("lighting a fire — {name}", name=hunter["name"]),
-              modifiers=((len(helpers), "aides"),), target=target)
+              modifiers=((len(helpers), Purpose("helpers")),), target=target)
     payload: dict[str, Any] = {"token": hunter["id"], "name": hunter["name"],
                                "helpers": helpers, "shaman": hunter["shaman"],
                                "target": target, "rolls": [roll], "rule": fire.RULE,
@@ -263,6 +267,12 @@ def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
         target = _target(state, action, hunter)
         if hunter.get("charged_last"):
             raise HuntRefused("charged_last_turn", name=hunter["name"])
+        # House: the charge is declared without measuring, but at a target the hunter sees
+        # (the same line of sight as a throw: a wood or rocks between hide it).
+        hidden = sight_blocker(o_pos(hunter), o_pos(target), terrain)
+        if hidden is not None:
+            raise HuntRefused("unseen_charge", target=target["name"],
+                              by=hidden.get("label") or hidden.get("id", ""))
         roll = d6(dice, Purpose("charge — {name}", name=hunter["name"]))
         reach = hunter["dmax"] + roll["total"]
         towards = (target["x"] - hunter["x"], target["y"] - hunter["y"])

@@ -34,7 +34,9 @@ def _step_forms(state: State, mine: list[dict[str, Any]]) -> list[ActionForm]:
         ready = [h for h in mine if not h.get("charged") and h.get("spent", 0) < h["dmax"]]
         if ready:
             chargers = [h for h in ready if not h.get("charged_last") and not h.get("spent")]
-            targets = {h["id"]: _names(state, _targets(state, h)) for h in chargers}
+            terrain = state["board"]["terrain"]  # a charge needs to see its target (house)
+            targets = {h["id"]: _names(state, [t for t in _targets(state, h) if sight_blocker(
+                o_pos(h), o_pos(t), terrain) is None]) for h in chargers}
             forms.append(ActionForm("move", "Move or charge", "chasse/_move.html",
                                     {"tokens": [h["id"] for h in ready],
                                      "names": _names(state, ready), "targets": targets}))

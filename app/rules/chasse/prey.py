@@ -59,15 +59,17 @@ def _move_group(acc: Acc, lead: Mapping[str, Any], direction: tuple[float, float
     jumps = lead["speed"] == "tres_rapide"
     end, _, off = walk(o_pos(lead), direction, budget, terrain, board, jumps=jumps,
                        stop_at=stop_at)
-    moves = [{"token": lead["id"], "from": o_pos(lead), "to": end, "gone": off and may_leave}]
     travelled = distance(o_pos(lead), end)
+    moves = [{"token": lead["id"], "from": o_pos(lead), "to": end, "gone": off and may_leave,
+              "distance": round(travelled, 2)}]  # the log says how far
     for member in group_members(acc.state, lead):  # type: ignore[arg-type]
         if member["id"] == lead["id"]:
             continue
         to, _, left = walk(o_pos(member), direction, budget, terrain, board, jumps=jumps,
                            stop_at=stop_at, length=travelled)
         moves.append({"token": member["id"], "from": o_pos(member), "to": to,
-                      "gone": left and may_leave})
+                      "gone": left and may_leave,
+                      "distance": round(distance(o_pos(member), to), 2)})
     return moves
 
 

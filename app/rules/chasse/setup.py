@@ -29,8 +29,12 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
         side = next((s for s in sides if s["owner_id"] == owner), None)
         if side is None:
             side = {"id": f"s{len(sides) + 1}", "owner_id": owner, "name": participant.name,
-                    "food": 0}
+                    "food": 0, "store": 0}
             sides.append(side)
+        # The tribe's store: the food its hunters brought back in earlier hunts (their sheets
+        # keep it from hunt to hunt, ``between_matches``), shown beside this hunt's.
+        food = (participant.sheet or {}).get("food")
+        side["store"] += food if isinstance(food, int) and food > 0 else 0
         hunters.append(_hunter(index, participant.name, participant.character_id, owner,
                                side["id"], participant.sheet or {}, board,
                                len(setup.participants)))

@@ -290,7 +290,7 @@ def _note(state: State, p: dict) -> None:
 
 
 def _ended(state: State, p: dict) -> None:
-    state.update(status="finished", result=p["result"])
+    state.update(status="finished", result={**p["result"], "reason": p["reason"]})
 
 
 def _terrain(kind: str) -> Callable[[State, dict], None]:

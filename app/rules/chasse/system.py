@@ -22,6 +22,7 @@ from app.rules.chasse.content import (
     weapons,
 )
 from app.rules.chasse.sheet import blank_sheet, derived, from_form, validate, validate_change
+from app.rules.match import Actor, Event, MatchSetup, fold
 from app.rules.system import (
     N_,
     NO_CONTENT,
@@ -144,6 +145,8 @@ class ChasseSystem:
     board_defaults = setup.BOARD
     content_kinds = (_weapon_kind(), _prey_kind(), _scenario_kind())
     saves_match_as = "scenario"  # a GM keeps a hunt's ground as a campaign scenario
+    starts_match_from = "scenario"  # « Lancer une chasse » on a scenario
+    start_label = N_("Start a hunt")
     class_names = CLASS_NAMES
     speed_names = SPEED_NAMES
 
@@ -207,7 +210,7 @@ class ChasseSystem:
                 (N_("Prey"), ", ".join(f"{n} × {name}" for name, n in counts.items())),
                 (N_("Terrain elements"), len(scenario.board_terrain(entry))),
                 (N_("Own prey tables"), "reactions" in entry)),
-                own=entry.get("source") == "gm"))
+                own=entry.get("source") == "gm", start_key=entry["key"]))
         return [CompendiumSection("weapon", N_("Weapons"), weapon_entries, RULE_WEAPONS),
                 CompendiumSection("prey", N_("Prey species"), prey_entries, RULE_PREY),
                 CompendiumSection("scenario", N_("Hunting scenarios"), tuple(scenario_entries),
@@ -222,6 +225,18 @@ class ChasseSystem:
             DemoCharacter("Bronk", {**blank_sheet(), "profile": "pataud",
                                     "weapons": ["lance", "massue"]}, player=1),
         ]
+
+    def demo_content(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """A GM's scenario in the demo campaign, written as a GM writes one (content page,
+        *Scénarios de chasse*), so a newcomer finds one to read, edit and start a hunt from."""
+        return [("scenario", "Le gué des aurochs", {
+            "width": 40, "height": 30, "turns": 6, "north": "top", "camp_edge": "bottom",
+            "terrain": "riviere 0 12 40 3 Le gué\narbre 4 4 7 5 Bosquet\n"
+                       "buisson 26 18 5 3 Ronces\ninfranchissable 32 3 5 4 Rochers",
+            "prey": "aurochs 18 6 harde dominant\naurochs 21 5 harde\naurochs 16 4 harde\n"
+                    "loup 34 20 meute dominant\nloup 36 21 meute",
+            "threat_placide": "", "threat_agressive": "", "idle_outcomes": "",
+            "idle_directions": ""})]
 
     def demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch:
         """The boar valley: scenario chosen, the hunt begun, the hunters moving up."""
@@ -238,7 +253,18 @@ class ChasseSystem:
         """The hunt's ground, turns, north, prey and tables as a scenario's fields."""
         return scenario.item_from_state(state)
 
-    start = staticmethod(setup.start)
+    @staticmethod
+    def start(match_setup: MatchSetup, dice: Any) -> list[Event]:
+        """The hunt opened, and when ``options["scenario"]`` names a scenario (a ready one
+        or the campaign's), that scenario set up at once, as the GM's *Scénario* would."""
+        events = setup.start(match_setup, dice)
+        key = match_setup.options.get("scenario")
+        if key:
+            state_now = fold(CHASSE, events)
+            events += actions.decide(state_now, {"kind": "choose_scenario", "scenario": key},
+                                     Actor(None, is_gm=True), dice)
+        return events
+
     decide = staticmethod(actions.decide)
     evolve = staticmethod(state.evolve)
     legal_actions = staticmethod(match.legal_actions)

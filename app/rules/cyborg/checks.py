@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.notation import roll
+from app.rules.purposes import Purpose
 
 CHARACTERISTIC_RULE = "Cyborg § (I) Les caractéristiques"
 SKILL_RULE = "Cyborg § (III) Combats / Déroulement"
@@ -48,7 +49,8 @@ def characteristic_test(
     """1D20 + the GM's malus against ``characteristic``; a tie succeeds (see rules-notes)."""
     record = roll("1d20", dice, purpose=purpose)
     if malus:
-        record = record.with_modifiers(Modifier(malus, "malus" if malus > 0 else "bonus"))
+        label = Purpose("malus" if malus > 0 else "bonus")  # the English pages say "malus" too
+        record = record.with_modifiers(Modifier(malus, label))
     outcome = SUCCESS if record.total <= characteristic else FAILURE
     return CharacteristicTest(characteristic, record.with_target(characteristic, outcome))
 

@@ -18,6 +18,11 @@ from app.rules.provenance import ContentError, check_provenance
 DATA = Path(__file__).parent / "data"
 
 CHARACTERISTICS = ("force", "constitution", "dexterite", "rapidite", "volonte", "intelligence")
+# The characteristics as the seed writes them (§ (I): « la force, la constitution, la
+# dextérité, la rapidité, la volonté et l'intelligence »): game terms, in every language.
+CHARACTERISTIC_NAMES = {"force": "force", "constitution": "constitution",
+                        "dexterite": "dextérité", "rapidite": "rapidité",
+                        "volonte": "volonté", "intelligence": "intelligence"}
 DAMAGE_TYPES = ("dechirure", "perforation", "explosion", "brulure", "etranglement",
                 "etouffement", "broyage", "empoisonnement")
 FACTORS = tuple("ABCDEFGHIJKLMNOPQRSTUV")

@@ -16,7 +16,7 @@ from app.rules.board import DECIDE as BOARD_DECIDE
 from app.rules.cyborg import combat, progression
 from app.rules.cyborg.checks import characteristic_test, opposed_test, skill_test
 from app.rules.cyborg.combat import CombatError, attack_modifiers, modifier_table
-from app.rules.cyborg.content import CHARACTERISTICS, MAX_RESISTANCE
+from app.rules.cyborg.content import CHARACTERISTIC_NAMES, CHARACTERISTICS, MAX_RESISTANCE
 from app.rules.cyborg.content import skills as skills_table
 from app.rules.cyborg.damage import damage_points, wound
 from app.rules.cyborg.match import (
@@ -178,7 +178,7 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
         "attacker": attacker["id"], "attacker_name": attacker["name"], "weapon": key,
         "weapon_name": weapon.name, "damage_type": weapon.damage_type, "skill": percent,
         "skill_name": attacker["skills"].get(weapon.skill, {}).get("name", weapon.skill),
-        "modifiers": [{"label": m.label, "value": m.value} for m in modifiers],
+        "modifiers": [m.to_dict() for m in modifiers],
         "round": state["round"], "in_combat": True, "magazine": None, "burst": False,
         "area": None, "whole_body": whole_body, "reach": reach}
     if weapon.damage_type == "explosion" and weapon.kind == "ranged":
@@ -321,7 +321,9 @@ def _decide_test(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     if test_kind == "characteristic":
         name = choice_field(action, "characteristic", CHARACTERISTICS)
         value = characteristic(token, name)
-        result = characteristic_test(dice, value, malus, purpose=name)
+        result = characteristic_test(
+            dice, value, malus,
+            purpose=Purpose("test — {characteristic}", characteristic=CHARACTERISTIC_NAMES[name]))
         payload = {"token": token["id"], "name": token["name"], "test": test_kind,
                    "what": name, "value": value, "malus": malus,
                    "success": result.success, "score": result.score,
@@ -330,7 +332,7 @@ def _decide_test(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
         key = choice_field(action, "skill", list(token["skills"]))
         value = skill(token, key)
         modifiers = situational(token) + (
-            (Modifier(-malus, "MJ"),) if malus else ())
+            (Modifier(-malus, Purpose("GM")),) if malus else ())
         result = skill_test(dice, value, modifiers, purpose=token["skills"][key]["name"])
         payload = {"token": token["id"], "name": token["name"], "test": test_kind,
                    "what": token["skills"][key]["name"], "value": value, "malus": malus,
@@ -351,7 +353,10 @@ def _decide_opposed(state: State, action, actor: Actor, dice: Dice) -> list[Even
     result = opposed_test(dice, characteristic(one, first), characteristic(two, second),
                           first_malus=int_field(action, "malus", -100, 100, default=0),
                           second_malus=int_field(action, "other_malus", -100, 100, default=0),
-                          purposes=(f"{first} ({one['name']})", f"{second} ({two['name']})"))
+                          purposes=(Purpose("{characteristic} ({name})", name=one["name"],
+                                            characteristic=CHARACTERISTIC_NAMES[first]),
+                                    Purpose("{characteristic} ({name})", name=two["name"],
+                                            characteristic=CHARACTERISTIC_NAMES[second])))
     winner = {"first": one["name"], "second": two["name"], None: None}[result.winner]
     return [Event("opposed", {"token": one["id"], "name": one["name"], "what": first,
                               "other": two["id"], "other_name": two["name"],
@@ -379,13 +384,13 @@ def _decide_camouflage(state: State, action, actor: Actor, dice: Dice) -> list[E
     seeker_malus = int_field(action, "seeker_malus", -100, 100, default=0)
     if (malus or seeker_malus) and not actor.is_gm:
         raise refuse("gm_malus")
-    gm_malus = (Modifier(-malus, "MJ"),) if malus else ()
+    gm_malus = (Modifier(-malus, Purpose("GM")),) if malus else ()
     hide = skill_test(dice, skill(hider, "camouflage"), situational(hider) + gm_malus,
                       purpose=f"camouflage ({hider['name']})")
     rolls, looks = [hide.record.to_dict()], []
     if hide.success:
         for seeker in seekers:
-            mods = situational(seeker) + ((Modifier(-seeker_malus, "MJ"),) if seeker_malus
+            mods = situational(seeker) + ((Modifier(-seeker_malus, Purpose("GM")),) if seeker_malus
                                           else ())
             look = skill_test(dice, reperage(seeker), mods,
                               purpose=f"repérage ({seeker['name']})")

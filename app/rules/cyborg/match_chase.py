@@ -33,6 +33,7 @@ from app.rules.cyborg.match_common import (
 )
 from app.rules.dice import Dice, Modifier
 from app.rules.match import Actor, Event, State
+from app.rules.purposes import Purpose
 
 
 def decide_start_chase(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -133,7 +134,8 @@ def decide_chase_round(state: State, action, actor: Actor, dice: Dice) -> list[E
             drivers = []
             for side, token, extra in (("pursuer", pursuer, malus),
                                        ("quarry", quarry, other_malus)):
-                modifiers = situational(token) + ((Modifier(-extra, "MJ"),) if extra else ())
+                gm = (Modifier(-extra, Purpose("GM")),) if extra else ()
+                modifiers = situational(token) + gm
                 drivers.append(chases.Driver(skill(token, chase[side]["skill"]),
                                              chase[side]["structure"], modifiers))
             result = chases.vehicle_round(dice, chase["distance"], drivers[0], drivers[1],
@@ -237,7 +239,7 @@ def decide_shoot_vehicle(state: State, action, actor: Actor, dice: Dice) -> list
     aim = key_field(action, "aim") or "structure"
     payload: dict[str, Any] = {"shooter": shooter["id"], "name": shooter["name"],
                                "weapon_name": weapon.name, "skill": percent,
-                               "modifiers": [{"label": m.label, "value": m.value}
+                               "modifiers": [m.to_dict()
                                              for m in modifiers],
                                "vehicle_name": vehicle.name, "aim": aim, "rolls": []}
     loaded = shooter["magazines"].get(key)

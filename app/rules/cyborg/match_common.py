@@ -23,6 +23,7 @@ from app.rules.cyborg.match import (
 from app.rules.dice import Modifier
 from app.rules.errors import RulesError
 from app.rules.match import Actor, IllegalAction, State
+from app.rules.purposes import Purpose
 
 NAME_MAX = 80
 TEXT_MAX = 500
@@ -137,7 +138,7 @@ def target_of(state: State, action: Mapping[str, Any], field: str = "target") ->
 def situational(token: Mapping[str, Any]) -> tuple[Modifier, ...]:
     """The GM's standing modifier on this participant (darkness, cover…), if any."""
     value, label = token["modifier"]["value"], token["modifier"]["label"]
-    return (Modifier(value, label or "MJ"),) if value else ()
+    return (Modifier(value, label or Purpose("GM")),) if value else ()
 
 
 def chosen_modifiers(action: Mapping[str, Any]) -> dict[str, int | None]:

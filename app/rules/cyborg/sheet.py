@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from app.rules.cyborg.content import (
+    CHARACTERISTIC_NAMES,
     CHARACTERISTICS,
     LIMBS,
     MAX_RESISTANCE,
@@ -93,7 +94,9 @@ def given_skills() -> tuple[str, ...]:
 
 def roll_characteristics(dice: Dice) -> tuple[dict[str, int], list[RollRecord]]:
     """Each characteristic: 4D6, the three best added (the dropped die stays in the record)."""
-    records = [roll("4d6kh3", dice, purpose=name) for name in CHARACTERISTICS]
+    # each roll is for its characteristic as the seed writes it (« dextérité »): a game term
+    records = [roll("4d6kh3", dice, purpose=CHARACTERISTIC_NAMES[name])
+               for name in CHARACTERISTICS]
     values = {name: record.total for name, record in zip(CHARACTERISTICS, records, strict=True)}
     return values, records
 

@@ -253,7 +253,7 @@ def try_event(key: str, dice: Dice, *, earlier_failures: int = 0) -> EventAttemp
     if key not in EVENTS:
         raise IllegalArena("unknown_event", event=key)
     event = EVENTS[key]
-    retries = (Modifier(EVENT_RETRY_BONUS * earlier_failures, "nouvelle tentative"),)
+    retries = (Modifier(EVENT_RETRY_BONUS * earlier_failures, Purpose("another attempt")),)
     record = _roll(dice, Purpose("event {event}", event=event.name), 2, retries)
     success = record.total >= event.difficulty or _natural(record) == 12
     return EventAttempt(event, record.with_target(event.difficulty,
@@ -277,7 +277,7 @@ def can_hit(victim: Mutant, head: str, dice: Dice) -> CanHit:
     on 9+), then 1d6 damage in the head (``head``: the limb the table calls its head)."""
     if victim.limb(head).dead:
         raise IllegalArena("limb_dead", limb=head)
-    roll = _roll(dice, Purpose("can"), 1, (Modifier(CAN_PUMP, "pompe de la canette"),))
+    roll = _roll(dice, Purpose("can"), 1, (Modifier(CAN_PUMP, Purpose("the can's pump")),))
     missed = _natural(roll) <= 1 or (victim.has("mimetisme") and roll.total < 9)
     if missed:
         return CanHit(roll.with_target(None, "raté"), False)

@@ -92,7 +92,7 @@ def pump_roll(mutant: Mutant, dice: Dice, *, modifiers: Sequence[Modifier] = (),
     +1 per dead limb is added here; weather (canicule +1) and skills (Coquet +2) come in
     ``modifiers``. The infarctus is reported, not applied: see ``apply_infarctus``.
     """
-    mods = (Modifier(mutant.dead_limbs, "membres morts"), *modifiers)
+    mods = (Modifier(mutant.dead_limbs, Purpose("dead limbs")), *modifiers)
     record = _roll(dice, purpose, 2, mods, target=mutant.live_pump)
     natural = _natural(record)
     success = natural not in (7, 12) and record.total <= mutant.live_pump
@@ -139,7 +139,7 @@ def _order(mutants: list[Mutant], dice: Dice, modifiers: Mapping[str, Sequence[M
            rolls: list[RollRecord], purpose: str) -> list[str]:
     scored = []
     for mutant in mutants:
-        mods = (Modifier(mutant.live_brain, "cerveau"), *modifiers.get(mutant.name, ()))
+        mods = (Modifier(mutant.live_brain, Purpose("brain")), *modifiers.get(mutant.name, ()))
         record = _roll(dice, Purpose(purpose, name=mutant.name), 1, mods)
         rolls.append(record)
         scored.append((record.total, len(mutant.living_limbs), mutant))
@@ -313,7 +313,7 @@ def shoot(shooter: Mutant, limb_name: str, target: Mutant, dice: Dice, *, aimed_
         raise IllegalMelee("limb_cannot_shoot", limb=limb_name)
     if _limb(target, aimed_limb).dead:
         raise IllegalMelee("limb_dead", limb=aimed_limb)
-    die_mods = (Modifier(-shooter.lost_organs, "organes morts"), *modifiers)
+    die_mods = (Modifier(-shooter.lost_organs, Purpose("dead organs")), *modifiers)
     record = _roll(dice, Purpose("shot {name} ({limb})", name=shooter.name, limb=limb_name), 1,
                    (Modifier(limb.live_biomoteurs, "biomoteurs"), *die_mods))
     die = _natural(record) + sum(m.value for m in die_mods)

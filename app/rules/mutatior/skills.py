@@ -26,6 +26,7 @@ from app.rules.mutatior.combat import (
     pump_roll,
 )
 from app.rules.mutatior.content import SKILLS, rule
+from app.rules.purposes import Purpose
 
 R_SKILLS = rule("2-3 Compétences")
 R_TENTACLE = rule("2-2 Organes / Tentacule et pseudopode")
@@ -174,7 +175,7 @@ class Vanity:
 
 # "+2 à tous ses jets de pompe": on its pump rolls' dice from then on, like the heat's "+1 à
 # leurs jets de pompe" (a pump roll succeeds low: an angry mutant wastes its breath).
-ANGRY = Modifier(2, "coquet énervé")
+ANGRY = Modifier(2, Purpose("{skill}, angry", skill="coquet"))
 
 
 def is_head(limb: Limb) -> bool:

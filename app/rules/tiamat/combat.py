@@ -13,7 +13,7 @@ from typing import Any
 from app.rules import notation
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.purposes import Purpose
-from app.rules.tiamat.content import Technique, techniques
+from app.rules.tiamat.content import DEVICES, Technique, techniques
 from app.rules.tiamat.pools import formula_pool, pool
 from app.rules.tiamat.talents import blind_fighter, has
 
@@ -105,10 +105,15 @@ def held_weapon(fighter: Mapping[str, Any]) -> dict[str, Any] | None:
     return (fighter.get("arsenal") or {}).get(fighter.get("weapon") or "")
 
 
-def weapon_ok(technique: Technique, held: Mapping[str, Any] | None) -> bool:
+def weapon_ok(technique: Technique, held: Mapping[str, Any] | None,
+              carried: Mapping[str, Any] | None = None) -> bool:
+    """Whether the weapon in hand (or, for a ninja's device, one carried: ``carried`` is
+    the fighter's ``arsenal``) is what the technique's « Arme nécessaire » asks."""
     need = technique.weapon.lower()
     if not need or need.startswith("un objet"):
         return True
+    if need in DEVICES:  # house: thrown from a pouch, never held (Makibishi, Metsubushi)
+        return DEVICES[need] in (carried or {})
     if held is None:
         return False
     if "rafale" in need:  # « Armes § Tir en rafale »: only a weapon with that attribute
@@ -125,6 +130,12 @@ def weapon_ok(technique: Technique, held: Mapping[str, Any] | None) -> bool:
     if "senban" in need:
         return held["key"] == "senban"
     return False
+
+
+def degagement_cost(fighter: Mapping[str, Any]) -> int:
+    """Dégagement's énergie (doubled by a grave wound to the torso)."""
+    return techniques()["degagement"].energie * (
+        2 if "torse" in (fighter.get("wounds") or []) else 1)
 
 
 def rounds_left(fighter: Mapping[str, Any], key: str | None) -> int | None:
@@ -173,8 +184,8 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
         return "attacker_down"
     if not down and technique.key == "panthere_bondissante":
         return "attacker_must_be_down"
-    if not weapon_ok(technique, held_weapon(attacker)):
-        return "weapon_needed"
+    if not weapon_ok(technique, held_weapon(attacker), attacker.get("arsenal")):
+        return "device_needed" if technique.weapon.lower() in DEVICES else "weapon_needed"
     if technique.type == "distance" and rounds_left(attacker, attacker.get("weapon")) == 0:
         return "no_ammo"  # « Munitions »: an empty weapon fires nothing until reloaded
     if "aveugle" in (attacker.get("states") or {}) and (technique.type == "distance" or (
@@ -203,6 +214,8 @@ def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None
             return "target_down"
         if target.get("quadruped") and (technique.location == "haut" or technique.type == "prise"):
             return "quadruped"  # « Combat contre un animal »
+        if technique.key == "coup_dans_l_entrejambe" and target.get("sexe") == "feminin":
+            return "target_not_male"  # « La cible doit être de sexe masculin » (sheet's sexe)
     return None
 
 
@@ -216,8 +229,8 @@ def defence_problem(defender: Mapping[str, Any], technique: Technique,
         return "no_action_left"
     if defender.get("posture") == "a_terre" and technique.type == "esquive":
         return "defender_down"
-    if not weapon_ok(technique, held_weapon(defender)):
-        return "weapon_needed"
+    if not weapon_ok(technique, held_weapon(defender), defender.get("arsenal")):
+        return "device_needed" if technique.weapon.lower() in DEVICES else "weapon_needed"
     energie = technique.energie * (2 if "torse" in (defender.get("wounds") or []) else 1)
     if energie and defender.get("energie", 0) < energie:
         return "no_energie"

@@ -321,7 +321,7 @@ def actions_for(count: int) -> int:
 class Weapon:
     key: str
     name: str
-    kind: str  # "contact" or "distance"
+    kind: str  # "contact", "distance" or "artifice" (a ninja's device: carried, not wielded)
     d10: int = 0  # puissance « Force + … » for contact weapons
     d6: int = 0
     flat: int = 0
@@ -362,7 +362,18 @@ WEAPONS = {weapon.key: weapon for weapon in (
     Weapon("senban", "Shurikens (senban)", "distance", d6=1, ranges=(10,), ammo=6,
            reason="Pas de table d'armes : une seule portée (courte), Force + 1D6, létal ; "
                   "six senban portés, ramassés après le combat (pas de rechargement)"),
+    # « Arme nécessaire : Sac de Makibishi / Artifice de ninja »: devices a ninja carries
+    # and throws from a pouch; they are never wielded (no puissance) and are not used up.
+    Weapon("sac_de_makibishi", "Sac de Makibishi", "artifice", uses_force=False, letale=False,
+           reason="Pas de table d'armes : Makibishi demande le sac ; porté (coché dans "
+                  "l'équipement), il n'a pas à être en main et ne s'épuise pas"),
+    Weapon("artifice_de_ninja", "Artifice de ninja (fumigène)", "artifice", uses_force=False,
+           letale=False,
+           reason="Pas de table d'armes : Metsubushi demande l'artifice ; porté, il n'a pas "
+                  "à être en main et ne s'épuise pas"),
 )}
+# The device each technique needs (« Arme nécessaire »), checked among what is carried.
+DEVICES = {"sac de makibishi": "sac_de_makibishi", "artifice de ninja": "artifice_de_ninja"}
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ class TiamatRefusal(IllegalAction):
         "attacker_down": "{name} is on the ground: stand up first",
         "attacker_must_be_down": "{technique} is made from the ground",
         "weapon_needed": "{technique} needs a weapon in hand: {weapon}",
+        "device_needed": "{technique} needs {weapon} in the fighter's gear",
+        "target_not_male": "{technique}: the target must be male (its sheet says féminin)",
         "wounded": "a grave wound forbids {technique}",
         "no_energie": "not enough énergie for {technique}",
         "no_furie": "not enough furie for {technique}",
@@ -69,6 +71,9 @@ class TiamatRefusal(IllegalAction):
         "attacker_down": "{name} est à terre : relevez-vous d'abord",
         "attacker_must_be_down": "{technique} s'exécute à terre",
         "weapon_needed": "{technique} demande une arme en main : {weapon}",
+        "device_needed": "{technique} demande : {weapon} dans l'équipement du combattant",
+        "target_not_male": "{technique} : la cible doit être de sexe masculin (sa fiche dit "
+                           "féminin)",
         "wounded": "une blessure grave interdit {technique}",
         "no_energie": "pas assez d'énergie pour {technique}",
         "no_furie": "pas assez de furie pour {technique}",

@@ -20,6 +20,7 @@ from app.rules.tiamat.combat import (
     TERRAINS,
     attack_problem,
     defence_problem,
+    degagement_cost,
     rounds_left,
 )
 from app.rules.tiamat.content import (
@@ -64,7 +65,7 @@ def participant_from(pid: str, name: str, sheet: Mapping[str, Any],
         "armour": armour.protection, "armour_name": armour.name,
         "weapons": weapons, "weapon": None,
         "arsenal": {key: weapon_spec(catalogue[key]) for key in weapons},
-        "posture": "debout", "states": {},
+        "posture": "debout", "states": {}, "sexe": str(sheet.get("sexe") or ""),
         "wounds": list(sheet.get("wounds") or []), "ko": False, "dead": False,
         "initiative": None, "impulsion": 0, "prepared": 0, "chain": [],
         "members": int(sheet.get("members") or 0) if henchmen else 0, "down": 0,
@@ -190,7 +191,10 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         targets = [pid for pid, p in participants.items() if pid != turn and active(p)]
         if me.get("held_by"):
             if me["actions_left"] > 0:
-                forms.append(ActionForm("escape", "Break free", "tiamat/_escape.html", {}))
+                forms.append(ActionForm("escape", "Break free", "tiamat/_escape.html", {
+                    "degagement": "degagement" in me["techniques"]
+                    and me["energie"] >= degagement_cost(me)
+                    and "terrorise" not in me["states"]}))
         elif me["actions_left"] > 0:
             attacks = usable_attacks(state, turn)
             if attacks and targets:
@@ -201,7 +205,9 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                     "boost": "boost_d_energie" in me["talents"]}))
             held = (me.get("arsenal") or {}).get(me.get("weapon") or "")
             forms.append(ActionForm("manoeuvre", "Move or get ready", "tiamat/_manoeuvre.html",
-                                    {"weapons": me["weapons"], "posture": me["posture"],
+                                    {"weapons": [k for k in me["weapons"] if me["arsenal"].get(
+                                        k, {}).get("kind") != "artifice"],
+                                     "posture": me["posture"],
                                      "weapon_names": {k: w["name"] for k, w in me[
                                          "arsenal"].items()},
                                      "terrains": list(TERRAINS),

@@ -34,6 +34,7 @@ from app.rules.tiamat.combat import (
     attack_problem,
     damage_pool,
     defence_problem,
+    degagement_cost,
     fires,
     held_weapon,
     precision_roll,
@@ -468,6 +469,10 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
                 durations["sonne"] = record.total
         if chain_info and chain_info.stun_fight:
             until = FOREVER
+        if "sonne" not in states:
+            # « Assommante : … perd donc une action pendant le reste du tour et le suivant »:
+            # one of the actions it has left this turn (kept to defend, or its turn to come).
+            t["actions_left"] = max(0, target.get("actions_left", 0) - 1)
         states["sonne"] = max(states.get("sonne", 0), until)
         notes.append("sonne")
     for attribute, name in (("terrorisante", "terrorise"), ("epuisante", "epuise"),
@@ -526,6 +531,19 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
     return t, a, notes
 
 
+def state_malus(fighter: Mapping[str, Any], technique: Any) -> int:
+    """The D10 a wound or a state takes from a technique's précision (« États »): a grave
+    wound to the head, 1D10 « à toutes ses actions »; aveuglé, 1D10 on actions « impliquant
+    l'Habileté, la Rapidité et la Perception » (Combat aveugle: none); épuisé, 1D10 « en
+    Rapidité »."""
+    char = technique.precision.char
+    states = fighter.get("states") or {}
+    return (("tete" in (fighter.get("wounds") or []))
+            + ("aveugle" in states and not blind_fighter(fighter)
+               and char in ("habilete", "rapidite", "perception"))
+            + ("epuise" in states and char == "rapidite"))
+
+
 def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool = False
              ) -> list[Event]:
     """Précision against the defence (« strictement supérieur » hits), then location,
@@ -542,9 +560,10 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
     helpers = max(0, attacker["members"] - attacker["down"] - 1) if henchmen_attack else 0
     attack_d10 = pending["prepared"] + helpers + (chain_info.precision_d10 if chain_info else 0)
     attack_d10 += pending.get("boost", 0)
-    attack_d10 -= ("tete" in attacker["wounds"]) + (
-        "aveugle" in attacker["states"] and not blind_fighter(attacker))
-    labels = tuple(Modifier(value, label) for value, label in pending["modifiers"])
+    attack_d10 -= state_malus(attacker, technique)
+    # the pending attack (state) keeps the GM's bonus as "MJ": said in the reader's words
+    labels = tuple(Modifier(value, Purpose("GM") if label == "MJ" else label)
+                   for value, label in pending["modifiers"])
     attack_roll = precision_roll(
         dice, attacker, technique, extra_d10=attack_d10,
         extra_d6=(chain_info.precision_d6 if chain_info else 0) + attacker.get("next_d6", 0),
@@ -580,8 +599,7 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
             d_changes["prepared"] = 0
         if technique.key == "do_giri" and defence.type == "esquive":
             extra -= 1  # « un malus d'1D10 s'il tente une esquive contre un Do giri »
-        extra -= ("tete" in defender["wounds"]) + (
-            "aveugle" in defender["states"] and not blind_fighter(defender))
+        extra -= state_malus(defender, defence)
         defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
                                       extra_d6=defender.get("next_d6", 0), single_die=surprise,
                                       purpose=Purpose("defence — {technique}",
@@ -948,9 +966,11 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         info.update(weapon=spec["name"], before=left, after=spec["ammo"], rule=RULE_AMMO)
     else:
         weapon = action.get("weapon") or None
-        if weapon is not None and weapon not in me["weapons"]:
+        wieldable = [key for key in me["weapons"]
+                     if me["arsenal"].get(key, {}).get("kind") != "artifice"]
+        if weapon is not None and weapon not in wieldable:  # a ninja's device is not held
             raise _refuse("bad_field", field="weapon", choices=[
-                me["arsenal"].get(key, {}).get("name", key) for key in me["weapons"]])
+                me["arsenal"].get(key, {}).get("name", key) for key in wieldable])
         changes["weapon"] = weapon
         info["weapon"] = me["arsenal"][weapon]["name"] if weapon else None
         info["rule"] = "Tiamat § Combat « versus » / Actions de combat possibles"
@@ -971,17 +991,30 @@ def _escape(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if me["actions_left"] <= 0:  # a try is an action (Règles de combat § Soumission)
         raise _refuse("no_action_left", name=me["name"])
     holder = state["participants"][holder_id]
-    mine = pool(dice, me["characteristics"]["force"], purpose=Purpose("breaking free (Force)"))
+    # « … ou en utilisant la technique de Krav-maga « Dégagement » »: its précision (Force
+    # + 2D6) instead of Force alone, for its 3 énergie; it is not one of the Force tries
+    # (house: a failed Dégagement brings no KO nearer).
+    technique = techniques()["degagement"] if flag(action, "degagement") else None
+    energie = degagement_cost(me) if technique else 0
+    if technique and technique.key not in me["techniques"]:
+        raise _refuse("not_known", name=me["name"], technique=technique.name)
+    if technique and (me["energie"] < energie or "terrorise" in me["states"]):
+        raise _refuse("no_energie", name=me["name"], technique=technique.name)
+    mine = pool(dice, me["characteristics"]["force"], d6=technique.precision.d6 if technique
+                else 0, purpose=Purpose("breaking free (Force)"))
     theirs = pool(dice, holder["characteristics"]["force"], purpose=Purpose("holding on (Force)"))
     free = mine.total > theirs.total
-    tries = me["escape_tries"] - 1
+    tries = me["escape_tries"] - (0 if technique else 1)
     changes: dict[str, Any] = {"actions_left": 0 if not free else me["actions_left"] - 1,
                                "escape_tries": tries}
+    if technique:
+        changes["energie"] = me["energie"] - energie
     if free:
         changes["held_by"] = None
     elif tries <= 0:
         changes.update(ko=True, held_by=None, posture="a_terre", actions_left=0)
     return [Event("escape_tried", {"name": me["name"], "holder": holder["name"],
+                                   "technique": technique.name if technique else None,
                                    "free": free, "tries_left": tries, "ko": bool(
                                        not free and tries <= 0),
                                    "rolls": _rolls(mine, theirs), "rule": RULE_SUBMISSION,
@@ -1068,19 +1101,27 @@ def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     bonus points. A surprise attack, an intimidation, fear overcome (Volonté / Tempérament)."""
     require_gm(actor)
     sides = []
+    skills = {side: action.get(f"skill_{side}") or "" for side in ("a", "b")}
     for side in ("a", "b"):
         who = _participant(state, action, f"participant_{side}")
         characteristic = _choice(action, f"characteristic_{side}", CHAR_NAMES)
-        skill = action.get(f"skill_{side}") or ""
+        skill = skills[side]
         if skill and skill not in SKILL_NAMES:
             raise _refuse("bad_field", field=f"skill_{side}")
         bonus = int_field(action, f"bonus_{side}", -10, 10, 0)
         level = int(who["skills"].get(skill, 0)) if skill else 0
+        # « Ivre »: « un malus d'un point dans toutes ses actions », but « un bonus d'1D6
+        # pour résister aux tests d'intimidation et pour résister à l'état Terrorisé »: the
+        # side facing an Intimidation, or the terrorised initiator overcoming its fear.
+        drunk = "ivre" in who["states"]
+        resisting = drunk and ((side == "b" and skills["a"] == "intimidation") or (
+            side == "a" and "terrorise" in who["states"]))
         labels = tuple(Modifier(value, label) for value, label in (
-            (level, SKILL_NAMES.get(skill)), (bonus, "MJ")) if value)
+            (level, SKILL_NAMES.get(skill)), (bonus, Purpose("GM")), (-drunk, "ivre"))
+            if value)
         gifts = test_dice(who, characteristic, skill or None)  # house talents
         record = pool(dice, who["characteristics"][characteristic] + len(gifts),
-                      labels=labels,
+                      d6=int(resisting), labels=labels,
                       purpose=Purpose("opposed test — {name}", name=who["name"]))
         sides.append((who, characteristic, SKILL_NAMES.get(skill), record))
     (a, char_a, skill_a, roll_a), (b, char_b, skill_b, roll_b) = sides
@@ -1172,6 +1213,7 @@ ALIASES = {"none": "aucun", "standing": "debout", "on_the_ground": "a_terre", "d
 WOUND_WORDS = {"tete": "tête", "torse": "torse", "bras_droit": "bras droit",
                "bras_gauche": "bras gauche", "jambe_droite": "jambe droite",
                "jambe_gauche": "jambe gauche", "aucun": "aucune", "aucune": "aucune"}
+SEXE_WORDS = {"masculin": "masculin", "feminin": "féminin", "non_precise": "non précisé"}
 KO_WORDS = {"oui": "oui", "non": "non", "on": "on", "off": "off", "yes": "yes", "no": "no",
             "true": "true", "false": "false", "1": "1", "0": "0"}
 
@@ -1227,7 +1269,8 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     """The GM corrects a value, changes a posture or a state, recorded with a reason."""
     require_gm(actor)
     who = _participant(state, action, "participant")
-    field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko", "wound"))
+    field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko", "wound",
+                                      "sexe"))
     reason = text_field(action, "reason", 200, required=False)
     changes: dict[str, Any] = {}
     rolls: list[RollRecord] = []
@@ -1244,6 +1287,11 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     elif field == "posture":
         before = who["posture"]
         changes["posture"] = _word(action, "value", POSTURE_WORDS)
+    elif field == "sexe":
+        # The GM's word on « La cible doit être de sexe masculin » (Coup dans l'entrejambe).
+        before = who.get("sexe", "")
+        word = _word(action, "value", SEXE_WORDS)
+        changes["sexe"] = "" if word == "non_precise" else word
     elif field == "ko":
         before = who["ko"]
         value = action.get("value")

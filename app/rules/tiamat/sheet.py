@@ -56,6 +56,10 @@ MEMBERS = (2, 6)  # « Un groupe d'hommes de mains se compose de deux à six ind
 RULE_MOVE = "Tiamat § Conception du personnage / Vitesse de déplacement"
 RULE_HENCHMEN = "Tiamat § Combat « Beat them all » / hommes de mains"
 RULE_GEAR = "Tiamat § Armes (maison)"  # no weapon table in the text: house gear
+RULE_LOOKS = "Tiamat § Conception du personnage / Apparence et équipement"
+# « préciser … son sexe »: kept on the sheet because Coup dans l'entrejambe asks « La cible
+# doit être de sexe masculin » (house: not said = the GM's call, allowed).
+SEXES = {"": "non précisé", "masculin": "masculin", "feminin": "féminin"}
 WOUND_LOCATIONS = ("tete", "torse", "bras_droit", "bras_gauche", "jambe_droite",
                    "jambe_gauche")
 MAX_TALENT_DRAWS = 100
@@ -70,7 +74,7 @@ def blank_sheet() -> Sheet:
                 "force": 3, "volonte": 3},
             "skills": {}, "talents": [], "talent_mode": "random", "arts": [],
             "art_talents": {}, "techniques": [], "sante": None, "energie": None, "furie": 0,
-            "armour": "aucune", "weapons": [], "equipment": "", "wounds": []}
+            "armour": "aucune", "weapons": [], "equipment": "", "wounds": [], "sexe": ""}
 
 
 def roll_talents(dice: Dice) -> tuple[list[str], list[RollRecord]]:
@@ -246,6 +250,8 @@ def validate(sheet: Mapping[str, Any], content: Content = NO_CONTENT) -> list[Pr
                                     RULE_DERIVED, {"high": info[high_key]}))
     if (sheet.get("armour") or "aucune") not in ARMOURS:
         problems.append(Problem("armour", N_("Unknown armour."), RULE_GEAR))
+    if (sheet.get("sexe") or "") not in SEXES:
+        problems.append(Problem("sexe", N_("Masculin, féminin or not said."), RULE_LOOKS))
     for weapon in sheet.get("weapons") or []:
         if weapon not in all_weapons(content):
             problems.append(Problem("weapons", N_("Unknown weapon."), RULE_GEAR))
@@ -302,4 +308,4 @@ def jack() -> Sheet:
             "weapons": ["pistolet_9mm"],
             "equipment": "Chapeau, sac de voyage, trousse de secours, 2000 dollars, kimono de "
                          "karaté avec ceinture noire. Langues : anglais, japonais, russe.",
-            "wounds": []}
+            "wounds": [], "sexe": "masculin"}  # « Jack est un homme d'action »

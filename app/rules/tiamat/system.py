@@ -14,6 +14,7 @@ from app.rules.dice import Dice, RollRecord
 from app.rules.system import (
     N_,
     NO_CONTENT,
+    CompendiumSection,
     Content,
     ContentField,
     ContentKind,
@@ -23,7 +24,7 @@ from app.rules.system import (
     Problem,
     Sheet,
 )
-from app.rules.tiamat import match, match_actions, profiles, sheet
+from app.rules.tiamat import compendium, match, match_actions, profiles, sheet
 from app.rules.tiamat.content import (
     ARMOURS,
     ARTS,
@@ -38,7 +39,7 @@ from app.rules.tiamat.content import (
     all_weapons,
     techniques,
 )
-from app.rules.tiamat.sheet import WOUND_LOCATIONS
+from app.rules.tiamat.sheet import SEXES, WOUND_LOCATIONS
 from app.rules.tiamat.talents import EFFECTS as TALENT_EFFECTS
 
 
@@ -91,12 +92,18 @@ class TiamatSystem:
     type_names = TYPE_NAMES
     attribute_names = ATTRIBUTE_NAMES
     location_names = LOCATION_NAMES
+    sexes = SEXES
 
     def weapon_choices(self, content=None) -> list[tuple[str, str]]:
         return [(key, weapon.name) for key, weapon in all_weapons(content).items()]
 
     def techniques(self):
         return techniques()
+
+    def compendium(self, content: Content = NO_CONTENT) -> list[CompendiumSection]:
+        """The whole technique list, the arts and their trees, weapons (the campaign's own
+        marked), armours, talents and skills (``compendium.py``)."""
+        return compendium.compendium(content)
 
     def technique_names(self, options) -> str:
         """A combo's choices as the page shows them (``{"technique", "chain"}`` dicts)."""
@@ -128,7 +135,7 @@ class TiamatSystem:
         list, or ``talent_<key>`` boxes), ``talent_mode``, ``arts`` / ``art_<key>``,
         ``art_talent_<art>``, ``techniques`` / ``technique_<key>``, ``sante``, ``energie``,
         ``furie``, ``armour``, ``weapons`` / ``weapon_<key>``, ``equipment``, ``wounds`` /
-        ``wound_<location>``, ``members``, ``actions_override``."""
+        ``wound_<location>``, ``members``, ``actions_override``, ``sexe``."""
         def many(key: str, prefix: str, keys) -> list[str]:
             """A comma list in ``key``, and/or one checkbox ``<prefix><item>`` per item."""
             found = [part.strip() for part in str(form.get(key) or "").split(",")
@@ -151,6 +158,7 @@ class TiamatSystem:
             "weapons": many("weapons", "weapon_", [
                 key[len("weapon_"):] for key in form if key.startswith("weapon_")]),
             "equipment": str(form.get("equipment") or "")[:2000],
+            "sexe": str(form.get("sexe") or "").strip(),
             "wounds": many("wounds", "wound_", WOUND_LOCATIONS),
         }
         data["art_talents"] = {art: form[f"art_talent_{art}"].strip() for art in data["arts"]

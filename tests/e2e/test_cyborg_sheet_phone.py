@@ -1,0 +1,42 @@
+"""The Cyborg sheet on a phone (issue 10): the skills table shows its "Total" column inside
+its box at 390×844, in French and in English; on a desktop nothing scrolls."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.table import PASSWORD, Campaign, seat_campaign
+
+
+@pytest.fixture
+def cyborg_campaign(live_server) -> Campaign:
+    return seat_campaign(live_server.url, system="cyborg", name="KCA",
+                         characters=[("player", {"name": "Kenji"})])
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1366, 900)])
+@pytest.mark.parametrize("locale", ["fr-FR", "en-GB"])
+def test_the_skills_table_shows_its_total_inside_its_box(
+        new_context, cyborg_campaign, width, height, locale):
+    page = new_context(locale=locale, viewport={"width": width, "height": height}).new_page()
+    page.goto("/login")
+    page.fill("#field-username", cyborg_campaign.player)
+    page.fill("#field-password", PASSWORD)
+    page.locator("form.stack button[type=submit]").click()
+    expect(page).not_to_have_url(re.compile("/login"))
+    kenji = cyborg_campaign.characters["Kenji"]["id"]
+    page.goto(f"/campaigns/{cyborg_campaign.id}/characters/{kenji}")
+    table = page.locator("table.derived-skills")
+    expect(table).to_be_visible()
+    box = table.locator("xpath=..").bounding_box()
+    total = table.locator("thead th").last.bounding_box()
+    cell = table.locator("tbody td.derived-value").first.bounding_box()
+    assert box and total and cell
+    for column in (total, cell):
+        assert column["x"] + column["width"] <= box["x"] + box["width"] + 0.5, (column, box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # the "%" stays beside its number
+    assert cell["height"] < 2 * 24, cell

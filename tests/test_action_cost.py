@@ -1,0 +1,102 @@
+"""What one action at a table costs the database: each thing the request needs is read
+once, and the action is written in one transaction with the fewest statements
+(docs/benchmarks.md § Actions per second). A change that reads the session, the
+membership or the match twice, or goes back to the ORM's flush, fails here."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+from sqlalchemy import event
+
+from app.api.matches import ActionOut
+from tests.match_table import Table, seat_table
+
+ROLL = {"kind": "roll", "expression": "1d20+5", "purpose": "Attaque"}
+
+
+@pytest.fixture
+def table(api) -> Table:
+    return seat_table(api)
+
+
+class Statements:
+    """The SQL the app's engine runs while the block runs: ``(verb, table)`` pairs."""
+
+    def __init__(self, engine) -> None:
+        self.engine, self.seen = engine, []
+
+    def _listen(self, _connection, _cursor, statement, *_args) -> None:
+        self.seen.append(statement)
+
+    def __enter__(self) -> Statements:
+        event.listen(self.engine, "before_cursor_execute", self._listen)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._listen)
+
+    def counted(self) -> Counter[tuple[str, str]]:
+        found: Counter[tuple[str, str]] = Counter()
+        for statement in self.seen:
+            verb = statement.split(None, 1)[0].upper()
+            if verb in ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"):
+                found[(verb, "")] += 1
+                continue
+            # The statement's own table: the first after FROM, INTO or UPDATE.
+            target = re.search(r"\b(?:FROM|INTO|UPDATE)\s+\"?(\w+)", statement)
+            found[(verb, target.group(1) if target else "?")] += 1
+        return found
+
+
+def test_a_roll_reads_each_thing_once_and_writes_in_one_transaction(app, table):
+    table.act("paul", ROLL)  # a first one, so that only an ordinary action is counted
+    with Statements(app.state.engine) as sql:
+        response = table.act("paul", ROLL)
+    assert response.status_code == 200, response.text
+    counted = sql.counted()
+    work = {key: n for key, n in counted.items() if key[1]}
+    assert work == {
+        ("SELECT", "user_sessions"): 1,   # who asks (the session, with its user)
+        ("SELECT", "campaigns"): 1,       # the campaign and the membership, joined
+        ("SELECT", "characters"): 1,      # the characters they play (the rules' actor)
+        ("SELECT", "matches"): 1,         # the snapshot, under the write lock
+        ("INSERT", "rolls"): 1,           # the signed roll: its row…
+        ("UPDATE", "rolls"): 1,           # …then its signature, which covers its id
+        ("INSERT", "match_events"): 1,    # the event
+        ("UPDATE", "matches"): 1,         # the new snapshot
+    }, sql.seen
+    if app.state.engine.dialect.name == "sqlite":
+        # Two transactions: the session's read (ended at once: a pooled connection must
+        # not wait for a thread), then the action's — the membership read under the
+        # write lock, and everything written.
+        assert [s for s in sql.seen if s.startswith("BEGIN")] == ["BEGIN DEFERRED",
+                                                                  "BEGIN IMMEDIATE"]
+        assert sql.seen.index("BEGIN IMMEDIATE") < next(
+            i for i, s in enumerate(sql.seen) if "FROM campaigns" in s)
+
+
+def test_a_retried_action_adds_only_its_idempotency_record(app, table):
+    with Statements(app.state.engine) as sql:
+        first = table.act("paul", ROLL, key="essai-1")
+    again = table.act("paul", ROLL, key="essai-1")
+    assert first.status_code == again.status_code == 200
+    assert again.json()["replayed"] is True
+    assert again.json()["events"] == first.json()["events"]
+    counted = sql.counted()
+    assert counted[("INSERT", "action_requests")] == 1
+    assert counted[("SELECT", "action_requests")] == 1  # was this key seen before?
+
+
+def test_the_answer_is_exactly_what_the_documented_shape_says(table):
+    """The action's answer is written by hand (no second pydantic pass): it must be
+    ``ActionOut`` to the byte, times included, for a visible and for a hidden event."""
+    seen = table.act("paul", ROLL).json()
+    assert ActionOut.model_validate(seen).model_dump(mode="json") == seen
+    assert seen["events"][0]["created_at"].endswith("Z")
+    secret = table.act("mia", {**ROLL, "visibility": "gm"}).json()
+    assert ActionOut.model_validate(secret).model_dump(mode="json") == secret
+    hidden = table.log("paul", after_seq=secret["seq"] - 1)[0]
+    assert hidden["kind"] == "hidden"
