@@ -261,13 +261,13 @@ def test_the_campaign_page_shows_the_standings_and_the_tournaments(db, ring):
                      f"/campaigns/{ring['campaign']}/matches/{running.id}"]
     text = page.select_one(".mecha-standings .tournaments").get_text(" ", strip=True)
     assert f"Winner: {winner}" in text and "under way" in text and "Intrus" not in text
-    assert "Écurie Boulon: 0 VP · 0 fight(s) won · 30 crédits" in text
+    assert "Écurie Boulon: 0 VP · 0 fights won · 30 crédits" in text
     db.execute(update(User).where(User.username_key == "pia").values(locale="fr"))
     db.commit()
     page = ring["people"]["pia"].page(f"/campaigns/{ring['campaign']}")
     text = page.select_one(".mecha-standings").get_text(" ", strip=True)
     assert f"Vainqueur : {winner}" in text and "en cours" in text
-    assert "Écurie Boulon : 0 PV · 0 combat(s) gagné(s) · 30 crédits" in text
+    assert "Écurie Boulon : 0 PV · 0 combat gagné · 30 crédits" in text
     assert "Combats" in text and "Historique des tournois" in text
 
 
