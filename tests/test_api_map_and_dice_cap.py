@@ -96,11 +96,15 @@ def test_a_refused_map_changes_nothing(table, db):
     assert bad_picture.json()["error"]["field"] == "picture"
     assert "PNG" in bad_picture.json()["error"]["message"]
     for pixels, per, status in (("0", "cm", 422), ("abc", "cm", 422), ("-3", "cm", 422),
+                                ("5e-324", "cm", 422), ("0.09", "cm", 422),
                                 ("20000", "cm", 422), ("5", "parsec", 422),
                                 ("5", "sq", 422)):  # per square on a cm board
         response = upload(table, "mia", png(10, 10), pixels=pixels, per=per)
         assert response.status_code == status, (pixels, per, response.text)
         assert response.json()["error"]["message"]
+    tiny = mia.post(table.base + "/background/switch",  # would draw a map of infinite width
+                    json={"image_id": 1, "pixels": 5e-324, "per": "cm"})
+    assert tiny.status_code == 422, tiny.text
     never_used = mia.post(table.base + "/background/switch",
                           json={"image_id": 999, "pixels": 5, "per": "cm"})
     assert never_used.status_code == 422

@@ -28,7 +28,7 @@ router = protected_router(tags=["matches"])
 
 BACKGROUND = ONE + "/background"
 Unit = Literal["cm", "in", "sq"]
-Pixels = Annotated[float, Field(gt=0, le=board_backgrounds.MAX_PIXELS_PER_UNIT,
+Pixels = Annotated[float, Field(ge=0.1, le=board_backgrounds.MAX_PIXELS_PER_UNIT,
                                 description="Pixels of the picture per ``per``.")]
 
 
@@ -68,7 +68,7 @@ def get_background(db: DbSession, access: MemberAccess, match_id: MatchId) -> Ba
 def put_background(request: Request, db: DbSession, settings: SettingsDep,
                    access: MemberAccess, match_id: MatchId,
                    file: Annotated[UploadFile, File(description="The map picture.")],
-                   pixels: Annotated[float, Form(gt=0, le=board_backgrounds.MAX_PIXELS_PER_UNIT,
+                   pixels: Annotated[float, Form(ge=0.1, le=board_backgrounds.MAX_PIXELS_PER_UNIT,
                                                  description="Pixels per ``per``.")],
                    per: Annotated[Unit, Form()]) -> ActionOut:
     """GM: upload a new map picture (multipart: ``file``, ``pixels``, ``per``)."""

@@ -27,6 +27,7 @@ KIND = "board_background"
 UNITS = ("cm", "in", "sq")
 CM_PER_INCH = Decimal("2.54")
 MAX_PIXELS_PER_UNIT = 10_000
+MIN_PIXELS_PER_UNIT = Decimal("0.1")  # a smaller scale draws a map thousands of metres wide
 
 
 def check_scale(pixels: object, per: object, board_unit: str) -> tuple[float, Decimal]:
@@ -37,7 +38,7 @@ def check_scale(pixels: object, per: object, board_unit: str) -> tuple[float, De
         value = Decimal(str(pixels).strip().replace(",", "."))
     except InvalidOperation:
         value = Decimal(0)
-    if not value.is_finite() or not 0 < value <= MAX_PIXELS_PER_UNIT:
+    if not value.is_finite() or not MIN_PIXELS_PER_UNIT <= value <= MAX_PIXELS_PER_UNIT:
         raise ValidationFailed(_l("The scale is a number of pixels from 0.1 to %(n)s.",
                                   n=MAX_PIXELS_PER_UNIT), field="pixels")
     if per == board_unit:
