@@ -13,7 +13,6 @@ from typing import Any
 
 from app.rules.provenance import check_provenance, load_toml
 
-SEED = "002_4824fb48e45db48f.txt"
 FAMILIES = ("torse", "tete", "bras", "jambes")
 VALUES = ("mouvement", "radar", "attaque", "defense")
 EFFECTS = ("repair", "attack", "defence", "sure_radar", "jam", "credits", "sabotage")
@@ -21,7 +20,7 @@ MAX_ENERGY = 4  # § Mise en place: "tous les morceaux de robot sont au niveau 4
 
 
 def rule(section: str) -> str:
-    """A citation of the seed (``SEED``) as a reader sees it, e.g. ``Mecha-Ring § Tour de
+    """A citation of the seed as a reader sees it, e.g. ``Mecha-Ring § Tour de
     jeu``: the game's name and the text's heading, no file name on a page."""
     return f"Mecha-Ring § {section}"
 

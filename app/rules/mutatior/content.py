@@ -13,7 +13,6 @@ from typing import Any
 
 from app.rules.provenance import check_provenance, load_toml
 
-SEED = "000_e34df4ff7a8d792c.txt"
 CITED_AS = "Mutatior"
 ORGANS = ("muscle", "biomoteur", "lobe")
 
@@ -85,7 +84,7 @@ SKILLS: dict[str, Skill] = _skills()
 
 def rule(section: str) -> str:
     """A citation of the seed as players read it: the game and the section, e.g.
-    « Mutatior § 2-1 Corps » (the seed's file name, ``SEED``, means nothing at a table)."""
+    « Mutatior § 2-1 Corps » (the seed's file name means nothing at a table)."""
     return f"{CITED_AS} § {section}"
 
 
