@@ -55,6 +55,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await broker.start()
         yield
         await broker.close()
+        # Close the pooled connections now: left to the garbage collector, PostgreSQL's are
+        # reported as leaked (psycopg's ResourceWarning) and held open on the server until then.
+        app.state.engine.dispose()
 
     app = Tablee(
         lifespan=lifespan,
