@@ -88,7 +88,7 @@ def _tables(raw: Path, top: int) -> tuple[list[tuple[str, float]], list[tuple[st
     total = 0
     for line in raw.read_text().splitlines():
         stack, _, count_text = line.rpartition(" ")
-        if not stack:
+        if not stack or not count_text.isdigit():  # a frame name holding a newline
             continue
         count = int(count_text)
         frames = stack.split(";")
