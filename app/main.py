@@ -24,6 +24,7 @@ from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.errors import AppError, NotAuthenticated, Unavailable
 from app.http import validation_errors
+from app.http.deps import viewer_of
 from app.http.ops import Metrics, OpsMiddleware
 from app.http.streams import RAW_SEND
 from app.i18n import gettext as _
@@ -169,6 +170,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:
         first = error.errors()[0] if error.errors() else {}
+        await viewer_of(request)  # the account's language (a lean route may not have read it)
         # Pydantic's English, said again in the request's language (field, range in words).
         return _error_response(request, AppError(
             validation_errors.message(request, first), field=validation_errors.field_path(first),

@@ -37,9 +37,9 @@ class Table:
         return f"/campaigns/{self.campaign_id}/matches/{self.match_id}"
 
     def act(self, who: str, action: dict[str, Any], *, seq: int | None = None,
-            key: str | None = None):
+            key: str | None = None, headers: dict[str, str] | None = None):
         user = self.users[who]
-        headers = {**user.headers, **({"Idempotency-Key": key} if key else {})}
+        headers = {**user.headers, **({"Idempotency-Key": key} if key else {}), **(headers or {})}
         return user.client.post(f"/api/v1{self.base}/actions", headers=headers,
                                 json={"action": action, "seq": seq})
 

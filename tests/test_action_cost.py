@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, select, update
 
 from app.api.matches import ActionOut
+from app.models import UserSession, utcnow
 from tests.match_table import Table, seat_table
 
 ROLL = {"kind": "roll", "expression": "1d20+5", "purpose": "Attaque"}
@@ -69,13 +71,37 @@ def test_a_roll_reads_each_thing_once_and_writes_in_one_transaction(app, table):
         ("UPDATE", "matches"): 1,         # the new snapshot
     }, sql.seen
     if app.state.engine.dialect.name == "sqlite":
-        # Two transactions: the session's read (ended at once: a pooled connection must
-        # not wait for a thread), then the action's — the membership read under the
-        # write lock, and everything written.
-        assert [s for s in sql.seen if s.startswith("BEGIN")] == ["BEGIN DEFERRED",
-                                                                  "BEGIN IMMEDIATE"]
+        # One transaction: who asks (the session), the membership, the table's write, all
+        # under the write lock; no read transaction of its own for the session.
+        assert [s for s in sql.seen if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE"]
         assert sql.seen.index("BEGIN IMMEDIATE") < next(
-            i for i, s in enumerate(sql.seen) if "FROM campaigns" in s)
+            i for i, s in enumerate(sql.seen) if "FROM user_sessions" in s)
+
+
+def test_an_expired_session_acts_no_more_and_is_removed(app, table, db):
+    paul = table.users["paul"]
+    db.execute(update(UserSession).where(UserSession.user_id == paul.id)
+               .values(last_seen_at=utcnow() - timedelta(days=400)))
+    db.commit()
+    seq = table.match("mia")["seq"]
+    refused = table.act("paul", ROLL)
+    assert refused.status_code == 401, refused.text
+    db.expire_all()
+    assert db.scalar(select(UserSession.id).where(UserSession.user_id == paul.id)) is None
+    assert table.match("mia")["seq"] == seq
+
+
+def test_the_rules_refuse_in_the_accounts_language_whatever_the_browser_says(table):
+    paul = table.users["paul"]
+    assert paul.patch("/me", json={"locale": "en"}).status_code == 200
+    bad = {"kind": "roll", "expression": "1d"}
+    english = table.act("paul", bad, headers={"Accept-Language": "fr"})
+    assert english.status_code == 422, english.text
+    assert paul.patch("/me", json={"locale": "fr"}).status_code == 200
+    french = table.act("paul", bad, headers={"Accept-Language": "en"})
+    assert french.status_code == 422
+    assert english.json()["error"]["message"].startswith("“Dice expression”: expected")
+    assert french.json()["error"]["message"].startswith("« Expression de dés » : attendu")
 
 
 def test_a_retried_action_adds_only_its_idempotency_record(app, table):

@@ -24,15 +24,19 @@ from starlette.responses import Response
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
 from app.db import write_transaction
+from app.errors import NotAuthenticated
 from app.http.deps import (
-    CurrentUser,
     DbSession,
     IdParam,
     MemberAccess,
     SettingsDep,
     TableDice,
+    adopt_viewer,
+    known_viewer,
+    load_viewer,
     protected_router,
 )
+from app.http.deps import Viewer as RequestViewer
 from app.http.streams import EventStreamResponse, FeedSource, Item, event_stream
 from app.i18n import gettext
 from app.models import Match
@@ -232,30 +236,44 @@ def match_log(db: DbSession, access: MemberAccess, match_id: MatchId,
 
 
 @router.post(ONE + "/actions", response_model=ActionOut, responses=error_responses(404, 409))
-async def post_action(body: ActionIn, request: Request, db: DbSession, settings: SettingsDep,
-                      user: CurrentUser, campaign_id: IdParam, match_id: MatchId,
+async def post_action(body: ActionIn, request: Request, campaign_id: IdParam, match_id: MatchId,
                       dice: TableDice, idempotency_key: IdempotencyKey = None) -> Response:
     """Act at the table. 409: the table moved on (``error.details`` has the current ``seq``
     and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
     for another payload (``idempotency_key_reused``). Spectators watch: 403."""
 
-    # The hottest route: one thread-pool hop for all of its database work (a sync route
-    # or dependency is a hop of its own, and so is FastAPI's validation of a sync route's
-    # answer), and the answer written as JSON here (``ActionOut``'s shape, checked by
-    # tests/test_match_api.py) instead of validated again by pydantic.
-    def act() -> tuple[Actor, tables.ActionOutcome]:
-        # One transaction: the membership is read under the write lock, and the table
-        # service's write joins it (a read transaction of its own cost as much as a query).
-        with write_transaction(db):
+    # The hottest route: one thread-pool hop and one transaction for all of its database
+    # work — who is asking (the session), their membership, the table's write — where the
+    # usual dependencies took a hop and a read transaction of their own for the session
+    # (docs/benchmarks.md § Actions per second). The answer is written as JSON here
+    # (``ActionOut``'s shape, checked by tests/test_match_api.py), not validated again.
+    state = request.app.state
+    settings = state.settings
+    read: list[RequestViewer] = [known] if (known := known_viewer(request)) else []
+
+    def act() -> tuple[Actor, tables.ActionOutcome] | None:
+        with state.sessionmaker() as db, write_transaction(db):
+            if not read:
+                read.append(load_viewer(db, request, settings))
+            user = read[0].user
+            if user is None:
+                return None  # an expired session's removal commits; then 401
+            adopt_viewer(request, read[0])  # the rules' messages in the user's language
             access = load_campaign_access(db, user, campaign_id).require_player_or_gm()
-            viewer = _viewer(access)
-            return viewer, tables.apply_action(
+            return _viewer(access), tables.apply_action(
                 db=db, secret=settings.resolved_secret_key, access=access,
                 match_id=match_id, action=body.action, expected_seq=body.seq, dice=dice,
                 idempotency_key=idempotency_key)
 
-    viewer, outcome = await run_in_threadpool(act)
-    match_publish.publish_outcome(request.app.state.broker, outcome)
+    try:
+        done = await run_in_threadpool(act)
+    finally:
+        if read:  # the thread's language stays in the thread: the answer needs it here too
+            adopt_viewer(request, read[0])
+    if done is None:
+        raise NotAuthenticated()
+    viewer, outcome = done
+    match_publish.publish_outcome(state.broker, outcome)
     return Response(json.dumps({
         "seq": outcome.seq,
         "events": [_event_out(tables.redact(event, viewer)) for event in outcome.events],

@@ -79,29 +79,34 @@ def _presented_token(request: Request, settings: Settings) -> tuple[str | None, 
 
 def _session_user(db: Session, token: str, settings: Settings) -> User | None:
     """The user of the session ``token`` names, detached (a service's rollback must not
-    expire who is asking: error pages use it). The read transaction ends here and its
-    connection goes back to the pool: the request may wait for a thread before its next
-    query, and when more requests than the pool has connections each held one meanwhile,
-    the threads that needed one starved (a storm of streams reconnecting at once froze a
-    worker; docs/benchmarks.md § Scale-out)."""
+    expire who is asking: error pages use it).
+
+    A read transaction opened here ends here and its connection goes back to the pool: the
+    request may wait for a thread before its next query, and when more requests than the
+    pool has connections each held one meanwhile, the threads that needed one starved (a
+    storm of streams reconnecting at once froze a worker; docs/benchmarks.md § Scale-out).
+    Inside a transaction the caller opened (an action's write), it is the caller's."""
+    opened_here = not db.in_transaction()
     record = auth.find_session(db, token, settings)
     user = record.user if record is not None else None
     if user is not None:
         db.expunge(user)
-    if db.in_transaction():
+    if opened_here and db.in_transaction():
         db.rollback()
     return user
 
 
-async def current_viewer(request: Request, db: DbSession, settings: SettingsDep) -> Viewer:
-    """Load the session (off the event loop) and set the request's language."""
-    if (cached := getattr(request.state, "viewer", None)) is not None:
-        return cached
+def load_viewer(db: Session, request: Request, settings: Settings) -> Viewer:
+    """Who is asking, read from the database (blocking: call it off the event loop)."""
     token, via_bearer = _presented_token(request, settings)
-    user = await run_in_threadpool(_session_user, db, token, settings) if token else None
-    viewer = Viewer(user=user, session_token=token if user else None,
-                    via_bearer=via_bearer and user is not None,
-                    anon_id=getattr(request.state, "anon_id", None))
+    user = _session_user(db, token, settings) if token else None
+    return Viewer(user=user, session_token=token if user else None,
+                  via_bearer=via_bearer and user is not None,
+                  anon_id=getattr(request.state, "anon_id", None))
+
+
+def adopt_viewer(request: Request, viewer: Viewer) -> Viewer:
+    """Make ``viewer`` the request's: its language from here on, its line in the log."""
     set_locale(choose_locale(viewer.user.locale if viewer.user else None,
                              request.cookies.get(LOCALE_COOKIE),
                              request.headers.get("accept-language")))
@@ -111,21 +116,56 @@ async def current_viewer(request: Request, db: DbSession, settings: SettingsDep)
     return viewer
 
 
+def known_viewer(request: Request) -> Viewer | None:
+    """The viewer this request has already read, if any."""
+    return getattr(request.state, "viewer", None)
+
+
+async def current_viewer(request: Request, db: DbSession, settings: SettingsDep) -> Viewer:
+    """Load the session (off the event loop) and set the request's language."""
+    if (cached := known_viewer(request)) is not None:
+        return cached
+    if _presented_token(request, settings)[0] is None:
+        return adopt_viewer(request, load_viewer(db, request, settings))  # no I/O
+    return adopt_viewer(request, await run_in_threadpool(load_viewer, db, request, settings))
+
+
+async def viewer_of(request: Request) -> Viewer:
+    """``current_viewer`` outside of FastAPI's dependencies (with a session of its own): for
+    the paths that need the viewer only sometimes (a failed CSRF proof, an error page)."""
+    if (cached := known_viewer(request)) is not None:
+        return cached
+    db = request.app.state.sessionmaker()
+    try:
+        return await current_viewer(request, db, request.app.state.settings)
+    finally:
+        db.close()  # no I/O: ``load_viewer`` ended its read transaction
+
+
 ViewerDep = Annotated[Viewer, Depends(current_viewer)]
 
 
-async def verify_csrf(request: Request, viewer: ViewerDep, settings: SettingsDep) -> None:
+async def verify_csrf(request: Request, settings: SettingsDep) -> None:
     """Every unsafe request proves it came from our own page (forms, htmx, fetch).
 
-    Exempt: bearer-token API clients (browsers never attach that header on their own) and
-    API calls that carry no session cookie at all — with no ambient authority there is
-    nothing to forge, and the API's login answers with a token, never a cookie.
+    Exempt: bearer-token API clients (browsers never attach that header on their own, so
+    nothing ambient is forged) and API calls that carry no session at all — with no ambient
+    authority there is nothing to forge, and the API's login answers with a token, never a
+    cookie. A header that proves the presented session cookie needs no database read (the
+    hottest routes skip it); only the other cases look up who is asking.
     """
-    if request.method not in UNSAFE_METHODS or viewer.via_bearer:
+    if request.method not in UNSAFE_METHODS:
         return
+    token, via_bearer = _presented_token(request, settings)
+    if via_bearer:
+        return
+    secret = settings.resolved_secret_key
+    if token and auth.csrf_valid(secret, token, request.headers.get(CSRF_HEADER)):
+        return
+    viewer = await viewer_of(request)
     if request.url.path.startswith("/api/") and viewer.user is None:
         return
-    secret, binding = settings.resolved_secret_key, viewer.csrf_binding
+    binding = viewer.csrf_binding
     if auth.csrf_valid(secret, binding, request.headers.get(CSRF_HEADER)):
         return
     # A form carries its own token too; it wins when a header set by an older page is stale.
