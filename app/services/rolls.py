@@ -134,14 +134,15 @@ def append_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | N
     """``record_rolls`` for the action path: the same signed entries, written with two Core
     statements each (the insert, then its signature, which covers the id) instead of the
     ORM's unit of work; returns their ids."""
+    core = db.connection()  # the session's transaction, without the ORM's per-statement work
     ids = []
     for record in records:
         entry = _new_entry(campaign_id=campaign_id, match_id=match_id, user_id=user_id,
                            character_id=None, visibility=visibility, record=record,
                            corrects_id=None)
-        (roll_id,) = db.execute(_INSERT_ROLL, entry).inserted_primary_key
+        (roll_id,) = core.execute(_INSERT_ROLL, entry).inserted_primary_key
         signed = {**entry, "id": roll_id, "created_at": _iso(entry["created_at"])}
-        db.execute(_SIGN_ROLL, {"roll_id": roll_id, "signed": sign(secret, signed)})
+        core.execute(_SIGN_ROLL, {"roll_id": roll_id, "signed": sign(secret, signed)})
         ids.append(roll_id)
     return ids
 

@@ -75,8 +75,8 @@ _UPDATE_SNAPSHOT = (update(_matches).where(_matches.c.id == bindparam("match_id"
 
 def actor_for(db: Session, access: CampaignAccess) -> Actor:
     """The rules' view of a member: GM, spectator, and the characters they own."""
-    owned = db.scalars(_OWNED, {"campaign_id": access.campaign_id,
-                                "user_id": access.user.id}).all()
+    owned = db.connection().execute(_OWNED, {"campaign_id": access.campaign_id,
+                                             "user_id": access.user.id}).scalars().all()
     return Actor(user_id=access.user.id, is_gm=access.is_gm,
                  is_spectator=access.role is Role.SPECTATOR, character_ids=frozenset(owned))
 
@@ -235,7 +235,8 @@ class Snapshot:
 
 
 def _locked_snapshot(db: Session, campaign_id: int, match_id: int) -> Snapshot:
-    row = db.execute(_LOCK_MATCH, {"match_id": match_id, "campaign_id": campaign_id}).first()
+    row = db.connection().execute(_LOCK_MATCH, {"match_id": match_id,
+                                             "campaign_id": campaign_id}).first()
     if row is None:
         raise NotFound()
     telemetry.note(game=row.system)  # the request log's and the action metrics' label
@@ -292,12 +293,13 @@ def _append(db: Session, secret: str, match: Match | Snapshot, system: GameSyste
         rows.append({"match_id": match.id, "seq": seq, "kind": event.kind, "payload": payload,
                      "actor_id": actor, "visibility": event.visibility, "reverted": False,
                      "created_at": now})
+    core = db.connection()  # the session's transaction, without the ORM's per-statement work
     if rows:
-        db.execute(_INSERT_EVENTS, rows)
+        core.execute(_INSERT_EVENTS, rows)
     was_running = match.status != "finished"
     status = state.get("status", match.status)
-    db.execute(_UPDATE_SNAPSHOT, {"match_id": match.id, "state": state, "seq": seq,
-                                  "status": status, "now": now})
+    core.execute(_UPDATE_SNAPSHOT, {"match_id": match.id, "state": state, "seq": seq,
+                                    "status": status, "now": now})
     for name, value in (("state", state), ("seq", seq), ("status", status)):
         if isinstance(match, Match):
             set_committed_value(match, name, value)
