@@ -144,7 +144,7 @@ def test_the_table_page_plays_the_first_blow_in_french(db, warehouse_page):
     text = page.text
     assert "précision 9 contre 2" in text and "Localisation tête" in text
     assert "Un homme de main est hors de combat (KO)" in text
-    assert "3 homme(s) de main debout sur 4" in page.select_one(".participants").text
+    assert "3 hommes de main debout sur 4" in page.select_one(".participants").text
 
 
 def test_the_sheet_pages_render_in_french(db, warehouse_page):
@@ -312,7 +312,7 @@ def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, wareh
     dice.script(2, 1, 5)
     post(gm, kind="defend", technique="instinctive")
     page = text(nicolas)
-    assert "Pistolet 9 mm : 1 munition(s) tirée(s), reste 14." in page
+    assert "Pistolet 9 mm : 1 munition tirée, reste 14." in page
     assert "Pistolet 9 mm en main : 14/15 munitions" in page
     post(gm, kind="gm_adjust", participant="p1", field="state", value="sonné", rounds="0")
     assert "sonné jusqu'au tour 1" in text(gm)
