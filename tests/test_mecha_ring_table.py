@@ -137,7 +137,7 @@ def test_the_table_page_offers_only_legal_forms_and_hides_the_other_hand(db, rin
                                                                         "Acier Hurlant"]
     assert len(page.select('#participant-t1 .robot-card:not(.missing)')) == 5
     assert page.select_one("#participant-t2 .hands").get_text(" ", strip=True).startswith(
-        "5 part(s) in hand")
+        "5 parts in hand")
     assert page.select("#participant-t2 .card-in-hand") == []
     assert len(page.select("#participant-t1 .card-in-hand")) == 5
     kinds = {form["data-kind"] for form in page.select("#action-panel form.action")}

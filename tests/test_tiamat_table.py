@@ -144,7 +144,7 @@ def test_the_table_page_plays_the_first_blow_in_french(db, warehouse_page):
     text = page.text
     assert "précision 9 contre 2" in text and "Localisation tête" in text
     assert "Un homme de main est hors de combat (KO)" in text
-    assert "3 homme(s) de main debout sur 4" in page.select_one(".participants").text
+    assert "3 hommes de main debout sur 4" in page.select_one(".participants").text
 
 
 def test_the_sheet_pages_render_in_french(db, warehouse_page):
@@ -312,7 +312,7 @@ def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, wareh
     dice.script(2, 1, 5)
     post(gm, kind="defend", technique="instinctive")
     page = text(nicolas)
-    assert "Pistolet 9 mm : 1 munition(s) tirée(s), reste 14." in page
+    assert "Pistolet 9 mm : 1 munition tirée, reste 14." in page
     assert "Pistolet 9 mm en main : 14/15 munitions" in page
     post(gm, kind="gm_adjust", participant="p1", field="state", value="sonné", rounds="0")
     assert "sonné jusqu'au tour 1" in text(gm)
@@ -323,3 +323,22 @@ def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, wareh
     dice.script(1, 4)
     post(nicolas, kind="manoeuvre", what="run", terrain="foret")
     assert "Terrain difficile : Habileté + Course 5 contre 6 — tombe à terre." in text(nicolas)
+
+
+def test_the_log_says_one_hour_and_three_hours_of_rest(db, warehouse_page):
+    """« 1 heure de repos », « 3 heures de sommeil »: real plurals, never « heure(s) »."""
+    people, campaign_id, hero, thugs, _dice = warehouse_page
+    gm = people["christophe"]
+    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": gm.csrf(), "name": "Entrepôt n°8",
+        "characters": [str(hero), str(thugs)]}, follow_redirects=False)
+    url = opened.headers["location"]
+    for what, amount in (("rest_hours", "1"), ("sleep_hours", "3"), ("calm", "1")):
+        response = gm.client.post(url + "/actions", data={
+            "csrf_token": gm.csrf(), "kind": "recover", "participant": "p1", "what": what,
+            "amount": amount}, follow_redirects=False)
+        assert response.status_code == 303, response.text
+    log = " ".join(BeautifulSoup(gm.client.get(url).text, "html.parser").select_one(
+        "#log").stripped_strings)
+    assert ": 1 heure de repos." in log and ": 3 heures de sommeil." in log
+    assert ": une heure sans combattre." in log

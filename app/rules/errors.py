@@ -69,7 +69,7 @@ class ScriptedDiceError(DiceError, AssertionError):
         "but the rules rolled a d{sides}",
         "script_exhausted": "the rules asked for a d{sides} but the script's {size} faces "
         "are all used",
-        "script_not_exhausted": "{remaining} scripted face(s) were never rolled: {faces}",
+        "script_not_exhausted": "scripted faces never rolled ({remaining}): {faces}",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         "script_mismatch": "la face scriptée n°{index} vaut {face}, impossible sur un d{sides}",
@@ -77,7 +77,7 @@ class ScriptedDiceError(DiceError, AssertionError):
         "mais les règles ont lancé un d{sides}",
         "script_exhausted": "les règles demandent un d{sides} mais les {size} faces du script "
         "sont épuisées",
-        "script_not_exhausted": "{remaining} face(s) scriptée(s) jamais lancée(s) : {faces}",
+        "script_not_exhausted": "faces scriptées jamais lancées ({remaining}) : {faces}",
     }
 
 

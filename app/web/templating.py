@@ -29,7 +29,16 @@ STATIC_DIR = ROOT / "static"
 templates = Jinja2Templates(env=jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(ROOT / "templates")),
     autoescape=True, extensions=["jinja2.ext.i18n"]))
-templates.env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)
+
+
+def _template_ngettext(singular: str, plural: str, n: int) -> str:
+    """The catalogue's form for ``n``, unformatted: Jinja's newstyle ``ngettext`` fills in
+    ``num`` and the message's other variables itself (``i18n.ngettext`` would format with
+    ``num`` alone and fail on a message that also names a character)."""
+    return i18n.translations_for(get_locale()).ngettext(singular, plural, n)
+
+
+templates.env.install_gettext_callables(i18n.gettext, _template_ngettext, newstyle=True)
 
 
 def _system_name(key: str) -> str:

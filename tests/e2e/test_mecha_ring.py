@@ -34,7 +34,7 @@ def test_a_short_tournament_in_the_browser(new_context, live_server):
     expect(player.locator("#participant-t1 .robot-card:not(.missing)")).to_have_count(5)
     expect(player.locator("#participant-t1 .card-in-hand")).to_have_count(5)
     expect(player.locator("#participant-t2 .card-in-hand")).to_have_count(0)
-    expect(player.locator("#participant-t2 .hands")).to_contain_text("5 part(s) in hand")
+    expect(player.locator("#participant-t2 .hands")).to_contain_text("5 parts in hand")
     expect(gm.locator("#participant-t1 .card-in-hand")).to_have_count(5)
 
     act(player, "roll_order")

@@ -79,7 +79,7 @@ def test_the_warehouse_fight_in_two_browsers(new_context, live_server):
                                                                            timeout=LIVE)
     act(player, "attack", {"technique": "visee", "target": thugs})
     expect(gm.locator("#log > li.kind-attack_declared").last).to_contain_text(
-        "Pistolet 9 mm: 1 shot(s), 14 left.", timeout=LIVE)
+        "Pistolet 9 mm: 1 shot, 14 left.", timeout=LIVE)
     expect(gm.locator(f'[data-participant="{jack_id}"]')).to_contain_text(
         "Pistolet 9 mm in hand: 14/15 rounds")
 

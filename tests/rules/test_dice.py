@@ -57,7 +57,7 @@ class TestScriptedDice:
     def test_leftover_faces_fail_the_exhaustion_check(self) -> None:
         dice = ScriptedDice([2, 5, 6])
         dice.roll(6)
-        with pytest.raises(AssertionError, match="2 scripted face"):
+        with pytest.raises(AssertionError, match=r"scripted faces never rolled \(2\)"):
             dice.assert_exhausted()
 
     def test_script_errors_are_rules_errors_and_test_failures(self) -> None:

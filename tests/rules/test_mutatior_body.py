@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from app.i18n import translations_for
 from app.rules.mutatior.body import Limb, Mutant, derived, free_rerolls, validate, validate_team
 from app.rules.mutatior.content import IMPLANTS, ORGAN_WEIGHTS, SKILLS
 from app.rules.mutatior.samples import nurglie, scarabator
@@ -78,8 +79,19 @@ def test_eight_organs_per_limb_but_the_trunk_gets_muscles() -> None:
 def test_lobes_in_one_limb_and_multi_gelatine() -> None:
     split = small(limbs=(Limb("tronc", muscles=4, biomoteurs=3, lobes=1, trunk=True),
                          Limb("tête", muscles=2, lobes=2)))
-    assert [p.field for p in validate(split)] == ["brain"]
+    assert [(p.field, p.message) for p in validate(split)] == [
+        ("brain", "Lobes must all be in one limb.")]
     assert validate(replace(split, skills=("multi_gelatine",))) == []
+    four = small(limbs=(Limb("tronc", muscles=4, biomoteurs=3, lobes=1, trunk=True),
+                        *(Limb(f"tête {i}", muscles=1, lobes=1) for i in range(3))),
+                 skills=("multi_gelatine",))
+    assert [(p.message, p.params) for p in validate(four) if p.field == "brain"] == [
+        ("Lobes may be in at most %(n)s limbs.", {"n": 3})]
+    french = translations_for("fr").gettext
+    assert french("Lobes must all be in one limb.") == (
+        "Les lobes doivent tous tenir dans un seul membre.")
+    assert french("Lobes may be in at most %(n)s limbs.") % {"n": 3} == (
+        "Les lobes tiennent dans 3 membres au plus.")
     no_brain = small(limbs=(Limb("tronc", muscles=4, biomoteurs=3, trunk=True),
                             Limb("tête", muscles=2)))
     assert [p.field for p in validate(no_brain)] == ["brain"]

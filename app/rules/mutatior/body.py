@@ -361,8 +361,11 @@ def _spread_problems(mutant: Mutant) -> list[Problem]:
     if lobe_limbs == 0:
         problems.append(Problem("brain", N_("A mutant needs lobes (a brain)."),
                                 rule("2-2 Organes / Lobe")))
+    elif lobe_limbs > lobe_max and lobe_max == 1:
+        problems.append(Problem("brain", N_("Lobes must all be in one limb."),
+                                rule("2-2 Organes / Lobe")))
     elif lobe_limbs > lobe_max:
-        problems.append(Problem("brain", N_("Lobes may be in at most %(n)s limb(s)."),
+        problems.append(Problem("brain", N_("Lobes may be in at most %(n)s limbs."),
                                 rule("2-2 Organes / Lobe"), {"n": lobe_max}))
     pump_limbs = sum(1 for limb in mutant.limbs if limb.biomoteurs > 0)
     pump_max = 3 if mutant.has("double_coeur") else 2

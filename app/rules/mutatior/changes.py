@@ -188,8 +188,8 @@ def _body(bill: _Bill, before: Mapping[str, Any], after: Mapping[str, Any]) -> N
                                  "with this save."), R_GREFFON,
                     n=grafts_before, expected=grafts_before + len(added))
     elif grafts_after > _count(before, "fights"):
-        bill.refuse("limbs", N_("Greffon adds one new limb per fight survived (%(fights)s "
-                                "fight(s), %(n)s limb(s) grafted)."), R_GREFFON,
+        bill.refuse("limbs", N_("Greffon adds one new limb per fight survived (fights "
+                                "survived: %(fights)s, limbs grafted: %(n)s)."), R_GREFFON,
                     fights=_count(before, "fights"), n=grafts_after)
     for index in added:
         _new_limb(bill, f"limbs.{index}", new_limbs[index])
@@ -205,7 +205,7 @@ def _skills_and_xp(bill: _Bill, before: Mapping[str, Any], after: Mapping[str, A
     xp_before, xp_after = int(before.get("xp", 0) or 0), int(after.get("xp", 0) or 0)
     expected = xp_before - learnt * XP_PER_SKILL
     if expected < 0:
-        bill.refuse("skills", N_("A new skill costs %(cost)s XP: %(n)s new skill(s) need "
+        bill.refuse("skills", N_("A new skill costs %(cost)s XP: learning %(n)s takes "
                                  "%(need)s XP, the mutant has %(xp)s."), R_XP,
                     cost=XP_PER_SKILL, n=learnt, need=learnt * XP_PER_SKILL, xp=xp_before)
     elif xp_after != expected:
