@@ -102,6 +102,12 @@ def test_the_rules_refuse_in_the_accounts_language_whatever_the_browser_says(tab
     assert french.status_code == 422
     assert english.json()["error"]["message"].startswith("“Dice expression”: expected")
     assert french.json()["error"]["message"].startswith("« Expression de dés » : attendu")
+    # A schema error, refused before the route runs, reads the account's language too.
+    assert paul.patch("/me", json={"locale": "en"}).status_code == 200
+    schema = table.act("paul", {"kind": "roll", "expression": "1d6"}, seq=-1,
+                       headers={"Accept-Language": "fr"})
+    assert schema.status_code == 422, schema.text
+    assert schema.json()["error"]["message"].startswith("“seq”: expected")
 
 
 def test_a_retried_action_adds_only_its_idempotency_record(app, table):
