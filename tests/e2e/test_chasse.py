@@ -153,7 +153,8 @@ OVERLAPS = """() => {
     const label = document.querySelector("#board .terrain.ground-camp .camp-label");
     const a = label.getBoundingClientRect();
     const hits = [];
-    for (const part of document.querySelectorAll("#board .token .piece, #board .token .token-label")) {
+    const parts = "#board .token .piece, #board .token .token-label";
+    for (const part of document.querySelectorAll(parts)) {
         const b = part.getBoundingClientRect();
         if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) {
             hits.push(part.closest(".token").dataset.name);
