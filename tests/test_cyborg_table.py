@@ -716,3 +716,22 @@ def test_a_human_joining_reads_in_french():
     finally:
         set_locale(before)
     assert "(humain, humains)" in html and "human," not in html
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_each_weapon_cell_names_its_column_for_the_phone_cards(db, lab_page, locale):
+    """On a phone the armament is one card per weapon (tablee.css): each value cell carries
+    its column's header (data-label), in the reader's language."""
+    people, campaign_id, kenji, _octopus, _dice = lab_page
+    db.execute(update(User).values(locale=locale))
+    db.commit()
+    view = BeautifulSoup(people["paul"].client.get(
+        f"/campaigns/{campaign_id}/characters/{kenji}").text, "html.parser")
+    table = view.select_one(".sheet-cyborg table.weapons")
+    headers = [th.text for th in table.select("thead th")]
+    assert headers[1] == ("Type de dommage" if locale == "fr" else "Damage type")
+    rows = table.select("tbody tr")
+    assert rows
+    for row in rows:
+        assert row.select_one("th[scope=row]").text
+        assert [td["data-label"] for td in row.select("td")] == headers[1:]

@@ -147,3 +147,39 @@ def test_start_a_hunt_from_a_scenario_in_the_compendium(new_context, tribe):
     expect(token(gm, "t2")).to_be_visible(timeout=LIVE)  # the mammoth, placed at once
     expect(gm.locator("#action-choose_scenario option:checked")).to_have_text(
         "Le mammouth blessé")
+
+
+OVERLAPS = """() => {
+    const label = document.querySelector("#board .terrain.ground-camp .camp-label");
+    const a = label.getBoundingClientRect();
+    const hits = [];
+    const parts = "#board .token .piece, #board .token .token-label";
+    for (const part of document.querySelectorAll(parts)) {
+        const b = part.getBoundingClientRect();
+        if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) {
+            hits.push(part.closest(".token").dataset.name);
+        }
+    }
+    const camp = label.parentNode.querySelector("rect").getBoundingClientRect();
+    return {hits, inside: a.left >= camp.left && a.right <= camp.right
+                          && a.top >= camp.top && a.bottom <= camp.bottom,
+            text: label.firstChild.textContent.trim()};
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1366, 900)])
+def test_the_camp_label_is_not_under_the_hunters_standing_in_the_camp(
+        new_context, tribe, width, height):
+    """The hunters stand in a row across the middle of the camp (Ourk alone: in its very
+    centre); the camp's name sits at one end of it, clear of every figure and its label, at
+    the default zoom on a phone and on a desktop."""
+    gm = log_in(new_context, tribe.gm)
+    gm.set_viewport_size({"width": width, "height": height})
+    open_match(gm, tribe, "Le mammouth", ["Ourk"])
+    act(gm, "choose_scenario", {"scenario": "mammouth"})
+    expect(token(gm, "t2")).to_be_visible(timeout=LIVE)
+    expect(gm.locator("#board .camp-label")).to_be_visible()
+    seen = gm.evaluate(OVERLAPS)
+    assert seen["text"] == "Camp"
+    assert seen["hits"] == [], seen
+    assert seen["inside"], seen
