@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import pytest
 from bs4 import BeautifulSoup
-from sqlalchemy import select, update
+from sqlalchemy import update
 
-from app.models import Character, Membership, Role, User
+from app.models import Character, User
 from app.rules.chasse.sheet import blank_sheet
 from app.rules.dice import ScriptedDice
-from app.services import campaigns, tables
-from app.services.access import load_campaign_access
+from app.services import tables
 from tests.helpers import form_actions, open_match_page
-from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+from tests.table_harness import (
+    Step,
+    assert_rewind_and_redo_round_trip,
+    campaign_access,
+    campaign_with_players,
+    play,
+    user_ids,
+)
 
 pytest_plugins = ["tests.match_fixtures"]
 
@@ -25,15 +31,13 @@ SECRET = "test-secret"
 def hunt(db, api):
     """GM Mia; Paul plays Ourk (javelin and spear); a lone boar in the valley."""
     users = {name: api(name) for name in ("mia", "paul")}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["mia"].id),
-                                         name="Tribu", system="chasse")
-    db.add(Membership(campaign_id=campaign.id, user_id=users["paul"].id, role=Role.PLAYER))
+    campaign = campaign_with_players(db, users["mia"].id, [users["paul"].id], name="Tribu",
+                                     system="chasse")
     ourk = Character(campaign_id=campaign.id, owner_id=users["paul"].id, name="Ourk",
                      sheet={**blank_sheet(), "weapons": ["javelot", "lance"]})
     db.add(ourk)
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
-              for name, user in users.items()}
+    access = campaign_access(db, {name: user.id for name, user in users.items()}, campaign.id)
     match = tables.create_match(db=db, secret=SECRET, access=access["mia"], name="Chasse",
                                 character_ids=[ourk.id], options={}, dice=ScriptedDice([]))
     return access, match, ourk.id, users
@@ -99,10 +103,9 @@ def test_the_json_api_gives_the_forms_and_refuses_illegal_moves(db, hunt):
 @pytest.fixture
 def hunt_page(db, web, libre_dice):
     people = {name: web(name) for name in ("mia", "paul")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="Tribu",
-                                         system="chasse")
-    db.add(Membership(campaign_id=campaign.id, user_id=ids["paul"], role=Role.PLAYER))
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["mia"], [ids["paul"]], name="Tribu",
+                                     system="chasse")
     ourk = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Ourk",
                      sheet={**blank_sheet(), "weapons": ["javelot"]})
     db.add(ourk)

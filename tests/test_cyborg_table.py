@@ -10,13 +10,19 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import select, update
 
-from app.models import Character, Membership, Role, User
+from app.models import Character, User
 from app.rules.cyborg.profiles import PROFILES
 from app.rules.dice import ScriptedDice
-from app.services import campaigns, tables
-from app.services.access import load_campaign_access
+from app.services import tables
 from tests.helpers import form_actions, open_match_page
-from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+from tests.table_harness import (
+    Step,
+    assert_rewind_and_redo_round_trip,
+    campaign_access,
+    campaign_with_players,
+    play,
+    user_ids,
+)
 
 pytest_plugins = ["tests.match_fixtures"]
 
@@ -33,17 +39,15 @@ def door_cyborg() -> dict:
 def lab(db, api):
     """A cyborg campaign: GM Mia, Paul plays Kenji, the GM's octopus alien."""
     users = {name: api(name) for name in ("mia", "paul")}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["mia"].id),
-                                         name="KCA", system="cyborg")
-    db.add(Membership(campaign_id=campaign.id, user_id=users["paul"].id, role=Role.PLAYER))
+    campaign = campaign_with_players(db, users["mia"].id, [users["paul"].id], name="KCA",
+                                     system="cyborg")
     kenji = Character(campaign_id=campaign.id, owner_id=users["paul"].id, name="Kenji",
                       sheet=door_cyborg())
     octopus = Character(campaign_id=campaign.id, owner_id=None, name="Pieuvre",
                         sheet=copy.deepcopy(PROFILES["pieuvre"].sheet))
     db.add_all([kenji, octopus])
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
-              for name, user in users.items()}
+    access = campaign_access(db, {name: user.id for name, user in users.items()}, campaign.id)
     match = tables.create_match(db=db, secret=SECRET, access=access["mia"], name="Labo",
                                 character_ids=[kenji.id, octopus.id],
                                 options={"width": 40, "height": 30, "unit": "sq"},
@@ -123,10 +127,9 @@ def test_the_json_api_gives_the_state_and_legal_forms(db, lab):
 @pytest.fixture
 def lab_page(db, web, libre_dice):
     people = {name: web(name) for name in ("mia", "paul")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="KCA",
-                                         system="cyborg")
-    db.add(Membership(campaign_id=campaign.id, user_id=ids["paul"], role=Role.PLAYER))
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["mia"], [ids["paul"]], name="KCA",
+                                     system="cyborg")
     kenji = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Kenji",
                       sheet=door_cyborg())
     octopus = Character(campaign_id=campaign.id, name="Pieuvre",

@@ -10,15 +10,21 @@ import copy
 import json
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import update
 
-from app.models import Character, Match, Membership, Role, User
+from app.models import Character, Match, User
 from app.rules.dice import ScriptedDice
 from app.rules.mutatior.samples import grosbaf, scarabator, zetzet
 from app.rules.mutatior.sheet import sheet_of
-from app.services import campaigns, content, tables
-from app.services.access import load_campaign_access
-from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+from app.services import content, tables
+from tests.table_harness import (
+    Step,
+    assert_rewind_and_redo_round_trip,
+    campaign_access,
+    campaign_with_players,
+    play,
+    user_ids,
+)
 
 pytest_plugins = ["tests.match_fixtures"]
 SECRET = "test-secret"
@@ -27,11 +33,9 @@ SECRET = "test-secret"
 @pytest.fixture
 def arena(db, web, libre_dice):
     people = {name: web(name) for name in ("mia", "paul", "pia")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="Arène",
-                                         system="mutatior")
-    db.add_all([Membership(campaign_id=campaign.id, user_id=ids[name], role=Role.PLAYER)
-                for name in ("paul", "pia")])
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["mia"], [ids["paul"], ids["pia"]], name="Arène",
+                                     system="mutatior")
     gros = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Grosbaf",
                      sheet=sheet_of(grosbaf()))
     zet = Character(campaign_id=campaign.id, owner_id=ids["pia"], name="Zetzet",
@@ -39,8 +43,7 @@ def arena(db, web, libre_dice):
     db.add_all([gros, zet])
     db.execute(update(User).values(locale="en"))
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, ids[name]), campaign.id)
-              for name in people}
+    access = campaign_access(db, ids, campaign.id)
     return {"people": people, "access": access, "campaign": campaign.id,
             "gros": gros.id, "zet": zet.id, "dice": libre_dice}
 

@@ -9,14 +9,20 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import select, update
 
-from app.models import Character, Membership, Role, Roll, User
+from app.models import Character, Roll, User
 from app.rules.dice import ScriptedDice
 from app.rules.tiamat.profiles import jin, voyous
 from app.rules.tiamat.sheet import jack
-from app.services import campaigns, tables
-from app.services.access import load_campaign_access
+from app.services import tables
 from tests.helpers import form_actions, open_match_page
-from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
+from tests.table_harness import (
+    Step,
+    assert_rewind_and_redo_round_trip,
+    campaign_access,
+    campaign_with_players,
+    play,
+    user_ids,
+)
 
 pytest_plugins = ["tests.match_fixtures"]
 
@@ -27,17 +33,15 @@ SECRET = "test-secret"
 def warehouse(db, api):
     """GM Christophe, Nicolas plays Jack; the GM's voyous and Jin Chun-Fung."""
     users = {name: api(name) for name in ("christophe", "nicolas")}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["christophe"].id),
-                                         name="Tiamat", system="tiamat")
-    db.add(Membership(campaign_id=campaign.id, user_id=users["nicolas"].id, role=Role.PLAYER))
+    campaign = campaign_with_players(db, users["christophe"].id, [users["nicolas"].id],
+                                     name="Tiamat", system="tiamat")
     hero = Character(campaign_id=campaign.id, owner_id=users["nicolas"].id, name="Jack",
                      sheet=jack())
     thugs = Character(campaign_id=campaign.id, name="Voyous", sheet=voyous())
     boss = Character(campaign_id=campaign.id, name="Jin Chun-Fung", sheet=jin())
     db.add_all([hero, thugs, boss])
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
-              for name, user in users.items()}
+    access = campaign_access(db, {name: user.id for name, user in users.items()}, campaign.id)
     match = tables.create_match(db=db, secret=SECRET, access=access["christophe"],
                                 name="Entrepôt n°8", character_ids=[hero.id, thugs.id],
                                 options={}, dice=ScriptedDice([]))
@@ -97,11 +101,9 @@ def test_the_json_api_gives_the_legal_forms_and_refuses_without_change(db, wareh
 @pytest.fixture
 def warehouse_page(db, web, libre_dice):
     people = {name: web(name) for name in ("christophe", "nicolas")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name))
-           for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["christophe"]),
-                                         name="Tiamat", system="tiamat")
-    db.add(Membership(campaign_id=campaign.id, user_id=ids["nicolas"], role=Role.PLAYER))
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["christophe"], [ids["nicolas"]], name="Tiamat",
+                                     system="tiamat")
     hero = Character(campaign_id=campaign.id, owner_id=ids["nicolas"], name="Jack",
                      sheet=jack())
     thugs = Character(campaign_id=campaign.id, name="Voyous", sheet=voyous())
