@@ -11,13 +11,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.models import Campaign, Match, Membership, Role, User
+from app.models import Match
 from app.rules.dice import ScriptedDice
-from app.services import campaigns, tables
-from app.services.access import CampaignAccess, load_campaign_access
+from app.services import tables
+from app.services.access import CampaignAccess
 
 
 @dataclass
@@ -27,28 +26,6 @@ class Step:
     access: CampaignAccess
     action: Mapping[str, Any]
     faces: Iterable[Any] = field(default_factory=list)
-
-
-def user_ids(db: Session, names: Iterable[str]) -> dict[str, int]:
-    """The ids of the accounts with these usernames, by name."""
-    return {name: db.scalar(select(User.id).where(User.username_key == name)) for name in names}
-
-
-def campaign_with_players(db: Session, gm_id: int, player_ids: Iterable[int], *, name: str,
-                          system: str) -> Campaign:
-    """A campaign of ``system`` created by the GM, the players seated (not yet committed)."""
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, gm_id), name=name,
-                                         system=system)
-    db.add_all([Membership(campaign_id=campaign.id, user_id=player_id, role=Role.PLAYER)
-                for player_id in player_ids])
-    return campaign
-
-
-def campaign_access(db: Session, ids: Mapping[str, int],
-                    campaign_id: int) -> dict[str, CampaignAccess]:
-    """Each person's access to the campaign, by name."""
-    return {name: load_campaign_access(db, db.get(User, user_id), campaign_id)
-            for name, user_id in ids.items()}
 
 
 def normalised(state: Any) -> Any:

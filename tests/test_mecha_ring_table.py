@@ -17,14 +17,8 @@ from app.rules.dice import ScriptedDice, SeededDice
 from app.rules.mecha_ring.robot import total
 from app.services import tables
 from app.services.access import load_campaign_access
-from tests.table_harness import (
-    Step,
-    assert_rewind_and_redo_round_trip,
-    campaign_access,
-    campaign_with_players,
-    play,
-    user_ids,
-)
+from tests.seating import campaign_access, campaign_with_players, user_ids
+from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 from tests.test_match_stream import first_state, read_messages
 
 pytest_plugins = ["tests.match_fixtures"]

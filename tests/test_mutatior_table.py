@@ -17,14 +17,8 @@ from app.rules.dice import ScriptedDice
 from app.rules.mutatior.samples import grosbaf, scarabator, zetzet
 from app.rules.mutatior.sheet import sheet_of
 from app.services import content, tables
-from tests.table_harness import (
-    Step,
-    assert_rewind_and_redo_round_trip,
-    campaign_access,
-    campaign_with_players,
-    play,
-    user_ids,
-)
+from tests.seating import campaign_access, campaign_with_players, user_ids
+from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
 pytest_plugins = ["tests.match_fixtures"]
 SECRET = "test-secret"

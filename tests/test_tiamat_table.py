@@ -15,14 +15,8 @@ from app.rules.tiamat.profiles import jin, voyous
 from app.rules.tiamat.sheet import jack
 from app.services import tables
 from tests.helpers import form_actions, open_match_page
-from tests.table_harness import (
-    Step,
-    assert_rewind_and_redo_round_trip,
-    campaign_access,
-    campaign_with_players,
-    play,
-    user_ids,
-)
+from tests.seating import campaign_access, campaign_with_players, user_ids
+from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
 pytest_plugins = ["tests.match_fixtures"]
 
