@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -50,6 +51,27 @@ class WebUser:
         payload = {"csrf_token": self.csrf(csrf_path), **(data or {})}
         return self.client.post(path, data=payload, files=files,
                                 follow_redirects=follow_redirects, **kwargs)
+
+
+def open_match_page(gm: WebUser, campaign_id: int, name: str, characters: Iterable[int],
+                    **board: str) -> str:
+    """The GM opens a match from the campaign's form (board: width, height, unit); its URL."""
+    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
+        "csrf_token": gm.csrf(), "name": name, "characters": [str(c) for c in characters],
+        **board}, follow_redirects=False)
+    assert opened.status_code == 303, opened.text
+    return opened.headers["location"]
+
+
+def form_actions(url: str, dice) -> Callable[..., None]:
+    """``act(user, faces=(), **fields)``: script the table's dice (``dice.script``), post the
+    action's form to the match at ``url``; the post must succeed (303)."""
+    def act(user: WebUser, faces: Iterable[int] = (), **fields: str) -> None:
+        dice.script(*faces)
+        done = user.client.post(url + "/actions", data={"csrf_token": user.csrf(), **fields},
+                                follow_redirects=False)
+        assert done.status_code == 303, done.text
+    return act
 
 
 class ApiUser:

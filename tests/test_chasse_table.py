@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 from bs4 import BeautifulSoup
-from sqlalchemy import select, update
+from sqlalchemy import update
 
-from app.models import Character, Membership, Role, User
+from app.models import Character, User
 from app.rules.chasse.sheet import blank_sheet
 from app.rules.dice import ScriptedDice
-from app.services import campaigns, tables
-from app.services.access import load_campaign_access
+from app.services import tables
+from tests.helpers import form_actions, open_match_page
+from tests.seating import campaign_access, campaign_with_players, user_ids
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
 pytest_plugins = ["tests.match_fixtures"]
@@ -24,15 +25,13 @@ SECRET = "test-secret"
 def hunt(db, api):
     """GM Mia; Paul plays Ourk (javelin and spear); a lone boar in the valley."""
     users = {name: api(name) for name in ("mia", "paul")}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["mia"].id),
-                                         name="Tribu", system="chasse")
-    db.add(Membership(campaign_id=campaign.id, user_id=users["paul"].id, role=Role.PLAYER))
+    campaign = campaign_with_players(db, users["mia"].id, [users["paul"].id], name="Tribu",
+                                     system="chasse")
     ourk = Character(campaign_id=campaign.id, owner_id=users["paul"].id, name="Ourk",
                      sheet={**blank_sheet(), "weapons": ["javelot", "lance"]})
     db.add(ourk)
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
-              for name, user in users.items()}
+    access = campaign_access(db, {name: user.id for name, user in users.items()}, campaign.id)
     match = tables.create_match(db=db, secret=SECRET, access=access["mia"], name="Chasse",
                                 character_ids=[ourk.id], options={}, dice=ScriptedDice([]))
     return access, match, ourk.id, users
@@ -98,10 +97,9 @@ def test_the_json_api_gives_the_forms_and_refuses_illegal_moves(db, hunt):
 @pytest.fixture
 def hunt_page(db, web, libre_dice):
     people = {name: web(name) for name in ("mia", "paul")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="Tribu",
-                                         system="chasse")
-    db.add(Membership(campaign_id=campaign.id, user_id=ids["paul"], role=Role.PLAYER))
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["mia"], [ids["paul"]], name="Tribu",
+                                     system="chasse")
     ourk = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Ourk",
                      sheet={**blank_sheet(), "weapons": ["javelot"]})
     db.add(ourk)
@@ -110,28 +108,27 @@ def hunt_page(db, web, libre_dice):
     return people, campaign.id, ourk.id, libre_dice
 
 
-def test_the_table_page_runs_a_hunt(db, hunt_page):
+def open_valley_match(hunt_page) -> str:
+    """Mia opens "Vallée" from the page: Ourk on a 48 × 36 in board; its URL."""
     people, campaign_id, ourk, _dice = hunt_page
+    return open_match_page(people["mia"], campaign_id, "Vallée", [ourk],
+                           width="48", height="36", unit="in")
+
+
+def test_the_table_page_runs_a_hunt(db, hunt_page):
+    people, *_, dice = hunt_page
     mia, paul = people["mia"], people["paul"]
-    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": mia.csrf(), "name": "Vallée", "characters": [str(ourk)],
-        "width": "48", "height": "36", "unit": "in"}, follow_redirects=False)
-    assert opened.status_code == 303, opened.text
-    url = opened.headers["location"]
+    url = open_valley_match(hunt_page)
     page = BeautifulSoup(mia.client.get(url).text, "html.parser")
     assert page.select_one("#action-choose_scenario select[name=scenario]") is not None
-    for kind, fields in (("choose_scenario", {"scenario": "mammouth"}), ("begin_hunt", {})):
-        done = mia.client.post(url + "/actions", data={"csrf_token": mia.csrf(), "kind": kind,
-                                                       **fields}, follow_redirects=False)
-        assert done.status_code == 303, done.text
+    act = form_actions(url, dice)
+    act(mia, kind="choose_scenario", scenario="mammouth")
+    act(mia, kind="begin_hunt")
     page = BeautifulSoup(paul.client.get(url).text, "html.parser")
     assert page.select_one(".steps [aria-current=step]").text.strip() == "Lighting fires"
     assert page.select_one("#action-light_fire") is not None
     assert "Mammouth" in page.select_one(".participants").text
-    moved = paul.client.post(url + "/actions", data={"csrf_token": paul.csrf(),
-                                                     "kind": "next_step"},
-                             follow_redirects=False)
-    assert moved.status_code == 303, moved.text
+    act(paul, kind="next_step")
     page = BeautifulSoup(paul.client.get(url).text, "html.parser")
     move = page.select_one("#action-move")
     assert move is not None and move.select_one("input[name=group]") is not None
@@ -162,17 +159,10 @@ def test_the_sheet_pages_render(db, hunt_page):
 def test_the_hunt_reads_in_the_readers_words(db, hunt_page):
     """Keys become words (temperament, speed, herd, directions, prey outcomes), fractions
     are written as the reader writes them, and citations name the game and its section."""
-    people, campaign_id, ourk, _dice = hunt_page
+    people, campaign_id, _ourk, dice = hunt_page
     mia = people["mia"]
-    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": mia.csrf(), "name": "Vallée", "characters": [str(ourk)],
-        "width": "48", "height": "36", "unit": "in"}, follow_redirects=False)
-    url = opened.headers["location"]
-    done = mia.client.post(url + "/actions", data={"csrf_token": mia.csrf(),
-                                                   "kind": "choose_scenario",
-                                                   "scenario": "vallee"},
-                           follow_redirects=False)
-    assert done.status_code == 303, done.text
+    url = open_valley_match(hunt_page)
+    form_actions(url, dice)(mia, kind="choose_scenario", scenario="vallee")
 
     def read(client):
         page = BeautifulSoup(client.get(url).text, "html.parser")
@@ -233,18 +223,11 @@ def test_refusals_and_sheet_rules_are_in_the_readers_words():
 def test_a_prey_charge_reads_its_distances_and_a_solo_hunt_ends_with_its_score(db, hunt_page):
     """The log explains a prey's move (Dmax + red die, each figure's distance); a solo hunt
     ends with a score (not a ranking) and says why it ended."""
-    people, campaign_id, ourk, dice = hunt_page
+    people, *_, dice = hunt_page
     mia, paul = people["mia"], people["paul"]
-    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": mia.csrf(), "name": "Vallée", "characters": [str(ourk)],
-        "width": "48", "height": "36", "unit": "in"}, follow_redirects=False)
-    url = opened.headers["location"]
+    url = open_valley_match(hunt_page)
 
-    def act(user, faces=(), **fields):
-        dice.script(*faces)
-        done = user.client.post(url + "/actions", data={"csrf_token": user.csrf(), **fields},
-                                follow_redirects=False)
-        assert done.status_code == 303, done.text
+    act = form_actions(url, dice)
 
     # Ourk at (24, 34), a lone boar 7" north: the same hunt as the scripted one above.
     act(mia, kind="add_prey", species="sanglier", x="24", y="27")

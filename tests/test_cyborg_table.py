@@ -10,11 +10,12 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import select, update
 
-from app.models import Character, Membership, Role, User
+from app.models import Character, User
 from app.rules.cyborg.profiles import PROFILES
 from app.rules.dice import ScriptedDice
-from app.services import campaigns, tables
-from app.services.access import load_campaign_access
+from app.services import tables
+from tests.helpers import form_actions, open_match_page
+from tests.seating import campaign_access, campaign_with_players, user_ids
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
 pytest_plugins = ["tests.match_fixtures"]
@@ -32,17 +33,15 @@ def door_cyborg() -> dict:
 def lab(db, api):
     """A cyborg campaign: GM Mia, Paul plays Kenji, the GM's octopus alien."""
     users = {name: api(name) for name in ("mia", "paul")}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["mia"].id),
-                                         name="KCA", system="cyborg")
-    db.add(Membership(campaign_id=campaign.id, user_id=users["paul"].id, role=Role.PLAYER))
+    campaign = campaign_with_players(db, users["mia"].id, [users["paul"].id], name="KCA",
+                                     system="cyborg")
     kenji = Character(campaign_id=campaign.id, owner_id=users["paul"].id, name="Kenji",
                       sheet=door_cyborg())
     octopus = Character(campaign_id=campaign.id, owner_id=None, name="Pieuvre",
                         sheet=copy.deepcopy(PROFILES["pieuvre"].sheet))
     db.add_all([kenji, octopus])
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
-              for name, user in users.items()}
+    access = campaign_access(db, {name: user.id for name, user in users.items()}, campaign.id)
     match = tables.create_match(db=db, secret=SECRET, access=access["mia"], name="Labo",
                                 character_ids=[kenji.id, octopus.id],
                                 options={"width": 40, "height": 30, "unit": "sq"},
@@ -122,10 +121,9 @@ def test_the_json_api_gives_the_state_and_legal_forms(db, lab):
 @pytest.fixture
 def lab_page(db, web, libre_dice):
     people = {name: web(name) for name in ("mia", "paul")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="KCA",
-                                         system="cyborg")
-    db.add(Membership(campaign_id=campaign.id, user_id=ids["paul"], role=Role.PLAYER))
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["mia"], [ids["paul"]], name="KCA",
+                                     system="cyborg")
     kenji = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Kenji",
                       sheet=door_cyborg())
     octopus = Character(campaign_id=campaign.id, name="Pieuvre",
@@ -136,14 +134,17 @@ def lab_page(db, web, libre_dice):
     return people, campaign.id, kenji.id, octopus.id, libre_dice
 
 
+def open_lab_match(lab_page) -> str:
+    """Mia opens "Labo" from the page: Kenji and the octopus on 40 × 30 squares; its URL."""
+    people, campaign_id, kenji, octopus, _dice = lab_page
+    return open_match_page(people["mia"], campaign_id, "Labo", [kenji, octopus],
+                           width="40", height="30", unit="sq")
+
+
 def test_the_table_page_plays_an_attack(db, lab_page):
-    people, campaign_id, kenji, octopus, dice = lab_page
+    people, *_, dice = lab_page
     mia, paul = people["mia"], people["paul"]
-    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
-        "width": "40", "height": "30", "unit": "sq"}, follow_redirects=False)
-    assert opened.status_code == 303, opened.text
-    url = opened.headers["location"]
+    url = open_lab_match(lab_page)
     page = BeautifulSoup(mia.client.get(url).text, "html.parser")
     assert page.select_one("#action-roll_initiative") is not None
     assert "Pieuvre" in page.select_one(".participants").text
@@ -508,18 +509,11 @@ def test_ram_camouflage_and_the_crush_over_the_json_api(db, lab, libre_dice):
 
 
 def test_the_table_page_offers_the_forms_and_the_log_explains(db, lab_page):
-    people, campaign_id, kenji, octopus, dice = lab_page
+    people, *_, dice = lab_page
     mia, paul = people["mia"], people["paul"]
-    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
-        "width": "40", "height": "30", "unit": "sq"}, follow_redirects=False)
-    url = opened.headers["location"]
+    url = open_lab_match(lab_page)
 
-    def act(user, faces=(), **fields):
-        dice.script(*faces)
-        done = user.client.post(url + "/actions", data={"csrf_token": user.csrf(), **fields},
-                                follow_redirects=False)
-        assert done.status_code == 303, done.text
+    act = form_actions(url, dice)
 
     def page(user):
         return BeautifulSoup(user.client.get(url).text, "html.parser")
@@ -561,12 +555,9 @@ def test_a_melee_attack_out_of_reach_on_the_page(db, lab_page):
     """Paul (in French) is refused a punch from 14 squares, in words naming the distance, with
     nothing changed; he has no override box; the GM's octopus strikes from afar with the box
     ticked, and the log says the GM allowed it, in both languages."""
-    people, campaign_id, kenji, octopus, dice = lab_page
+    people, *_, dice = lab_page
     mia, paul = people["mia"], people["paul"]
-    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
-        "width": "40", "height": "30", "unit": "sq"}, follow_redirects=False)
-    url = opened.headers["location"]
+    url = open_lab_match(lab_page)
     paul.post("/account", {"display_name": "Paul", "locale": "fr"})
 
     def post(user, **fields):
@@ -627,8 +618,8 @@ def _chooser(db, campaign_id: int, kenji: int) -> dict:
 def test_skill_25_shows_on_the_sheet_the_printable_sheet_and_the_test_list(db, lab_page):
     from app.rules.cyborg.sheet import derived, validate
 
-    people, campaign_id, kenji, octopus, dice = lab_page
-    mia, paul = people["mia"], people["paul"]
+    people, campaign_id, kenji, _octopus, dice = lab_page
+    paul = people["paul"]
     sheet = _chooser(db, campaign_id, kenji)
     assert validate(sheet) == []
     chars = sheet["characteristics"]
@@ -657,10 +648,7 @@ def test_skill_25_shows_on_the_sheet_the_printable_sheet_and_the_test_list(db, l
         armament = page.select_one(".print-armament, table.weapons").text
         assert "déchirure" in armament and "dechirure" not in armament
     # The table's test list, and a test rolled on it against the player's formula.
-    opened = mia.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": mia.csrf(), "name": "Labo", "characters": [str(kenji), str(octopus)],
-        "width": "40", "height": "30", "unit": "sq"}, follow_redirects=False)
-    url = opened.headers["location"]
+    url = open_lab_match(lab_page)
     page = BeautifulSoup(paul.client.get(url).text, "html.parser")
     options = {o["value"]: o.text for o in page.select("#action-test select[name=skill] option")}
     assert options["au_choix"].startswith("Xénobiologie")

@@ -47,6 +47,15 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
+async def first_then_wait(cleaned: list) -> AsyncIterator[bytes]:
+    """A stream that sends b"first" then waits an hour; its cleanup appends to ``cleaned``."""
+    try:
+        yield b"first"
+        await asyncio.sleep(3600)
+    finally:
+        cleaned.append(True)
+
+
 def test_chunks_go_out_in_order_and_a_returning_generator_ends_the_response():
     async def chunks() -> AsyncIterator[bytes]:
         yield b"a"
@@ -105,13 +114,6 @@ def test_a_quiet_stream_gets_heartbeats_and_a_busy_one_does_not():
 def test_leaving_closes_the_generator_so_its_cleanup_runs():
     cleaned = []
 
-    async def chunks() -> AsyncIterator[bytes]:
-        try:
-            yield b"first"
-            await asyncio.sleep(3600)
-        finally:
-            cleaned.append(True)
-
     def ours(loop) -> set:
         # Only this loop's writers: a test server in another thread may open streams too.
         return {writer for writer in streams._Shutdown.writers if writer.get_loop() is loop}
@@ -119,7 +121,7 @@ def test_leaving_closes_the_generator_so_its_cleanup_runs():
     async def scenario():
         loop = asyncio.get_running_loop()
         client = Client()
-        task = asyncio.ensure_future(EventStreamResponse(chunks(), ping=10)(
+        task = asyncio.ensure_future(EventStreamResponse(first_then_wait(cleaned), ping=10)(
             SCOPE, client.receive, client.send))
         await asyncio.sleep(0.05)
         watched = ours(loop)
@@ -138,16 +140,9 @@ def test_a_server_shutdown_ends_every_open_stream(monkeypatch):
     monkeypatch.setattr(streams._Shutdown, "POLL_SECONDS", 0.01)
     cleaned = []
 
-    async def chunks() -> AsyncIterator[bytes]:
-        try:
-            yield b"first"
-            await asyncio.sleep(3600)
-        finally:
-            cleaned.append(True)
-
     async def scenario():
         clients = [Client() for _ in range(3)]
-        tasks = [asyncio.ensure_future(EventStreamResponse(chunks(), ping=10)(
+        tasks = [asyncio.ensure_future(EventStreamResponse(first_then_wait(cleaned), ping=10)(
             SCOPE, client.receive, client.send)) for client in clients]
         await asyncio.sleep(0.05)
         monkeypatch.setattr(AppStatus, "should_exit", True)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import update
 
-from app.models import Character, Match, Membership, Role, User
+from app.models import Character, Match, User
 from app.rules.dice import ScriptedDice, SeededDice
 from app.rules.mecha_ring.robot import total
-from app.services import campaigns, tables
+from app.services import tables
 from app.services.access import load_campaign_access
+from tests.seating import campaign_access, campaign_with_players, user_ids
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 from tests.test_match_stream import first_state, read_messages
 
@@ -27,11 +28,9 @@ SECRET = "test-secret"
 @pytest.fixture
 def ring(db, web, libre_dice):
     people = {name: web(name) for name in ("mia", "paul", "pia")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="MMMA",
-                                         system="mecha_ring")
-    db.add_all([Membership(campaign_id=campaign.id, user_id=ids[name], role=Role.PLAYER)
-                for name in ("paul", "pia")])
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["mia"], [ids["paul"], ids["pia"]], name="MMMA",
+                                     system="mecha_ring")
     boulon = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Écurie Boulon",
                        sheet={"robot_name": "Boulon-Boum", "crew": "", "implants": 3,
                               "tournaments": 0, "wins": 0, "titles": 0, "best_points": 0})
@@ -41,8 +40,7 @@ def ring(db, web, libre_dice):
     db.add_all([boulon, hurleur])
     db.execute(update(User).values(locale="en"))
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, ids[name]), campaign.id)
-              for name in people}
+    access = campaign_access(db, ids, campaign.id)
     return {"people": people, "access": access, "campaign": campaign.id,
             "boulon": boulon.id, "hurleur": hurleur.id, "dice": libre_dice}
 

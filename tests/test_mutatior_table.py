@@ -10,14 +10,14 @@ import copy
 import json
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import update
 
-from app.models import Character, Match, Membership, Role, User
+from app.models import Character, Match, User
 from app.rules.dice import ScriptedDice
 from app.rules.mutatior.samples import grosbaf, scarabator, zetzet
 from app.rules.mutatior.sheet import sheet_of
-from app.services import campaigns, content, tables
-from app.services.access import load_campaign_access
+from app.services import content, tables
+from tests.seating import campaign_access, campaign_with_players, user_ids
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
 pytest_plugins = ["tests.match_fixtures"]
@@ -27,11 +27,9 @@ SECRET = "test-secret"
 @pytest.fixture
 def arena(db, web, libre_dice):
     people = {name: web(name) for name in ("mia", "paul", "pia")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name)) for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["mia"]), name="Arène",
-                                         system="mutatior")
-    db.add_all([Membership(campaign_id=campaign.id, user_id=ids[name], role=Role.PLAYER)
-                for name in ("paul", "pia")])
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["mia"], [ids["paul"], ids["pia"]], name="Arène",
+                                     system="mutatior")
     gros = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Grosbaf",
                      sheet=sheet_of(grosbaf()))
     zet = Character(campaign_id=campaign.id, owner_id=ids["pia"], name="Zetzet",
@@ -39,10 +37,16 @@ def arena(db, web, libre_dice):
     db.add_all([gros, zet])
     db.execute(update(User).values(locale="en"))
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, ids[name]), campaign.id)
-              for name in people}
+    access = campaign_access(db, ids, campaign.id)
     return {"people": people, "access": access, "campaign": campaign.id,
             "gros": gros.id, "zet": zet.id, "dice": libre_dice}
+
+
+def open_bout(db, arena, name: str) -> Match:
+    """The GM (Mia) opens a match of Grosbaf against Zetzet, no dice scripted."""
+    return tables.create_match(db=db, secret=SECRET, access=arena["access"]["mia"], name=name,
+                               character_ids=[arena["gros"], arena["zet"]],
+                               dice=ScriptedDice([]))
 
 
 def opening(gm, paul, pia) -> list[Step]:
@@ -80,9 +84,7 @@ def example(paul, pia) -> list[Step]:
 
 def test_the_example_fight_through_the_engine_folds_and_rewinds(db, arena):
     gm, paul, pia = (arena["access"][name] for name in ("mia", "paul", "pia"))
-    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Le choc",
-                                character_ids=[arena["gros"], arena["zet"]],
-                                dice=ScriptedDice([]))
+    match = open_bout(db, arena, "Le choc")
     play(db, SECRET, match, opening(gm, paul, pia) + example(paul, pia))
     db.refresh(match)
     state = match.state
@@ -115,9 +117,7 @@ def test_the_example_fight_through_the_engine_folds_and_rewinds(db, arena):
 
 def test_a_re_roll_through_the_engine_folds_and_rewinds(db, arena):
     gm, paul, pia = (arena["access"][name] for name in ("mia", "paul", "pia"))
-    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Relance",
-                                character_ids=[arena["gros"], arena["zet"]],
-                                dice=ScriptedDice([]))
+    match = open_bout(db, arena, "Relance")
     pia_team = f"owner-{pia.user.id}"
     play(db, SECRET, match, [
         *opening(gm, paul, pia),
@@ -232,9 +232,7 @@ def test_the_gm_custom_implant_is_offered_used_and_copied_into_the_match(db, are
     sheet["limbs"][2]["offensive"] = saw.key  # his left arm gets the saw instead of claws
     gros.sheet = sheet
     db.commit()
-    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Scie",
-                                character_ids=[arena["gros"], arena["zet"]],
-                                dice=ScriptedDice([]))
+    match = open_bout(db, arena, "Scie")
     db.refresh(match)
     assert match.state["content"]["offensive_implant"][0]["key"] == saw.key
     weights = tables.system_of(match).view(match.state, tables.actor_for(db, gm))["weights"]
@@ -256,10 +254,7 @@ def test_names_typed_by_players_are_never_live_html(db, arena):
     sheet["team"] = evil
     gros.sheet, gros.name = sheet, evil
     db.commit()
-    gm = arena["access"]["mia"]
-    match = tables.create_match(db=db, secret=SECRET, access=gm, name=evil,
-                                character_ids=[arena["gros"], arena["zet"]],
-                                dice=ScriptedDice([]))
+    match = open_bout(db, arena, evil)
     db.commit()
     for path in (f"/campaigns/{arena['campaign']}/matches/{match.id}",
                  f"/campaigns/{arena['campaign']}/characters/{arena['gros']}",
@@ -272,10 +267,7 @@ def test_names_typed_by_players_are_never_live_html(db, arena):
 
 
 def test_the_json_api_shows_the_state_and_applies_actions(db, arena):
-    gm = arena["access"]["mia"]
-    match = tables.create_match(db=db, secret=SECRET, access=gm, name="API",
-                                character_ids=[arena["gros"], arena["zet"]],
-                                dice=ScriptedDice([]))
+    match = open_bout(db, arena, "API")
     db.commit()
     client = arena["people"]["paul"].client
     base = f"/api/v1/campaigns/{arena['campaign']}/matches/{match.id}"
@@ -385,10 +377,7 @@ def test_a_team_named_first_in_a_sentence_starts_with_a_capital_in_french():
 def test_a_secret_bet_never_reaches_the_other_trainer(db, arena):
     """§ 3-3 "secrètement": Pia bets on Zetzet; Paul sees neither the bet in the state nor
     its line in the log, over the API and on the table page; the GM sees both."""
-    gm = arena["access"]["mia"]
-    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Paris",
-                                character_ids=[arena["gros"], arena["zet"]],
-                                dice=ScriptedDice([]))
+    match = open_bout(db, arena, "Paris")
     db.commit()
     pia, paul, mia = (arena["people"][name] for name in ("pia", "paul", "mia"))
     base = f"/api/v1/campaigns/{arena['campaign']}/matches/{match.id}"
@@ -410,9 +399,7 @@ def test_a_crowd_retry_shows_its_bonus_in_the_form_the_api_and_the_log(db, arena
     team failed the spotlight once; at the next natural 7 its form and the API say +1, and the
     retry's log line adds it to the dice."""
     gm, paul, pia = (arena["access"][name] for name in ("mia", "paul", "pia"))
-    match = tables.create_match(db=db, secret=SECRET, access=gm, name="Foule",
-                                character_ids=[arena["gros"], arena["zet"]],
-                                dice=ScriptedDice([]))
+    match = open_bout(db, arena, "Foule")
     team = f"owner-{pia.user.id}"
     play(db, SECRET, match, [
         *opening(gm, paul, pia),

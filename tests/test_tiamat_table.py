@@ -9,12 +9,13 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import select, update
 
-from app.models import Character, Membership, Role, Roll, User
+from app.models import Character, Roll, User
 from app.rules.dice import ScriptedDice
 from app.rules.tiamat.profiles import jin, voyous
 from app.rules.tiamat.sheet import jack
-from app.services import campaigns, tables
-from app.services.access import load_campaign_access
+from app.services import tables
+from tests.helpers import form_actions, open_match_page
+from tests.seating import campaign_access, campaign_with_players, user_ids
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
 pytest_plugins = ["tests.match_fixtures"]
@@ -26,17 +27,15 @@ SECRET = "test-secret"
 def warehouse(db, api):
     """GM Christophe, Nicolas plays Jack; the GM's voyous and Jin Chun-Fung."""
     users = {name: api(name) for name in ("christophe", "nicolas")}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, users["christophe"].id),
-                                         name="Tiamat", system="tiamat")
-    db.add(Membership(campaign_id=campaign.id, user_id=users["nicolas"].id, role=Role.PLAYER))
+    campaign = campaign_with_players(db, users["christophe"].id, [users["nicolas"].id],
+                                     name="Tiamat", system="tiamat")
     hero = Character(campaign_id=campaign.id, owner_id=users["nicolas"].id, name="Jack",
                      sheet=jack())
     thugs = Character(campaign_id=campaign.id, name="Voyous", sheet=voyous())
     boss = Character(campaign_id=campaign.id, name="Jin Chun-Fung", sheet=jin())
     db.add_all([hero, thugs, boss])
     db.commit()
-    access = {name: load_campaign_access(db, db.get(User, user.id), campaign.id)
-              for name, user in users.items()}
+    access = campaign_access(db, {name: user.id for name, user in users.items()}, campaign.id)
     match = tables.create_match(db=db, secret=SECRET, access=access["christophe"],
                                 name="Entrepôt n°8", character_ids=[hero.id, thugs.id],
                                 options={}, dice=ScriptedDice([]))
@@ -96,11 +95,9 @@ def test_the_json_api_gives_the_legal_forms_and_refuses_without_change(db, wareh
 @pytest.fixture
 def warehouse_page(db, web, libre_dice):
     people = {name: web(name) for name in ("christophe", "nicolas")}
-    ids = {name: db.scalar(select(User.id).where(User.username_key == name))
-           for name in people}
-    campaign = campaigns.create_campaign(db=db, user=db.get(User, ids["christophe"]),
-                                         name="Tiamat", system="tiamat")
-    db.add(Membership(campaign_id=campaign.id, user_id=ids["nicolas"], role=Role.PLAYER))
+    ids = user_ids(db, people)
+    campaign = campaign_with_players(db, ids["christophe"], [ids["nicolas"]], name="Tiamat",
+                                     system="tiamat")
     hero = Character(campaign_id=campaign.id, owner_id=ids["nicolas"], name="Jack",
                      sheet=jack())
     thugs = Character(campaign_id=campaign.id, name="Voyous", sheet=voyous())
@@ -110,14 +107,16 @@ def warehouse_page(db, web, libre_dice):
     return people, campaign.id, hero.id, thugs.id, libre_dice
 
 
+def open_warehouse_match(warehouse_page) -> str:
+    """Christophe opens "Entrepôt n°8" from the page, Jack against the thugs; its URL."""
+    people, campaign_id, hero, thugs, _dice = warehouse_page
+    return open_match_page(people["christophe"], campaign_id, "Entrepôt n°8", [hero, thugs])
+
+
 def test_the_table_page_plays_the_first_blow_in_french(db, warehouse_page):
-    people, campaign_id, hero, thugs, dice = warehouse_page
+    people, *_, dice = warehouse_page
     gm, nicolas = people["christophe"], people["nicolas"]
-    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": gm.csrf(), "name": "Entrepôt n°8",
-        "characters": [str(hero), str(thugs)]}, follow_redirects=False)
-    assert opened.status_code == 303, opened.text
-    url = opened.headers["location"]
+    url = open_warehouse_match(warehouse_page)
     page = BeautifulSoup(gm.client.get(url).text, "html.parser")
     assert page.select_one("#action-roll_initiative") is not None
     assert "Voyous" in page.select_one(".participants").text
@@ -208,10 +207,7 @@ def test_secret_orders_reach_only_their_writer_and_the_gm(db, warehouse_page):
     dante = Character(campaign_id=campaign_id, name="Dante", sheet=twin)
     db.add(dante)
     db.commit()
-    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": gm.csrf(), "name": "Duel", "characters": [str(hero), str(dante.id)]},
-        follow_redirects=False)
-    url = opened.headers["location"]
+    url = open_match_page(gm, campaign_id, "Duel", [hero, dante.id])
     dice.script(8, 2, 8, 3)  # 8 and 8, Rapidité 2 and 2: simultaneous
     gm.client.post(url + "/actions", data={"csrf_token": gm.csrf(), "kind": "roll_initiative"})
     page = BeautifulSoup(nicolas.client.get(url).text, "html.parser")
@@ -241,20 +237,15 @@ def test_the_gm_corrects_with_the_words_the_page_shows_and_the_log_says_them(
     """« à terre », « sonné », « oui » typed as the help says; the log reads them back in
     words (never a_terre, sonne, True); an unknown word is refused in French, nothing
     changed."""
-    people, campaign_id, hero, thugs, _dice = warehouse_page
+    people, *_, dice = warehouse_page
     gm = people["christophe"]
-    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": gm.csrf(), "name": "Entrepôt n°8",
-        "characters": [str(hero), str(thugs)]}, follow_redirects=False)
-    url = opened.headers["location"]
+    url = open_warehouse_match(warehouse_page)
     help_text = BeautifulSoup(gm.client.get(url).text, "html.parser").select_one(
         "#action-gm_adjust").text
     assert "debout ou à terre" in help_text and "a_terre" not in help_text
+    act = form_actions(url, dice)
     for field, value in (("posture", "à terre"), ("state", "Sonné"), ("ko", "oui")):
-        assert gm.client.post(url + "/actions", data={
-            "csrf_token": gm.csrf(), "kind": "gm_adjust", "participant": "p1",
-            "field": field, "value": value, "rounds": "2"},
-            follow_redirects=False).status_code == 303
+        act(gm, kind="gm_adjust", participant="p1", field=field, value=value, rounds="2")
     text = " ".join(BeautifulSoup(gm.client.get(url).text, "html.parser").stripped_strings)
     assert "Jack, posture debout → à terre." in text
     assert "Jack, états aucun → sonné." in text
@@ -288,12 +279,9 @@ def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, wareh
     """Issue 11 leftovers on the French page: Jack's 9 mm shows its magazine and loses a
     round per shot (« Munitions »), a state set for a while ends by itself with a log line,
     and running in a forest rolls Habileté + Course (« Course »)."""
-    people, campaign_id, hero, thugs, dice = warehouse_page
+    people, *_, dice = warehouse_page
     gm, nicolas = people["christophe"], people["nicolas"]
-    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": gm.csrf(), "name": "Entrepôt n°8",
-        "characters": [str(hero), str(thugs)]}, follow_redirects=False)
-    url = opened.headers["location"]
+    url = open_warehouse_match(warehouse_page)
 
     def post(who, **data):
         response = who.client.post(url + "/actions", data={"csrf_token": who.csrf(), **data},
@@ -327,17 +315,12 @@ def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, wareh
 
 def test_the_log_says_one_hour_and_three_hours_of_rest(db, warehouse_page):
     """« 1 heure de repos », « 3 heures de sommeil »: real plurals, never « heure(s) »."""
-    people, campaign_id, hero, thugs, _dice = warehouse_page
+    people, *_, dice = warehouse_page
     gm = people["christophe"]
-    opened = gm.client.post(f"/campaigns/{campaign_id}/matches", data={
-        "csrf_token": gm.csrf(), "name": "Entrepôt n°8",
-        "characters": [str(hero), str(thugs)]}, follow_redirects=False)
-    url = opened.headers["location"]
+    url = open_warehouse_match(warehouse_page)
+    act = form_actions(url, dice)
     for what, amount in (("rest_hours", "1"), ("sleep_hours", "3"), ("calm", "1")):
-        response = gm.client.post(url + "/actions", data={
-            "csrf_token": gm.csrf(), "kind": "recover", "participant": "p1", "what": what,
-            "amount": amount}, follow_redirects=False)
-        assert response.status_code == 303, response.text
+        act(gm, kind="recover", participant="p1", what=what, amount=amount)
     log = " ".join(BeautifulSoup(gm.client.get(url).text, "html.parser").select_one(
         "#log").stripped_strings)
     assert ": 1 heure de repos." in log and ": 3 heures de sommeil." in log
