@@ -136,9 +136,50 @@ def short_label(name: str) -> str:
     return " ".join(kept or words[:1]) + "…"
 
 
+def token_radius(board: dict[str, Any]) -> float:
+    """A token's radius in board units, as ``_board_svg.html`` draws it (the game's base,
+    never smaller than a sixtieth of the board: a finger's width on a phone)."""
+    scale = BOARD_SCALE.get(board.get("unit", "cm"), BOARD_SCALE["cm"])
+    return max(scale["radius"], float(board.get("width") or 0) / 60)
+
+
+# Where a label sits, in token radii from the token's centre: its text's middle line.
+LABEL_BELOW, LABEL_ABOVE = 1.9, -1.7
+LABEL_HEIGHT, LABEL_CHAR_WIDTH = 1.0, 0.55  # the text's box, in radii (font: 0.95 radius)
+
+
+def labels_above(state: State, labels: dict[str, str]) -> set[str]:
+    """The tokens whose label goes above them: a label under a token that would touch one
+    already placed (two figures side by side) moves up, so two names never overlap; when
+    both places are taken, it stays under (the full name is in the tooltip)."""
+    tokens = state.get("tokens") or {}
+    radius = token_radius(state.get("board") or {})
+    placed: list[tuple[float, float, float, float]] = []  # boxes: left, top, right, bottom
+    above = set()
+    for token_id in state.get("order") or list(tokens):
+        token = tokens.get(token_id)
+        if token is None:
+            continue
+        half = len(labels.get(token_id, "")) * LABEL_CHAR_WIDTH * radius / 2
+        x, y = float(token.get("x") or 0), float(token.get("y") or 0)
+        boxes = [(x - half, y + (offset - LABEL_HEIGHT / 2) * radius,
+                  x + half, y + (offset + LABEL_HEIGHT / 2) * radius)
+                 for offset in (LABEL_BELOW, LABEL_ABOVE)]
+        free = [box for box in boxes if not any(_overlap(box, other) for other in placed)]
+        chosen = free[0] if free else boxes[0]
+        if chosen is boxes[1]:
+            above.add(token_id)
+        placed.append(chosen)
+    return above
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 def token_looks(state: State, portraits: Iterable[int] = ()) -> dict[str, dict[str, Any]]:
-    """How each token is drawn: its side's colour class, its short label, its portrait's
-    character id (when that character has one)."""
+    """How each token is drawn: its side's colour class, its short label and whether it
+    goes above the token, its portrait's character id (when that character has one)."""
     tokens = state.get("tokens") or {}
     keys = {side_key(token) for token in tokens.values()}
     sides = sorted(key for key in keys if not key.startswith("gm"))
@@ -155,6 +196,9 @@ def token_looks(state: State, portraits: Iterable[int] = ()) -> dict[str, dict[s
         character = token.get("character_id")
         looks[token_id] = {"side": colour[side_key(token)], "label": short,
                            "portrait": character if character in with_portrait else None}
+    above = labels_above(state, {token_id: look["label"] for token_id, look in looks.items()})
+    for token_id in above:
+        looks[token_id]["above"] = True
     return looks
 
 
