@@ -137,8 +137,8 @@ def short_label(name: str) -> str:
 
 
 def token_radius(board: dict[str, Any]) -> float:
-    """A token's radius in board units, as ``_board_svg.html`` draws it (the game's base,
-    never smaller than a sixtieth of the board: a finger's width on a phone)."""
+    """A token's radius in board units, as ``_board_svg.html`` draws it and its labels are
+    placed (the game's base, never smaller than a sixtieth of the board)."""
     scale = BOARD_SCALE.get(board.get("unit", "cm"), BOARD_SCALE["cm"])
     return max(scale["radius"], float(board.get("width") or 0) / 60)
 
@@ -208,6 +208,7 @@ def state_context(state: State, *, system_key: str, seq: int,
     board = state.get("board") or {}
     return {"state": state, "seq": seq, "movable": set(movable), "system_key": system_key,
             "scale": BOARD_SCALE.get(board.get("unit", "cm"), BOARD_SCALE["cm"]),
+            "radius": token_radius(board),
             "current": (state.get("tokens") or {}).get(state.get("turn") or ""),
             "looks": token_looks(state, portraits), "campaign_id": campaign_id}
 
