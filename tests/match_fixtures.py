@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import pytest
 from sqlalchemy import select, update
 
-from app.http.deps import table_dice
 from app.models import Character, Match, Membership, Role, User
 from app.rules.dice import ScriptedDice
 from app.services import campaigns
@@ -30,8 +29,8 @@ class TableDice:
     def script(self, *faces: int) -> None:
         self.current = ScriptedDice(faces)
 
-    def __call__(self) -> ScriptedDice:
-        return self.current
+    def roll(self, sides: int, *, count: int = 1) -> list[int]:
+        return self.current.roll(sides, count=count)
 
 
 @dataclass
@@ -72,9 +71,9 @@ class Table:
 @pytest.fixture
 def libre_dice(app) -> Iterator[TableDice]:
     table_dice_for_test = TableDice()
-    app.dependency_overrides[table_dice] = table_dice_for_test
+    app.state.dice = table_dice_for_test
     yield table_dice_for_test
-    app.dependency_overrides.pop(table_dice, None)
+    app.state.dice = None
 
 
 @pytest.fixture

@@ -16,9 +16,8 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, Header, Path, Query, Request
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
@@ -32,14 +31,18 @@ from app.http.deps import (
     SettingsDep,
     TableDice,
     adopt_viewer,
+    dice_for,
     known_viewer,
-    load_viewer,
+    load_member_viewer,
     protected_router,
+    verify_csrf,
 )
 from app.http.deps import Viewer as RequestViewer
+from app.http.lean_route import lean_route, path_id
 from app.http.streams import EventStreamResponse, FeedSource, Item, event_stream
 from app.i18n import gettext
 from app.models import Match
+from app.rules.dice import Dice
 from app.rules.match import Actor
 from app.services import match_publish, tables
 from app.services.access import CampaignAccess, load_campaign_access
@@ -51,8 +54,9 @@ BASE = "/campaigns/{campaign_id}/matches"
 ONE = BASE + "/{match_id}"
 MatchId = Annotated[int, Path(ge=1, le=MAX_ID)]
 Seq = Annotated[int, Field(ge=0, le=MAX_ID)]
+IDEMPOTENCY_KEY_MAX = 100
 IdempotencyKey = Annotated[str | None, Header(
-    alias="Idempotency-Key", min_length=1, max_length=100,
+    alias="Idempotency-Key", min_length=1, max_length=IDEMPOTENCY_KEY_MAX,
     description="Any unique string per intended action (a UUID): a retry with the same key "
                 "and payload applies once.")]
 # An action is a small JSON object; this bounds what the rules are asked to read.
@@ -194,6 +198,96 @@ def _viewer(access: CampaignAccess) -> Actor:
 
 # — routes ————————————————————————————————————————————————————————————————————
 
+# The action route first: the hottest, it is matched before the others.
+
+async def _lean_action(request: Request) -> Response | None:
+    """The action route without FastAPI's per-request dependency solving, for a well-formed
+    request; anything else (a malformed body, an id or a header out of bounds, a body that is
+    not JSON) goes to ``post_action`` as declared, which refuses it (``lean_route``)."""
+    await verify_csrf(request, request.app.state.settings)
+    campaign_id = path_id(request, "campaign_id", MAX_ID)
+    match_id = path_id(request, "match_id", MAX_ID)
+    key = request.headers.get("idempotency-key")
+    if (campaign_id is None or match_id is None
+            or (key is not None and not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX)
+            or request.headers.get("content-type", "").partition(";")[0] != "application/json"):
+        return None
+    try:
+        body = ActionIn.model_validate(json.loads(await request.body()))
+    except (ValueError, ValidationError):  # ValueError: not JSON
+        return None
+    return await _act(request, campaign_id, match_id, body, dice_for(request), key)
+
+
+async def post_action(body: ActionIn, request: Request, campaign_id: IdParam, match_id: MatchId,
+                      dice: TableDice, idempotency_key: IdempotencyKey = None) -> Response:
+    """Act at the table. 409: the table moved on (``error.details`` has the current ``seq``
+    and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
+    for another payload (``idempotency_key_reused``). Spectators watch: 403."""
+    return await _act(request, campaign_id, match_id, body, dice, idempotency_key)
+
+
+router.add_api_route(ONE + "/actions", post_action, methods=["POST"], response_model=ActionOut,
+                     responses=error_responses(404, 409),
+                     route_class_override=lean_route(_lean_action))
+
+
+async def _act(request: Request, campaign_id: int, match_id: int, body: ActionIn, dice: Dice,
+               idempotency_key: str | None) -> Response:
+    # The hottest route: one thread-pool hop, taken in turn (``WriteQueue``), and one
+    # transaction for all of its database work — who is asking, their membership and the
+    # campaign in one statement, then the table's write — where the usual dependencies took
+    # a hop and a read transaction of their own for the session (docs/benchmarks.md
+    # § Actions per second). The answer is written as JSON here (``ActionOut``'s shape,
+    # checked by tests/test_match_api.py), not validated again.
+    state = request.app.state
+    settings = state.settings
+    read: list[RequestViewer] = [known] if (known := known_viewer(request)) else []
+
+    def act() -> tuple[Actor, tables.ActionOutcome] | None:
+        with state.sessionmaker() as db, write_transaction(db):
+            access = None
+            if not read:
+                viewer, access = load_member_viewer(db, request, settings, campaign_id)
+                read.append(viewer)
+            user = read[0].user
+            if user is None:
+                return None  # an expired session's removal commits; then 401
+            adopt_viewer(request, read[0])  # the rules' messages in the user's language
+            if access is None:
+                access = load_campaign_access(db, user, campaign_id)
+            access.require_player_or_gm()
+            return _viewer(access), tables.apply_action(
+                db=db, secret=settings.resolved_secret_key, access=access,
+                match_id=match_id, action=body.action, expected_seq=body.seq, dice=dice,
+                idempotency_key=idempotency_key)
+
+    try:
+        done = await state.write_queue.run(act)
+    finally:
+        if read:  # the thread's language stays in the thread: the answer needs it here too
+            adopt_viewer(request, read[0])
+    if done is None:
+        raise NotAuthenticated()
+    viewer, outcome = done
+    match_publish.publish_outcome(state.broker, outcome)
+    return Response(json.dumps({
+        "seq": outcome.seq,
+        "events": [_event_out(tables.redact(event, viewer)) for event in outcome.events],
+        "replayed": outcome.replayed}, ensure_ascii=False, separators=(",", ":")),
+        media_type="application/json")
+
+
+def _event_out(event: dict[str, Any]) -> dict[str, Any]:
+    """``EventOut``'s fields, in its order, its time written as pydantic writes it."""
+    created = event.get("created_at")
+    if isinstance(created, str) and created.endswith("+00:00"):
+        created = created[:-6] + "Z"
+    return {"seq": event["seq"], "kind": event["kind"], "payload": event["payload"],
+            "actor_id": event["actor_id"], "visibility": event["visibility"],
+            "reverted": event["reverted"], "created_at": created}
+
+
 @router.get(BASE, response_model=list[MatchSummary], responses=error_responses(404))
 def list_matches(db: DbSession, access: MemberAccess) -> list[MatchSummary]:
     """The campaign's matches, the newest first (every member)."""
@@ -233,62 +327,6 @@ def match_log(db: DbSession, access: MemberAccess, match_id: MatchId,
     last = rows[-1].seq if rows else after_seq
     return LogOut(events=[EventOut(**event) for event in events], next_after_seq=last,
                   has_more=last < match.seq)
-
-
-@router.post(ONE + "/actions", response_model=ActionOut, responses=error_responses(404, 409))
-async def post_action(body: ActionIn, request: Request, campaign_id: IdParam, match_id: MatchId,
-                      dice: TableDice, idempotency_key: IdempotencyKey = None) -> Response:
-    """Act at the table. 409: the table moved on (``error.details`` has the current ``seq``
-    and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
-    for another payload (``idempotency_key_reused``). Spectators watch: 403."""
-
-    # The hottest route: one thread-pool hop and one transaction for all of its database
-    # work — who is asking (the session), their membership, the table's write — where the
-    # usual dependencies took a hop and a read transaction of their own for the session
-    # (docs/benchmarks.md § Actions per second). The answer is written as JSON here
-    # (``ActionOut``'s shape, checked by tests/test_match_api.py), not validated again.
-    state = request.app.state
-    settings = state.settings
-    read: list[RequestViewer] = [known] if (known := known_viewer(request)) else []
-
-    def act() -> tuple[Actor, tables.ActionOutcome] | None:
-        with state.sessionmaker() as db, write_transaction(db):
-            if not read:
-                read.append(load_viewer(db, request, settings))
-            user = read[0].user
-            if user is None:
-                return None  # an expired session's removal commits; then 401
-            adopt_viewer(request, read[0])  # the rules' messages in the user's language
-            access = load_campaign_access(db, user, campaign_id).require_player_or_gm()
-            return _viewer(access), tables.apply_action(
-                db=db, secret=settings.resolved_secret_key, access=access,
-                match_id=match_id, action=body.action, expected_seq=body.seq, dice=dice,
-                idempotency_key=idempotency_key)
-
-    try:
-        done = await run_in_threadpool(act)
-    finally:
-        if read:  # the thread's language stays in the thread: the answer needs it here too
-            adopt_viewer(request, read[0])
-    if done is None:
-        raise NotAuthenticated()
-    viewer, outcome = done
-    match_publish.publish_outcome(state.broker, outcome)
-    return Response(json.dumps({
-        "seq": outcome.seq,
-        "events": [_event_out(tables.redact(event, viewer)) for event in outcome.events],
-        "replayed": outcome.replayed}, ensure_ascii=False, separators=(",", ":")),
-        media_type="application/json")
-
-
-def _event_out(event: dict[str, Any]) -> dict[str, Any]:
-    """``EventOut``'s fields, in its order, its time written as pydantic writes it."""
-    created = event.get("created_at")
-    if isinstance(created, str) and created.endswith("+00:00"):
-        created = created[:-6] + "Z"
-    return {"seq": event["seq"], "kind": event["kind"], "payload": event["payload"],
-            "actor_id": event["actor_id"], "visibility": event["visibility"],
-            "reverted": event["reverted"], "created_at": created}
 
 
 @router.post(ONE + "/rewind", response_model=ActionOut, responses=error_responses(404, 409))

@@ -25,7 +25,7 @@ from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
 from app.models import User
 from app.rules.dice import Dice, SystemDice
 from app.services import instance
-from app.services.access import CampaignAccess, load_campaign_access
+from app.services.access import CampaignAccess, load_campaign_access, read_member_session
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 CSRF_HEADER = "X-CSRF-Token"
@@ -103,6 +103,20 @@ def load_viewer(db: Session, request: Request, settings: Settings) -> Viewer:
     return Viewer(user=user, session_token=token if user else None,
                   via_bearer=via_bearer and user is not None,
                   anon_id=getattr(request.state, "anon_id", None))
+
+
+def load_member_viewer(db: Session, request: Request, settings: Settings,
+                       campaign_id: int) -> tuple[Viewer, CampaignAccess | None]:
+    """``load_viewer``, and the viewer's access to ``campaign_id`` when one statement could
+    read both (a live session: the action route's usual case); None leaves that to
+    ``load_campaign_access``. The access's objects are a snapshot, never to be written."""
+    token, via_bearer = _presented_token(request, settings)
+    found = read_member_session(db, token, campaign_id, settings) if token else None
+    if found is None:
+        return load_viewer(db, request, settings), None
+    user, access = found
+    return Viewer(user=user, session_token=token, via_bearer=via_bearer,
+                  anon_id=getattr(request.state, "anon_id", None)), access
 
 
 def adopt_viewer(request: Request, viewer: Viewer) -> Viewer:
@@ -212,11 +226,15 @@ MAX_ID = 2_147_483_647
 IdParam = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
-async def table_dice(request: Request) -> Dice:
+def dice_for(request: Request) -> Dice:
     """The dice the server rolls with: fair and unpredictable, unless a test put its own in
-    ``app.state.dice`` or overrides this dependency."""
+    ``app.state.dice``."""
     scripted = getattr(request.app.state, "dice", None)
     return scripted if scripted is not None else SystemDice()
+
+
+async def table_dice(request: Request) -> Dice:
+    return dice_for(request)
 
 
 TableDice = Annotated[Dice, Depends(table_dice)]
