@@ -87,6 +87,19 @@ def end_all_sessions(db: Session, user_id: int) -> None:
     db.execute(delete(UserSession).where(UserSession.user_id == user_id))
 
 
+def session_expired(created_at: datetime, last_seen_at: datetime, disabled_at: datetime | None,
+                    settings: Settings, now: datetime) -> bool:
+    """Idle too long, open too long, or its account disabled: the session is over."""
+    idle = now - last_seen_at > timedelta(minutes=settings.session_idle_minutes)
+    too_old = now - created_at > timedelta(hours=settings.session_absolute_hours)
+    return idle or too_old or disabled_at is not None
+
+
+def touch_due(last_seen_at: datetime, now: datetime) -> bool:
+    """Whether ``last_seen_at`` is to be written again (once a minute at most)."""
+    return now - last_seen_at > LAST_SEEN_RESOLUTION
+
+
 # Built once: every request runs it (building a statement costs more than running it).
 _SESSION_BY_HASH = select(UserSession).where(UserSession.token_hash == bindparam("token_hash"))
 
@@ -97,13 +110,12 @@ def find_session(db: Session, token: str, settings: Settings) -> UserSession | N
     if record is None:
         return None
     now = utcnow()
-    idle = now - record.last_seen_at > timedelta(minutes=settings.session_idle_minutes)
-    too_old = now - record.created_at > timedelta(hours=settings.session_absolute_hours)
-    if idle or too_old or record.user.disabled_at is not None:
+    if session_expired(record.created_at, record.last_seen_at, record.user.disabled_at,
+                       settings, now):
         with write_transaction(db):
             db.execute(delete(UserSession).where(UserSession.id == record.id))
         return None
-    if now - record.last_seen_at > LAST_SEEN_RESOLUTION:
+    if touch_due(record.last_seen_at, now):
         record_id = record.id
         with write_transaction(db):
             db.execute(update(UserSession).where(UserSession.id == record_id)

@@ -61,8 +61,7 @@ def test_a_roll_reads_each_thing_once_and_writes_in_one_transaction(app, table):
     counted = sql.counted()
     work = {key: n for key, n in counted.items() if key[1]}
     assert work == {
-        ("SELECT", "user_sessions"): 1,   # who asks (the session, with its user)
-        ("SELECT", "campaigns"): 1,       # the campaign and the membership, joined
+        ("SELECT", "user_sessions"): 1,   # who asks, their membership and the campaign
         ("SELECT", "characters"): 1,      # the characters they play (the rules' actor)
         ("SELECT", "matches"): 1,         # the snapshot, under the write lock
         ("INSERT", "rolls"): 1,           # the signed roll: its row…
@@ -89,6 +88,65 @@ def test_an_expired_session_acts_no_more_and_is_removed(app, table, db):
     db.expire_all()
     assert db.scalar(select(UserSession.id).where(UserSession.user_id == paul.id)) is None
     assert table.match("mia")["seq"] == seq
+
+
+def test_a_session_due_its_last_seen_time_acts_and_has_it_written(table, db):
+    """The one-statement read answers only a session that is simply live; one whose
+    last-seen time is due takes the usual way, which writes it."""
+    paul = table.users["paul"]
+    a_while_ago = utcnow() - timedelta(minutes=10)
+    db.execute(update(UserSession).where(UserSession.user_id == paul.id)
+               .values(last_seen_at=a_while_ago))
+    db.commit()
+    assert table.act("paul", ROLL).status_code == 200
+    db.expire_all()
+    seen = db.scalar(select(UserSession.last_seen_at).where(UserSession.user_id == paul.id))
+    assert seen > a_while_ago + timedelta(minutes=9)
+
+
+def test_a_disabled_account_acts_no_more(table, db):
+    from app.services.accounts import set_disabled
+
+    seq = table.match("mia")["seq"]
+    set_disabled(db=db, user_id=table.users["paul"].id, disabled=True)
+    db.commit()
+    assert table.act("paul", ROLL).status_code == 401
+    assert table.act("sam", ROLL).status_code == 403  # a spectator watches
+    assert table.match("mia")["seq"] == seq
+
+
+@pytest.mark.parametrize(("path", "headers", "body"), [
+    ("/api/v1/campaigns/0/matches/{match}/actions", {}, None),
+    ("/api/v1/campaigns/{campaign}/matches/2147483648/actions", {}, None),
+    ("/api/v1/campaigns/{campaign}/matches/{match}/actions", {"Idempotency-Key": "k" * 101},
+     None),
+    ("/api/v1/campaigns/{campaign}/matches/{match}/actions", {"Idempotency-Key": ""}, None),
+    ("/api/v1/campaigns/{campaign}/matches/{match}/actions",
+     {"Content-Type": "application/json"}, b'{"action": {"kind": "note", "text": "x"'),
+    ("/api/v1/campaigns/{campaign}/matches/{match}/actions",
+     {"Content-Type": "application/json"}, b'{"action": {"kind": "note"}, "seq": true}'),
+])
+def test_what_the_quick_path_declines_is_refused_as_the_schema_says(table, path, headers, body):
+    """The action route's quick path serves well-formed requests only; the rest reach the
+    declared route, whose validation answers 422 with the field at fault, and nothing moves."""
+    paul = table.users["paul"]
+    seq = table.match("mia")["seq"]
+    url = path.format(campaign=table.campaign_id, match=table.match_id)
+    sent = {"content": body} if body is not None else {
+        "json": {"action": {"kind": "note", "text": "Bonjour"}}}
+    answer = paul.client.post(url, headers={**paul.headers, **headers}, **sent)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["code"] == "invalid_input", answer.text
+    assert table.match("mia")["seq"] == seq
+
+
+def test_a_json_body_that_names_its_charset_is_an_action_too(table):
+    paul = table.users["paul"]
+    answer = paul.client.post(
+        f"/api/v1{table.base}/actions", content=b'{"action": {"kind": "note", "text": "Ho"}}',
+        headers={**paul.headers, "Content-Type": "application/json; charset=utf-8"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["events"][0]["payload"]["text"] == "Ho"
 
 
 def test_the_rules_refuse_in_the_accounts_language_whatever_the_browser_says(table):
