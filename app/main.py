@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.config import Settings
-from app.db import make_engine, make_sessionmaker
+from app.db import WriteQueue, make_engine, make_sessionmaker
 from app.errors import AppError, NotAuthenticated, Unavailable
 from app.http import validation_errors
 from app.http.deps import viewer_of
@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = make_engine(settings.resolved_database_url,
                                    busy_timeout_ms=settings.sqlite_busy_timeout_ms)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
+    app.state.write_queue = WriteQueue(app.state.engine)
     app.state.match_feeds = MatchFeeds(broker, app.state.sessionmaker)
     app.state.metrics = Metrics()
     app.add_middleware(WebMiddleware, settings=settings)

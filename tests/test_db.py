@@ -1,15 +1,17 @@
-"""The database layer's own guarantees: writers take turns fairly on SQLite; a write
-transaction inside another joins it."""
+"""The database layer's own guarantees: writers take turns fairly on SQLite, the async
+routes' writes too (``WriteQueue``); a write transaction inside another joins it."""
 
 from __future__ import annotations
 
 import threading
 import time
 
+import anyio
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 
-from app.db import FairLock, write_transaction
+from app.db import FairLock, WriteQueue, make_engine, write_transaction
 from app.models import Attempt
 
 
@@ -88,3 +90,56 @@ def test_a_write_inside_a_write_joins_it_all_or_nothing(db):
             db.add(Attempt(key="inner again"))
             raise RuntimeError("the rules refused")
     assert db.scalar(select(func.count()).select_from(Attempt)) == 2  # nothing of either
+
+
+@pytest.fixture
+def sqlite_queue(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'queue.db'}", busy_timeout_ms=300)
+    yield WriteQueue(engine)
+    engine.dispose()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_async_writes_take_one_thread_at_a_time_in_the_order_they_came(
+        sqlite_queue, anyio_backend):
+    running, order = [], []
+    first_runs, release_first = threading.Event(), threading.Event()
+
+    def work(name: str):
+        running.append(name)
+        assert len(running) == 1, f"{running} write at once"
+        if name == "first":
+            first_runs.set()
+            release_first.wait(5)
+        order.append(name)
+        running.remove(name)
+        return name
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(sqlite_queue.run, lambda: work("first"))
+        await anyio.to_thread.run_sync(first_runs.wait, 5)
+        for name in ("second", "third", "fourth"):
+            tasks.start_soon(sqlite_queue.run, lambda name=name: work(name))
+            await anyio.sleep(0.01)  # they arrive in this order
+        release_first.set()
+    assert order == ["first", "second", "third", "fourth"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_an_async_write_whose_turn_does_not_come_is_refused_like_a_locked_database(
+        sqlite_queue, anyio_backend):
+    release = threading.Event()
+    ran = []
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(sqlite_queue.run, lambda: release.wait(5))
+        await anyio.sleep(0.05)
+        started = time.monotonic()
+        with pytest.raises(OperationalError, match="database is locked"):
+            await sqlite_queue.run(lambda: ran.append("late"))
+        waited = time.monotonic() - started
+        release.set()
+    assert ran == []  # refused before it took a thread: nothing of it ran
+    assert 0.25 <= waited < 5  # the busy timeout (0.3 s), not forever
+    assert await sqlite_queue.run(lambda: "next") == "next"  # the queue goes on
