@@ -222,6 +222,24 @@ async def test_publish_threadsafe_keeps_a_threads_order(bus):
         assert await receive(subscription, 50) == [event(seq) for seq in range(50)]
 
 
+async def test_announce_keeps_the_order_of_its_calls_from_the_loop_and_from_a_thread(bus):
+    """What an async route (on the loop) and a sync one (in a thread) use after a commit."""
+    broker = await bus.broker()
+
+    def service_after_commit() -> None:
+        for seq in range(25, 50):
+            broker.announce(CHANNEL, event(seq))
+
+    async with broker.subscribe(CHANNEL) as subscription:
+        for seq in range(25):
+            broker.announce(CHANNEL, event(seq))
+        assert await receive(subscription, 25) == [event(seq) for seq in range(25)]
+        await anyio.to_thread.run_sync(service_after_commit)
+        assert await receive(subscription, 25) == [event(seq) for seq in range(25, 50)]
+    with pytest.raises(TypeError):
+        broker.announce(CHANNEL, ["not", "a", "dict"])
+
+
 async def test_messages_are_checked_and_come_back_as_json(bus):
     broker = await bus.broker()
     async with broker.subscribe(CHANNEL) as subscription:

@@ -147,7 +147,7 @@ class RecordingBroker:
     def __init__(self) -> None:
         self.published: list[tuple[str, dict]] = []
 
-    def publish_threadsafe(self, channel: str, message: dict) -> None:
+    def announce(self, channel: str, message: dict) -> None:
         self.published.append((channel, message))
 
 

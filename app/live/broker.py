@@ -42,6 +42,7 @@ class Broker(ABC):
         self._hub = Hub(queue_limit)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
+        self._announcing: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -114,6 +115,29 @@ class Broker(ABC):
             return _done_future()
         future.add_done_callback(_log_failure)
         return future
+
+    def announce(self, channel: str, message: Message) -> None:
+        """Publish ``message`` after a commit without waiting, from the loop or a thread.
+
+        On the loop's own thread (an ``async`` route) the publication starts as a task,
+        without what ``publish_threadsafe`` pays to cross threads (a concurrent future and
+        a wake-up of the loop); from a thread, it is ``publish_threadsafe``. Either way,
+        calls from one thread publish in their order.
+        """
+        loop = self._loop
+        if loop is None or loop is not _running_loop():
+            self.publish_threadsafe(channel, message)
+            return
+        envelope = encode_message(channel, message)
+        if not self._closed:
+            task = loop.create_task(self._publish_envelope(channel, envelope))
+            self._announcing.add(task)
+            task.add_done_callback(self._announced)
+
+    def _announced(self, task: asyncio.Task[None]) -> None:
+        self._announcing.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("live: publishing failed", exc_info=task.exception())
 
     async def _publish_envelope(self, channel: str, envelope: str) -> None:
         await self.start()
@@ -247,3 +271,10 @@ def _done_future() -> concurrent.futures.Future[None]:
 def _log_failure(future: concurrent.futures.Future[None]) -> None:
     if not future.cancelled() and future.exception() is not None:
         logger.error("live: publishing from a thread failed", exc_info=future.exception())
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # a thread without a loop
+        return None

@@ -33,7 +33,7 @@ def publish_outcome(broker: Broker, outcome: tables.ActionOutcome) -> None:
         return
     message = {"kind": "event", "match_id": outcome.match_id, "seq": outcome.seq}
     try:
-        broker.publish_threadsafe(channel(outcome.match_id), message)
+        broker.announce(channel(outcome.match_id), message)
         if outcome.roll_ids and outcome.campaign_id is not None:
             # Rolls at the table also land in the campaign's live roll log.
             publish_roll(broker, outcome.campaign_id, outcome.roll_ids[-1])
@@ -44,14 +44,14 @@ def publish_outcome(broker: Broker, outcome: tables.ActionOutcome) -> None:
 
 def publish_roll(broker: Broker, campaign_id: int, roll_id: int) -> None:
     """Tell the campaign's roll-log viewers (after the commit) that it has a new entry."""
-    broker.publish_threadsafe(f"campaign:{campaign_id}", {"kind": "roll", "roll_id": roll_id})
+    broker.announce(f"campaign:{campaign_id}", {"kind": "roll", "roll_id": roll_id})
 
 
 def publish_chat(broker: Broker, campaign_id: int, message_id: int) -> None:
     """Tell the campaign's chat streams (after the commit) that a message was posted; each
     stream reads it from the database and sends it only to those who may read it."""
     try:
-        broker.publish_threadsafe(f"chat:{campaign_id}", {"kind": "chat",
+        broker.announce(f"chat:{campaign_id}", {"kind": "chat",
                                                           "message_id": message_id})
     except RuntimeError:
         logger.warning("live: the broker is not running; chat %s not announced", message_id)
