@@ -35,6 +35,16 @@ def test_hsts_and_host_cookies_behind_https(database_url, tmp_path):
         assert cookie.startswith("__Host-tablee_anon=") and "Secure" in cookie
 
 
+def test_a_browser_gets_an_anonymous_cookie_and_an_api_client_none(client, api):
+    first_visit = client.get("/login")
+    assert "tablee_anon=" in first_visit.headers.get("set-cookie", "")
+    alice = api("alice")  # holds a bearer token, and sends no cookie
+    alice.client.cookies.clear()
+    answer = alice.get("/me")
+    assert answer.status_code == 200, answer.text
+    assert "set-cookie" not in answer.headers
+
+
 def test_pages_have_no_inline_scripts_or_styles(client):
     for path in ("/", "/login", "/register", "/docs"):
         page = soup(client.get(path))

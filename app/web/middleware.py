@@ -92,7 +92,11 @@ class WebMiddleware:
                                  headers.get(b"accept-language", b"").decode("latin-1")))
         anon_name = self.settings.anon_cookie_name
         anon_id = cookies.get(anon_name)
-        new_anon = anon_id is None or len(anon_id) < 20
+        # A browser without one gets one (it binds an anonymous visitor's CSRF tokens); an API
+        # client with a bearer token never sends cookies back, so minting it one is waste.
+        if anon_id is not None and len(anon_id) < 20:
+            anon_id = None
+        new_anon = anon_id is None and not _bearer(headers)
         if new_anon:
             anon_id = secrets.token_urlsafe(24)
         scope.setdefault("state", {})["anon_id"] = anon_id
@@ -171,6 +175,10 @@ def _cookies(scope: Scope) -> dict[str, str]:
                 return {}
             return {name: morsel.value for name, morsel in parsed.items()}
     return {}
+
+
+def _bearer(headers: dict[bytes, bytes]) -> bool:
+    return headers.get(b"authorization", b"")[:7].lower() == b"bearer "
 
 
 def _declared_length(headers: dict[bytes, bytes]) -> int:
