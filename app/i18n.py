@@ -90,10 +90,10 @@ def negotiate(accept_language: str | None) -> str | None:
 
 
 def choose_locale(user_locale: str | None, cookie: str | None, accept: str | None) -> str:
-    for candidate in (user_locale, cookie, negotiate(accept)):
+    for candidate in (user_locale, cookie):
         if candidate in SUPPORTED_LOCALES:
             return candidate
-    return DEFAULT_LOCALE
+    return negotiate(accept) or DEFAULT_LOCALE
 
 
 def language_name(locale: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from typing import Any
@@ -64,17 +65,24 @@ class Model(BaseModel):
         """
         if not isinstance(data, dict):
             return data
-        for name, field in cls.model_fields.items():
-            value = data.get(field.alias or name)
-            shape = _int_shape(field.annotation)
+        for key, shape in _integer_fields(cls):
+            value = data.get(key)
             values = value if shape == "list" and isinstance(value, list) else [value]
-            if shape and any(item is not None and (isinstance(item, bool)
-                                                   or not isinstance(item, int))
-                             for item in values):
+            if any(item is not None and (isinstance(item, bool) or not isinstance(item, int))
+                   for item in values):
                 # Said in the caller's language by app.http.validation_errors.
                 raise PydanticCustomError("whole_number", "{field} must be a whole number",
-                                          {"field": field.alias or name})
+                                          {"field": key})
         return data
+
+
+@functools.cache
+def _integer_fields(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """The model's integer fields (their JSON key, and "int" or "list"), read once per model
+    rather than once per request."""
+    shapes = ((field.alias or name, _int_shape(field.annotation))
+              for name, field in model.model_fields.items())
+    return tuple((key, shape) for key, shape in shapes if shape)
 
 
 def _int_shape(annotation: Any) -> str | None:

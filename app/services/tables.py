@@ -189,7 +189,7 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
     # Read before the write begins: its opening rollback expires the campaign.
     capped_dice = dice_cap.capped(dice, access.campaign)  # "1000d6" refused here
     user_id = actor.user_id
-    fingerprint = _fingerprint(action, expected_seq)
+    fingerprint = _fingerprint(action, expected_seq) if idempotency_key else ""
     try:
         with write_transaction(db):
             match = _locked_snapshot(db, access.campaign_id, match_id)
