@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Depends, File, Form, Query, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app.errors import AppError, CampaignArchived, Conflict, NotFound, ValidationFailed
@@ -190,21 +191,39 @@ def _panel(request: Request, db: DbSession, access: CampaignAccess, match_id: in
 
 
 @router.post(MATCH + "/actions")
-def act(request: Request, db: DbSession, settings: SettingsDep, user: CurrentUser,
-        campaign_id: IdParam, match_id: MatchId, fields: FormFields,
-        dice: TableDice) -> Response:
-    # The membership is read here rather than by the ``MemberAccess`` dependency: a sync
-    # dependency is a thread-pool hop of its own, and this is the table's hottest page.
-    access = load_campaign_access(db, user, campaign_id)
-    action = action_from(fields)
-    try:
-        outcome = tables.apply_action(
-            db=db, secret=settings.resolved_secret_key, access=access, match_id=match_id,
-            action=action, expected_seq=expected_seq(fields), dice=dice,
-            idempotency_key=str(fields.get("idempotency_key") or "") or None)
-    except NotFound as error:
+async def act(request: Request, db: DbSession, settings: SettingsDep, user: CurrentUser,
+              campaign_id: IdParam, match_id: MatchId, fields: FormFields,
+              dice: TableDice) -> Response:
+    # The table's hottest page. Its write takes its turn on the event loop before it takes a
+    # thread (``WriteQueue``, as the API's action route does): a browser's action waiting
+    # for the write lock holds no thread that the streams' reads need. The page or panel is
+    # rendered afterwards, outside the turn. The membership is read in the same hop rather
+    # than by the ``MemberAccess`` dependency, which would be a hop of its own.
+    def write() -> tuple[CampaignAccess, dict[str, Any], tables.ActionOutcome | None,
+                         AppError | None]:
+        access = load_campaign_access(db, user, campaign_id)  # outsiders: 404 first
+        action = action_from(fields)
+        try:
+            return access, action, tables.apply_action(
+                db=db, secret=settings.resolved_secret_key, access=access,
+                match_id=match_id, action=action, expected_seq=expected_seq(fields),
+                dice=dice, idempotency_key=str(fields.get("idempotency_key") or "") or None,
+            ), None
+        except (NotFound, *REFUSALS) as error:
+            return access, action, None, error
+
+    access, action, outcome, refused = await request.app.state.write_queue.run(write)
+    if outcome is not None:
+        match_publish.publish_outcome(request.app.state.broker, outcome)
+    return await run_in_threadpool(_acted, request, db, access, match_id, action, refused)
+
+
+def _acted(request: Request, db: DbSession, access: CampaignAccess, match_id: int,
+           action: dict[str, Any], error: AppError | None) -> Response:
+    """The answer to an action posted from the table page: the panel (htmx) or the page."""
+    if isinstance(error, NotFound):
         return error_page(request, error)
-    except REFUSALS as error:
+    if error is not None:
         named = getattr(error, "field", None)  # the rules' "bad_field" names its field
         refusal = ActionError(str(action.get("kind", ""))[:40], str(error.message),
                               {key: str(value) for key, value in action.items()},
@@ -214,7 +233,6 @@ def act(request: Request, db: DbSession, settings: SettingsDep, user: CurrentUse
                           status_code=error.status)
         return _table_page(request, db, access, tables.get_match(db, access, match_id),
                            error=refusal, status_code=error.status)
-    match_publish.publish_outcome(request.app.state.broker, outcome)
     if is_htmx(request):
         return _panel(request, db, access, match_id)
     return see_other(match_url(access.campaign.id, match_id))
