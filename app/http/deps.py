@@ -100,6 +100,11 @@ def load_viewer(db: Session, request: Request, settings: Settings) -> Viewer:
     """Who is asking, read from the database (blocking: call it off the event loop)."""
     token, via_bearer = _presented_token(request, settings)
     user = _session_user(db, token, settings) if token else None
+    return _viewer(request, user, token, via_bearer)
+
+
+def _viewer(request: Request, user: User | None, token: str | None, via_bearer: bool) -> Viewer:
+    """The viewer ``user`` (None: anonymous), proved by ``token`` if it named them."""
     return Viewer(user=user, session_token=token if user else None,
                   via_bearer=via_bearer and user is not None,
                   anon_id=getattr(request.state, "anon_id", None))
@@ -115,8 +120,7 @@ def load_member_viewer(db: Session, request: Request, settings: Settings,
     if found is None:
         return load_viewer(db, request, settings), None
     user, access = found
-    return Viewer(user=user, session_token=token, via_bearer=via_bearer,
-                  anon_id=getattr(request.state, "anon_id", None)), access
+    return _viewer(request, user, token, via_bearer), access
 
 
 def adopt_viewer(request: Request, viewer: Viewer) -> Viewer:
