@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from sse_starlette.sse import AppStatus
 
 from app.http import streams
-from app.http.streams import PING, EventStreamResponse, Item, encode
+from app.http.streams import PING, EventStreamResponse, Item, Outlet, encode
 
 
 class Client:
@@ -179,3 +179,79 @@ def test_the_wire_format_puts_each_line_of_the_data_on_its_own_data_line():
     # Only CR, LF and CRLF end a line in SSE: other Unicode line breaks stay in the data.
     assert encode(Item(9, "e", "a\u2028b\nc\n")) == (
         "id: 9\r\nevent: e\r\ndata: a\u2028b\r\ndata: c\r\ndata: \r\n\r\n".encode())
+
+
+# — the outlet: writes made at once by whoever holds news (a match feed) ————————————
+
+class Peer:
+    """An ASGI server's ``send`` for one stream. While ``paused`` is clear it waits before
+    taking the bytes, like uvicorn's when the client reads slowly (``flow.drain``)."""
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+        self.paused = asyncio.Event()
+        self.paused.set()
+        self.fail = False
+
+    async def send(self, message: dict) -> None:
+        if not self.paused.is_set():
+            await self.paused.wait()
+        if self.fail:
+            raise OSError("the client left")
+        if message["type"] == "http.response.body":
+            self.bodies.append(message["body"])
+
+
+def test_write_now_hands_the_bytes_over_before_returning():
+    async def scenario():
+        peer, outlet = Peer(), Outlet()
+        outlet.bind(peer.send)
+        assert outlet.write_now(b"one")
+        return peer.bodies  # read at once: no task ran in between
+
+    assert asyncio.run(scenario()) == [b"one"]
+
+
+def test_a_write_that_must_wait_goes_on_and_later_chunks_keep_their_order():
+    async def scenario():
+        peer, outlet = Peer(), Outlet()
+        outlet.bind(peer.send)
+        peer.paused.clear()
+        assert outlet.write_now(b"one")  # taken: it will go out, first
+        assert not outlet.write_now(b"two")  # refused: the stream's task must write it
+        second = asyncio.ensure_future(outlet.write(b"two"))
+        await asyncio.sleep(0.01)
+        waiting = list(peer.bodies)
+        peer.paused.set()
+        await asyncio.wait_for(second, 1)
+        assert outlet.write_now(b"three")  # nothing pending any more: at once again
+        return waiting, peer.bodies
+
+    waiting, bodies = asyncio.run(scenario())
+    assert waiting == []
+    assert bodies == [b"one", b"two", b"three"]
+
+
+def test_a_write_to_a_client_that_left_is_refused_and_sends_nothing():
+    async def scenario():
+        peer, outlet = Peer(), Outlet()
+        outlet.bind(peer.send)
+        peer.fail = True
+        return outlet.write_now(b"one"), peer.bodies
+
+    assert asyncio.run(scenario()) == (False, [])
+
+
+def test_closing_the_outlet_drops_a_write_still_waiting():
+    async def scenario():
+        peer, outlet = Peer(), Outlet()
+        outlet.bind(peer.send)
+        peer.paused.clear()
+        assert outlet.write_now(b"one")
+        outlet.close()
+        await asyncio.sleep(0.01)
+        peer.paused.set()
+        await asyncio.sleep(0.01)
+        return peer.bodies, outlet.write_now(b"two")
+
+    assert asyncio.run(scenario()) == ([], False)

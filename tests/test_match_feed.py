@@ -5,6 +5,8 @@ itself; a changed role ends that viewer's feed only."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from contextlib import AsyncExitStack
 
 import pytest
@@ -12,6 +14,7 @@ from sqlalchemy import update
 
 from app.models import Membership, Role
 from app.services.match_feed import MatchFeeds, Viewer
+from tests.test_event_stream import Peer
 
 
 class CountingSessions:
@@ -216,3 +219,147 @@ def test_a_feed_that_cannot_read_ends_its_streams(app, match, on_loop):
 
     assert on_loop(watch) is False
     assert feeds.watched() == 0
+
+
+# — the feed writing to waiting streams itself (``Viewer.wait_served``) ——————————————
+
+def test_waiting_viewers_are_served_by_the_feed_without_being_woken(app, match, on_loop):
+    feeds = MatchFeeds(app.state.broker, app.state.sessionmaker)
+    act = match["act"]
+    start = act(kind="note", text="Début")
+
+    async def watch():
+        served: list[tuple[int, list[int]]] = []
+
+        def serve(batch, sent):
+            served.append((sent, [event["seq"] for event in batch.after(sent)]))
+            return batch.seq
+
+        async with AsyncExitStack() as stack:
+            viewers = [viewer(feeds, match) for _ in range(3)]
+            for each in viewers:
+                await stack.enter_async_context(each.watching())
+            waits = [asyncio.ensure_future(each.wait_served(start, serve))
+                     for each in viewers]
+            first = await asyncio.to_thread(act, kind="note", text="Le pont craque.")
+            second = await asyncio.to_thread(act, kind="note", text="Un gobelin surgit.")
+            for _ in range(200):
+                if len(served) == 6:
+                    break
+                await asyncio.sleep(0.01)
+            still_waiting = not any(wait.done() for wait in waits)
+            # A batch the stream declines wakes it, at the position it was served up to.
+            declined = asyncio.Event()
+
+            async def declining():
+                def decline(batch, sent):
+                    declined.set()
+                    return None
+                return await viewers[0].wait_served(second, decline)
+
+            woken = asyncio.ensure_future(declining())
+            for wait in waits:
+                wait.cancel()
+            await asyncio.sleep(0.05)
+            third = await asyncio.to_thread(act, kind="note", text="Il fuit.")
+            reached = await asyncio.wait_for(woken, 5)
+            return served, still_waiting, reached, (first, second, third)
+
+    served, still_waiting, reached, (first, second, third) = on_loop(watch)
+    assert still_waiting
+    assert served == [(start, [first])] * 3 + [(first, [second])] * 3
+    assert reached == second < third  # the third event is the stream's task's to read
+
+
+def test_a_viewer_whose_role_changed_is_woken_not_served(app, db, match, on_loop):
+    feeds = MatchFeeds(app.state.broker, app.state.sessionmaker)
+    act = match["act"]
+    start = act(kind="note", text="Début")
+    served = []
+
+    async def watch():
+        paul = viewer(feeds, match, "paul", Role.PLAYER)
+        async with paul.watching():
+            waiting = asyncio.ensure_future(paul.wait_served(start, lambda b, s: served.append(s)
+                                                             or b.seq))
+            await asyncio.sleep(0.05)
+
+            db.execute(update(Membership).where(Membership.user_id == match["paul"])
+                       .values(role=Role.SPECTATOR))
+            db.commit()
+            await asyncio.to_thread(act, kind="note", text="Après")
+            reached = await asyncio.wait_for(waiting, 5)
+            return reached, await paul.read(reached, fresh=False)
+
+    reached, batch = on_loop(watch)
+    assert served == []
+    assert reached == start  # woken where it was, and its read then ends the stream
+    assert batch is None
+
+
+# — the API stream, end to end in the app ——————————————————————————————————————————
+
+def _stream_call(app, path: str, query: bytes, token: str, peer: Peer, gone: asyncio.Event):
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": query, "root_path": "", "client": ("127.0.0.1", 50000),
+             "server": ("127.0.0.1", 80),
+             "headers": [(b"host", b"test"), (b"authorization", f"Bearer {token}".encode())]}
+    asked = False
+
+    async def receive() -> dict:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    return app(scope, receive, peer.send)
+
+
+def test_a_slow_reader_gets_every_event_once_and_in_order(app, api, on_loop):
+    gm = api("gaelle")
+    campaign = gm.post("/campaigns", json={"name": "Les Brumes", "system": "libre"}).json()
+    found = gm.post(f"/campaigns/{campaign['id']}/matches", json={"name": "Embuscade"}).json()
+    url = f"/campaigns/{campaign['id']}/matches/{found['id']}"
+
+    def note(text: str) -> int:
+        response = gm.post(url + "/actions", json={"action": {"kind": "note", "text": text}})
+        assert response.status_code == 200, response.text
+        return response.json()["seq"]
+
+    first = note("Début")
+    token = gm.headers["Authorization"].split()[1]
+
+    async def watch():
+        quick, slow, gone = Peer(), Peer(), asyncio.Event()
+        streams = [asyncio.ensure_future(_stream_call(app, f"/api/v1{url}/stream",
+                                                      f"after={first}".encode(), token,
+                                                      peer, gone))
+                   for peer in (quick, slow)]
+        await asyncio.sleep(0.2)  # both connected, caught up and waiting
+        slow.paused.clear()  # the slow one stops reading
+        seqs = [await asyncio.to_thread(note, f"Note {number}") for number in range(8)]
+        await asyncio.sleep(0.2)
+        held = _ids(slow.bodies)
+        slow.paused.set()
+        for _ in range(200):
+            if _ids(slow.bodies)[-1:] == seqs[-1:] and _ids(quick.bodies)[-1:] == seqs[-1:]:
+                break
+            await asyncio.sleep(0.01)
+        gone.set()
+        await asyncio.wait_for(asyncio.gather(*streams), 5)
+        return seqs, held, _ids(quick.bodies), _ids(slow.bodies), slow.bodies
+
+    seqs, held, quick, slow, slow_bodies = on_loop(watch)
+    assert held == []  # nothing reached the paused client...
+    assert quick == seqs  # ...while the other stream got each event as it came
+    assert slow == seqs  # and once it read again: all of them, once, in order
+    texts = [json.loads(data)["payload"]["text"]
+             for data in re.findall(rb"data: (.*)\r\n", b"".join(slow_bodies))]
+    assert texts == [f"Note {number}" for number in range(8)]
+
+
+def _ids(bodies: list[bytes]) -> list[int]:
+    return [int(seq) for seq in re.findall(rb"(?m)^id: (\d+)\r$", b"".join(bodies))]

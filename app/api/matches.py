@@ -46,7 +46,7 @@ from app.rules.dice import Dice
 from app.rules.match import Actor
 from app.services import match_publish, tables
 from app.services.access import CampaignAccess, load_campaign_access
-from app.services.match_feed import Viewer, to_json
+from app.services.match_feed import Batch, Viewer, to_json
 
 router = protected_router(tags=["matches"])
 
@@ -384,8 +384,9 @@ class JsonEvents(FeedSource):
 
     async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
         batch = await self.viewer.read(after, fresh=fresh)
-        if batch is None:
-            return None
+        return None if batch is None else self.at_once(batch, after)
+
+    def at_once(self, batch: Batch, after: int) -> list[Item]:
         actor = self.viewer.actor
         return [batch.shared(event, actor, _stream_item) if tables.exists_for(event, actor)
                 else Item(event["seq"], "", "") for event in batch.after(after)]

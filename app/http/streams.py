@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass
-from functools import cached_property
-from typing import ClassVar, Protocol
+from functools import cached_property, partial
+from typing import Any, ClassVar, Protocol
 
 from fastapi import Request
 from sqlalchemy.orm import Session
@@ -32,7 +32,7 @@ from app.live.subscription import Subscription
 from app.models import ChatMessage
 from app.services import chat, rolls
 from app.services.access import CampaignAccess
-from app.services.match_feed import Viewer
+from app.services.match_feed import Batch, Viewer
 
 HEARTBEAT_SECONDS = 15
 # The scope key under which ``app.main.Tablee`` keeps the server's own ``send``.
@@ -69,8 +69,10 @@ class Source(Protocol):
         """Items after ``after`` as this viewer may see them (at most a page); ``fresh`` on
         connecting. ``None``: the viewer may no longer watch, end the stream."""
 
-    async def wait(self, sent: int) -> bool:
-        """Wait for news after ``sent``; False ends the stream (the browser reconnects)."""
+    async def wait(self, sent: int, outlet: Outlet) -> int | None:
+        """Wait for news after ``sent``. The position the stream has reached (news may have
+        been written to ``outlet`` meanwhile, without the stream's task); ``None`` ends the
+        stream (the browser reconnects)."""
 
     def caught_up(self, sent: int) -> bool:
         """True when nothing after ``sent`` can be waiting to be read (else the stream reads
@@ -105,18 +107,23 @@ class StreamSource:
     def caught_up(self, sent: int) -> bool:
         return False  # ``read_after`` gives at most a page: read until it comes back empty
 
-    async def wait(self, sent: int) -> bool:
+    async def wait(self, sent: int, outlet: Outlet) -> int | None:
         assert self._subscription is not None, "wait inside watching()"
         try:
             await self._subscription.__anext__()
         except StopAsyncIteration:  # kicked, closed, or fell behind: reconnect and resume
-            return False
-        return True
+            return None
+        return sent
 
 
 class FeedSource:
     """The base of the sources that follow a match's shared feed (``match_feed``):
-    listening and waiting are the feed's; a subclass says what to send."""
+    listening and waiting are the feed's; a subclass says what to send.
+
+    A subclass that can make its items from a batch at once, in the event loop
+    (``at_once``), lets the feed write them while the stream waits (``Outlet.write_now``);
+    one that renders in a thread (the HTML stream) is woken instead.
+    """
 
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
@@ -124,8 +131,32 @@ class FeedSource:
     def watching(self, broker: Broker) -> AbstractAsyncContextManager[None]:
         return self.viewer.watching()
 
-    async def wait(self, sent: int) -> bool:
-        return await self.viewer.wait(sent)
+    def at_once(self, batch: Batch, after: int) -> list[Item] | None:
+        """The items of ``batch`` after ``after``, made without waiting; ``None`` when this
+        source cannot (its task reads and renders them). They may depend on nothing else
+        than the batch, ``after`` and the viewer's actor: streams of one actor share them."""
+        return None
+
+    async def wait(self, sent: int, outlet: Outlet) -> int | None:
+        if type(self).at_once is FeedSource.at_once:
+            return sent if await self.viewer.wait(sent) else None
+        return await self.viewer.wait_served(sent, partial(self._serve, outlet))
+
+    def _serve(self, outlet: Outlet, batch: Batch, sent: int) -> int | None:
+        """Write what ``batch`` holds after ``sent`` for this waiting stream: the position
+        reached, or ``None`` for the stream's task to do it (``Viewer.wait_served``)."""
+        chunk, reached = batch.once((type(self), self.viewer.actor, sent),
+                                    partial(self._chunk_after, batch, sent))
+        if reached is None or (chunk and not outlet.write_now(chunk)):
+            return None
+        return reached
+
+    def _chunk_after(self, batch: Batch, sent: int) -> tuple[bytes, int | None]:
+        items = self.at_once(batch, sent)
+        if items is None:
+            return b"", None
+        sending = [item for item in items if item.event]
+        return (_chunk(sending) if sending else b""), (items[-1].id if items else sent)
 
     def caught_up(self, sent: int) -> bool:
         return self.viewer.caught_up(sent)
@@ -151,7 +182,8 @@ def resume_point(request: Request, newest: int) -> int:
     return int(raw)
 
 
-async def _events(request: Request, source: Source, after: int) -> AsyncIterator[bytes]:
+async def _events(request: Request, source: Source, after: int,
+                  outlet: Outlet) -> AsyncIterator[bytes]:
     sent, fresh = after, True
     open_streams = request.app.state.metrics.open_streams
     open_streams.inc()
@@ -167,15 +199,21 @@ async def _events(request: Request, source: Source, after: int) -> AsyncIterator
                 if items:
                     sending = [item for item in items if item.event]
                     if sending:  # a mark (no event name) only moves past its id
-                        yield sending[0].wire if len(sending) == 1 else b"".join(
-                            item.wire for item in sending)
+                        yield _chunk(sending)
                     sent = items[-1].id
                     if not source.caught_up(sent):
                         continue  # maybe a full page: read on before waiting
-                if not await source.wait(sent):
+                reached = await source.wait(sent, outlet)
+                if reached is None:
                     return
+                sent = reached
     finally:
         open_streams.dec()
+
+
+def _chunk(items: list[Item]) -> bytes:
+    """Items written together, as one chunk."""
+    return items[0].wire if len(items) == 1 else b"".join(item.wire for item in items)
 
 
 def encode(item: Item) -> bytes:
@@ -192,6 +230,90 @@ CONNECTED = f": connected\r\nretry: {RETRY_MS}\r\n\r\n".encode()
 PING = b": ping\r\n\r\n"
 
 
+class Outlet:
+    """Where one stream's chunks go, in order: the server's ``send``.
+
+    The stream's own task awaits ``write``. ``write_now`` is for whoever holds news for a
+    stream that is waiting: a match feed writes one event to a thousand waiting streams
+    itself, in one pass, instead of waking a thousand tasks that would each resume through
+    their generator to write the same bytes (docs/live.md § The stream response). A send
+    that cannot finish at once (the client reads slowly: the server pauses writing) goes on
+    in a task of its own; later chunks wait for it, so the order holds.
+    """
+
+    __slots__ = ("_loop", "_pending", "_send", "last_sent")
+
+    def __init__(self) -> None:
+        self._send: Send | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending: asyncio.Task[None] | None = None
+        self.last_sent = 0.0  # loop time of the last chunk handed over (for the heartbeat)
+
+    def bind(self, send: Send) -> None:
+        self._send, self._loop = send, asyncio.get_running_loop()
+        self.last_sent = self._loop.time()
+
+    async def write(self, chunk: bytes) -> None:
+        assert self._send is not None and self._loop is not None, "write after bind()"
+        while self._pending is not None:
+            await asyncio.wait((self._pending,))
+        await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
+        self.last_sent = self._loop.time()
+
+    def write_now(self, chunk: bytes) -> bool:
+        """Hand ``chunk`` to the server without waiting. False, having sent nothing, when the
+        stream is not open or an earlier chunk is still on its way: the stream's task must
+        write this one (``write`` keeps the order)."""
+        send, loop = self._send, self._loop
+        if send is None or loop is None or self._pending is not None:
+            return False
+        sending = send({"type": "http.response.body", "body": chunk, "more_body": True})
+        try:
+            waiting = sending.send(None)
+        except StopIteration:  # the common case: the socket took the bytes
+            self.last_sent = loop.time()
+            return True
+        except Exception:  # the client left: its task ends the stream
+            return False
+        # The send waits (a paused transport): it goes on in a task, holding the order.
+        self._pending = loop.create_task(_resume(sending, waiting))
+        self._pending.add_done_callback(self._sent)
+        return True
+
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self._pending = None
+        if not task.cancelled() and task.exception() is None and self._loop is not None:
+            self.last_sent = self._loop.time()
+
+    def close(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+        self._send = None
+
+
+async def _resume(sending: Coroutine[Any, Any, None], waiting: object) -> None:
+    """Run ``sending`` to its end, its first step taken by hand having yielded ``waiting``
+    (what an asyncio task does with a coroutine from its second step on)."""
+    try:
+        while True:
+            try:
+                if waiting is None:  # a bare yield: ``asyncio.sleep(0)``
+                    await asyncio.sleep(0)
+                else:  # the future it waits on, taken from it as a task takes it
+                    waiting._asyncio_future_blocking = False  # type: ignore[attr-defined]
+                    await waiting  # type: ignore[misc]
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: S110 — the coroutine meets it as it resumes
+                pass
+            try:
+                waiting = sending.send(None)
+            except StopIteration:
+                return
+    finally:
+        sending.close()  # nothing when it has finished
+
+
 class EventStreamResponse(Response):
     """A lean Server-Sent Events response (it replaced sse-starlette's, whose per-message
     cancel scope and task group cost more than the rest of a fan-out; docs/benchmarks.md).
@@ -206,7 +328,8 @@ class EventStreamResponse(Response):
     media_type = "text/event-stream"
 
     def __init__(self, chunks: AsyncIterator[bytes], *, ping: float,
-                 headers: Mapping[str, str] | None = None, status_code: int = 200) -> None:
+                 headers: Mapping[str, str] | None = None, status_code: int = 200,
+                 outlet: Outlet | None = None) -> None:
         # ``status_code`` is declared for FastAPI's OpenAPI, which reads its default.
         super().__init__(status_code=status_code, headers=headers, media_type=self.media_type)
         # Response adds "content-length: 0" for its empty body; a stream has no length.
@@ -214,7 +337,8 @@ class EventStreamResponse(Response):
                             if name != b"content-length"]
         self._chunks = chunks
         self._ping = ping
-        self._last_sent = 0.0
+        # Given by whoever made ``chunks`` when others may write to the stream at once.
+        self.outlet = outlet if outlet is not None else Outlet()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code,
@@ -222,13 +346,12 @@ class EventStreamResponse(Response):
         if scope.get("method") == "HEAD":
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
-        loop = asyncio.get_running_loop()
-        self._last_sent = loop.time()
         # The start went through every middleware (headers, request id, status for the
         # log); the body chunks need none of them.
         send = scope.get(RAW_SEND, send)
-        writer = asyncio.ensure_future(self._write(send))
-        pinger = asyncio.ensure_future(self._heartbeat(send, loop))
+        self.outlet.bind(send)
+        writer = asyncio.ensure_future(self._write())
+        pinger = asyncio.ensure_future(self._heartbeat())
         listener = asyncio.ensure_future(_disconnected(receive))
         _Shutdown.watch(writer)
         try:
@@ -237,6 +360,7 @@ class EventStreamResponse(Response):
             for task in (writer, pinger, listener):
                 task.cancel()
             await asyncio.gather(writer, pinger, listener, return_exceptions=True)
+            self.outlet.close()
             _Shutdown.forget(writer)
         if listener.cancelled():  # the client is still there: end the response properly
             with suppress(OSError, RuntimeError):  # the client may have just gone
@@ -244,23 +368,21 @@ class EventStreamResponse(Response):
         if writer.done() and not writer.cancelled() and writer.exception() is not None:
             raise writer.exception()  # type: ignore[misc]
 
-    async def _write(self, send: Send) -> None:
-        loop = asyncio.get_running_loop()
+    async def _write(self) -> None:
         try:
             async for chunk in self._chunks:
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                self._last_sent = loop.time()
+                await self.outlet.write(chunk)
         finally:
             await self._chunks.aclose()  # type: ignore[attr-defined]
 
-    async def _heartbeat(self, send: Send, loop: asyncio.AbstractEventLoop) -> None:
+    async def _heartbeat(self) -> None:
         """A comment after ``ping`` quiet seconds keeps proxies and browsers from timing out.
         (A chunk and a ping never interleave: each ``send`` writes one whole chunk.)"""
+        loop = asyncio.get_running_loop()
         while True:
-            quiet = loop.time() - self._last_sent
+            quiet = loop.time() - self.outlet.last_sent
             if quiet >= self._ping:
-                await send({"type": "http.response.body", "body": PING, "more_body": True})
-                self._last_sent = loop.time()
+                await self.outlet.write(PING)
                 quiet = 0.0
             await asyncio.sleep(self._ping - quiet)
 
@@ -310,8 +432,10 @@ def event_stream(request: Request, source: Source, *, newest: int,
     not hold a pooled connection (the source opens its own per read)."""
     after = resume_point(request, newest)
     request_session.close()
-    return EventStreamResponse(_events(request, source, after), ping=HEARTBEAT_SECONDS,
-                               headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    outlet = Outlet()
+    return EventStreamResponse(_events(request, source, after, outlet), ping=HEARTBEAT_SECONDS,
+                               headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+                               outlet=outlet)
 
 
 def chat_stream(request: Request, db: Session, access: CampaignAccess, *,

@@ -53,7 +53,7 @@ class Batch:
     complete: bool
     found: bool = True
     # Each event prepared once per batch, whole or redacted (see ``shared``).
-    _shared: dict[tuple[object, int, bool], Any] = field(default_factory=dict, compare=False)
+    _shared: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False)
 
     def covers(self, sent: int) -> bool:
         """Everything after ``sent`` that this batch knows of is in it."""
@@ -73,6 +73,14 @@ class Batch:
         if prepared is None:
             prepared = self._shared[key] = prepare(tables.redact(event, actor))
         return prepared
+
+    def once(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
+        """``make()``, made once per batch for ``key``: what every stream of one viewer
+        makes alike (``streams.FeedSource``: the chunk for an actor from a position)."""
+        made = self._shared.get(key)
+        if made is None:
+            made = self._shared[key] = make()
+        return made
 
     def as_json(self, event: dict[str, Any], actor: Actor) -> str:
         """The event as ``actor`` may see it, in JSON (shared like ``shared``)."""
@@ -102,6 +110,42 @@ def load_batch(sessionmaker: SessionFactory, campaign_id: int, match_id: int,
     return Batch(lo, last, events, roles, complete=last >= seq)
 
 
+class Served:
+    """A stream waiting on a feed whose news the pump writes for it (``serve``), until one
+    that it declines, or the feed's end, wakes the stream's task."""
+
+    __slots__ = ("sent", "serve", "viewer", "woken")
+
+    def __init__(self, viewer: Viewer, sent: int,
+                 serve: Callable[[Batch, int], int | None]) -> None:
+        self.viewer, self.sent, self.serve = viewer, sent, serve
+        self.woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def take(self, batch: Batch) -> bool:
+        """Serve ``batch`` if it can be: False when the stream's task must take it."""
+        if self.woken.done():
+            return False
+        if batch.seq <= self.sent:
+            return True  # nothing new for this stream
+        if not self.viewer.may_use(batch, self.sent):
+            return False
+        try:
+            reached = self.serve(batch, self.sent)
+        except Exception:  # a bug in one stream's rendering must not stop the feed
+            logger.exception("live: serving a stream of match %s failed",
+                             self.viewer.match_id)
+            return False
+        if reached is None:
+            return False
+        self.sent = reached
+        self.viewer.used(batch)
+        return True
+
+    def wake(self) -> None:
+        if not self.woken.done():
+            self.woken.set_result(None)
+
+
 class MatchFeed:
     """A watched match in this process: one subscription, one read per notification."""
 
@@ -111,6 +155,8 @@ class MatchFeed:
         self.campaign_id, self.match_id = campaign_id, match_id
         self.latest: Batch | None = None
         self.ended = False
+        # Streams waiting whose news the pump writes itself (``Viewer.wait_served``).
+        self._served: dict[Served, None] = {}
         self._changed = asyncio.Event()
         self._ready = asyncio.Event()
         self._pump = asyncio.create_task(self._run(), name=f"match-feed-{match_id}")
@@ -170,14 +216,27 @@ class MatchFeed:
             self._end()
             return
         self.latest = batch
+        # The waiting streams that can be served at once are, in this one pass: a thousand
+        # writes cost less than a thousand tasks woken to make them (docs/live.md).
+        declined = [served for served in self._served if not served.take(batch)]
+        for served in declined:
+            served.wake()
         woken, self._changed = self._changed, asyncio.Event()
         woken.set()
         await asyncio.sleep(0)  # let the woken streams take this batch before the next
+
+    def serve_while_waiting(self, served: Served) -> None:
+        self._served[served] = None
+
+    def stop_serving(self, served: Served) -> None:
+        self._served.pop(served, None)
 
     def _end(self) -> None:
         self.ended = True
         self._ready.set()
         self._changed.set()
+        for served in list(self._served):
+            served.wake()
 
 
 class MatchFeeds:
@@ -239,10 +298,22 @@ class Viewer:
         latest = self.feed.latest
         if fresh or latest is None or not latest.covers(sent):
             latest = await self.feed.pull(sent)
-        if not latest.found or latest.roles.get(self.actor.user_id) != self.role:
+        if not self.allowed(latest):
             return None
         self._used = latest
         return latest
+
+    def allowed(self, batch: Batch) -> bool:
+        """The match exists and the viewer still has the role they connected with."""
+        return batch.found and batch.roles.get(self.actor.user_id) == self.role
+
+    def may_use(self, batch: Batch, sent: int) -> bool:
+        """``batch`` may be sent to this viewer from ``sent`` on, as it is."""
+        return batch.covers(sent) and self.allowed(batch)
+
+    def used(self, batch: Batch) -> None:
+        """``batch`` was sent, written for this viewer while it waited (``caught_up``)."""
+        self._used = batch
 
     def caught_up(self, sent: int) -> bool:
         """``sent`` reached the end of the last batch read, and that batch reached the
@@ -254,3 +325,24 @@ class Viewer:
     async def wait(self, sent: int) -> bool:
         assert self.feed is not None, "wait inside watching()"
         return await self.feed.wait_past(sent)
+
+    async def wait_served(self, sent: int, serve: Callable[[Batch, int], int | None]
+                          ) -> int | None:
+        """Wait for news after ``sent`` while the pump writes what it can itself
+        (``serve(batch, sent)``: the position written up to, or ``None`` to decline).
+        Returns the position reached once the stream's task has something to do — a batch
+        declined, or news that came before this wait — and ``None`` when the feed ended."""
+        feed = self.feed
+        assert feed is not None, "wait inside watching()"
+        if feed.ended:
+            return None
+        latest = feed.latest
+        if latest is not None and latest.seq > sent:
+            return sent  # news came while the stream was busy: its task reads it
+        served = Served(self, sent, serve)
+        feed.serve_while_waiting(served)
+        try:
+            await served.woken
+        finally:
+            feed.stop_serving(served)
+        return None if feed.ended else served.sent
