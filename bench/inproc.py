@@ -10,6 +10,7 @@ endpoint (``bench.bare_app``), alternately (A/B/A/B), with the same concurrency.
     python -m bench.inproc actions --profile  # and where it goes (cProfile, cumulative)
     python -m bench.inproc fanout             # CPU per stream per event, 1,000 streams
     python -m bench.inproc statements         # the SQL one action runs
+    python -m bench.inproc reconnect          # CPU per stream (re)opened with Last-Event-ID
 
 The fan-out streams are ASGI calls of the stream route whose ``send`` only counts bytes, so
 the figure holds everything the server does per stream except the socket write.
@@ -328,9 +329,97 @@ async def fanout(args: argparse.Namespace) -> None:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def _stream_scope(path: str, token: str, last_event_id: int | None = None) -> dict[str, Any]:
+    headers = [(b"host", b"bench"), (b"authorization", f"Bearer {token}".encode())]
+    if last_event_id is not None:
+        headers.append((b"last-event-id", str(last_event_id).encode()))
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+            "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+            "query_string": b"", "root_path": "", "headers": headers,
+            "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80)}
+
+
+async def _reopen(app, path: str, token: str, seq: int,
+                  leave: asyncio.Event | None = None) -> None:
+    """A browser back after missing the last event: its stream opens with
+    ``Last-Event-ID: seq - 1``, receives event ``seq``, and the browser leaves (or stays
+    until ``leave`` is set)."""
+    got, asked = asyncio.Event(), False
+    marker = f"id: {seq}\r".encode()
+
+    async def receive() -> dict[str, Any]:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await (leave or got).wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if marker in message.get("body", b""):
+            got.set()
+
+    await app(_stream_scope(path, token, seq - 1), receive, send)
+
+
+async def reconnect(args: argparse.Namespace) -> None:
+    """CPU and function calls per stream reopened: ``args.clients`` browsers at a time,
+    each on a table of its own whose GM keeps watching (so the match's feed is there, as
+    when one browser of a table drops and comes back)."""
+    with tempfile.TemporaryDirectory(prefix="tablee-inproc-") as temp:
+        async with Tablee(Path(temp)) as tablee:
+            tables = await tablee.seat(args.clients, players=1, spectators=0)
+            for table in tables:  # one event for the browsers to have missed
+                post = tablee.action_calls([table])[0]
+                assert await post() == 200
+                table.seq += 1
+            calls = [lambda t=t: _reopen(tablee.app, f"{t.path}/stream", t.actors[1].token,
+                                         t.seq) for t in tables]
+            leave = asyncio.Event()
+            watching = [asyncio.ensure_future(_reopen(tablee.app, f"{t.path}/stream",
+                                                      t.members[0].token, t.seq, leave))
+                        for t in tables]
+            try:
+                await _reopened(args, calls)
+            finally:
+                leave.set()
+                await asyncio.gather(*watching)
+
+
+async def _reopened(args: argparse.Namespace, calls: list[Call]) -> None:
+    async def rounds(total: int) -> float:
+        started = time.process_time()
+        done = 0
+        while done < total:
+            await asyncio.gather(*(call() for call in calls))
+            done += len(calls)
+        return (time.process_time() - started) * 1000 / done
+
+    await rounds(len(calls))  # warm up
+    if args.calls:
+        _counting.update(on=True, calls=0)
+        await rounds(args.requests)
+        _counting["on"] = False
+        print(f"function calls per reconnection (every thread): "
+              f"{_counting['calls'] / args.requests:,.0f}")
+        return
+    results = [await rounds(args.requests) for _ in range(args.rounds)]
+    for ms in results:
+        print(f"  CPU per reconnection: {ms:.3f} ms")
+    print(f"median CPU per reconnection: {statistics.median(results):.3f} ms")
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        await rounds(args.requests)
+        profiler.disable()
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats(args.sort).print_stats(args.top)
+        print(out.getvalue())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.inproc")
-    parser.add_argument("part", choices=("actions", "fanout", "statements"))
+    parser.add_argument("part", choices=("actions", "fanout", "statements", "reconnect"))
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=800)
     parser.add_argument("--rounds", type=int, default=4)
@@ -351,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
         runner = uvloop.run
     except ImportError:  # pragma: no cover
         runner = asyncio.run
-    runner({"actions": actions, "fanout": fanout, "statements": statements}[args.part](args))
+    parts = {"actions": actions, "fanout": fanout, "statements": statements,
+             "reconnect": reconnect}
+    runner(parts[args.part](args))
     return 0
 
 

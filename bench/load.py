@@ -345,9 +345,9 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
     await asyncio.gather(*(open_one(b) for b in every))
     result.open_seconds = time.perf_counter() - opened
     rng = random.Random(seed)
-    limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
-    async with httpx.AsyncClient(base_url=server.url, timeout=DELIVERY_TIMEOUT,
-                                 limits=limits) as client:
+    # With TCP_NODELAY, like the other parts (bench.client): without it a POST written as
+    # headers then body waits for the server's delayed ACK.
+    async with api_client(server.url, connections=256, timeout=DELIVERY_TIMEOUT) as client:
         until = time.monotonic() + duration
         cpu_server, cpu_client = tree_cpu_seconds(server.process.pid), time.process_time()
         started = time.perf_counter()

@@ -18,12 +18,13 @@ from typing import Annotated, Any, Literal
 from fastapi import Body, Header, Path, Query, Request
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
 from app.db import write_transaction
-from app.errors import NotAuthenticated
+from app.errors import NotAuthenticated, NotFound
 from app.http.deps import (
     DbSession,
     IdParam,
@@ -358,10 +359,52 @@ _STREAM_DOC = (
     "lowered. Comments keep the connection alive.")
 
 
-@router.get(ONE + "/stream", response_class=EventStreamResponse,
-            responses={200: {"description": _STREAM_DOC,
-                             "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                       **error_responses(404)})
+async def _lean_stream(request: Request) -> Response | None:
+    """The stream route without FastAPI's per-request dependency solving: after the
+    actions, a browser (re)opening its stream is a table's commonest request (each one comes
+    back after every drop), and the dependencies cost it a thread-pool hop and a read
+    transaction of their own. Who is asking, their membership and the match are read in one
+    hop here. A request it does not take as it is (an id or a position that is not a plain
+    number in range) goes to ``match_stream`` as declared, which refuses it."""
+    campaign_id = path_id(request, "campaign_id", MAX_ID)
+    match_id = path_id(request, "match_id", MAX_ID)
+    if campaign_id is None or match_id is None or not all(
+            _plain_position(value) for value in (request.headers.get("last-event-id"),
+                                                 request.query_params.get("after"))):
+        return None
+    state = request.app.state
+    settings = state.settings
+
+    def who_and_where() -> tuple[RequestViewer, CampaignAccess | None, int | Exception]:
+        with state.sessionmaker() as db:
+            viewer, access = load_member_viewer(db, request, settings, campaign_id)
+            if viewer.user is None:
+                return viewer, None, NotAuthenticated()
+            try:
+                access = access or load_campaign_access(db, viewer.user, campaign_id)
+                return viewer, access, tables.get_match(db, access, match_id).seq
+            except NotFound as refused:  # answered in the viewer's language, below
+                return viewer, access, refused
+
+    viewer, access, newest = await run_in_threadpool(who_and_where)
+    adopt_viewer(request, viewer)
+    if isinstance(newest, Exception):
+        raise newest
+    assert access is not None
+    return event_stream(request, JsonEvents(_stream_viewer(request, access, match_id)),
+                        newest=newest)
+
+
+def _plain_position(value: str | None) -> bool:
+    """Absent, or digits within the ids' range (anything else: FastAPI's 422)."""
+    return value is None or (value.isascii() and value.isdigit() and int(value) <= MAX_ID)
+
+
+def _stream_viewer(request: Request, access: CampaignAccess, match_id: int) -> Viewer:
+    return Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
+                  match_id=match_id, user_id=access.user.id, role=access.role)
+
+
 def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
                  after: Annotated[int | None, Query(
                      ge=0, le=MAX_ID, description="Start after this seq (first connection)."
@@ -373,9 +416,16 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
     """The match's events, live, as you may see them (``after`` and ``Last-Event-ID`` are
     read by the stream itself; declared here for the documentation and validation)."""
     match = tables.get_match(db, access, match_id)
-    viewer = Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
-                    match_id=match.id, user_id=access.user.id, role=access.role)
-    return event_stream(request, JsonEvents(viewer), newest=match.seq, request_session=db)
+    return event_stream(request, JsonEvents(_stream_viewer(request, access, match.id)),
+                        newest=match.seq, request_session=db)
+
+
+router.add_api_route(ONE + "/stream", match_stream, methods=["GET"],
+                     response_class=EventStreamResponse,
+                     responses={200: {"description": _STREAM_DOC, "content": {
+                         "text/event-stream": {"schema": {"type": "string"}}}},
+                                **error_responses(404)},
+                     route_class_override=lean_route(_lean_stream))
 
 
 class JsonEvents(FeedSource):

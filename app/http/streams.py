@@ -426,12 +426,13 @@ class _Shutdown:
 
 
 def event_stream(request: Request, source: Source, *, newest: int,
-                 request_session: Session) -> EventStreamResponse:
+                 request_session: Session | None = None) -> EventStreamResponse:
     """The response for ``source``, resumed where the client says (``resume_point``, at most
-    ``newest``). The request's session is closed first: a stream lives for hours and must
-    not hold a pooled connection (the source opens its own per read)."""
+    ``newest``). The request's session, if any, is closed first: a stream lives for hours and
+    must not hold a pooled connection (the source opens its own per read)."""
     after = resume_point(request, newest)
-    request_session.close()
+    if request_session is not None:
+        request_session.close()
     outlet = Outlet()
     return EventStreamResponse(_events(request, source, after, outlet), ping=HEARTBEAT_SECONDS,
                                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
