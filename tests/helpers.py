@@ -133,3 +133,26 @@ def fill_path(path: str, value: str = "1") -> str:
     import re
 
     return re.sub(r"\{[^}]+\}", value, path)
+
+
+def asgi_stream(app, path: str, token: str, send, leave, *, query: bytes = b"",
+                headers: Iterable[tuple[bytes, bytes]] = ()):
+    """An API stream opened as plain ASGI (no socket: the test sees each ``send``), as the
+    bearer of ``token``; the client leaves once the ``leave`` event is set."""
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": query, "root_path": "", "client": ("127.0.0.1", 50000),
+             "server": ("127.0.0.1", 80),
+             "headers": [(b"host", b"test"), (b"authorization", f"Bearer {token}".encode()),
+                         *headers]}
+    asked = False
+
+    async def receive() -> dict:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await leave.wait()
+        return {"type": "http.disconnect"}
+
+    return app(scope, receive, send)

@@ -14,6 +14,7 @@ from sqlalchemy import update
 
 from app.models import Membership, Role
 from app.services.match_feed import MatchFeeds, Viewer
+from tests.helpers import asgi_stream
 from tests.test_event_stream import Peer
 
 
@@ -299,25 +300,6 @@ def test_a_viewer_whose_role_changed_is_woken_not_served(app, db, match, on_loop
 
 # — the API stream, end to end in the app ——————————————————————————————————————————
 
-def _stream_call(app, path: str, query: bytes, token: str, peer: Peer, gone: asyncio.Event):
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
-             "query_string": query, "root_path": "", "client": ("127.0.0.1", 50000),
-             "server": ("127.0.0.1", 80),
-             "headers": [(b"host", b"test"), (b"authorization", f"Bearer {token}".encode())]}
-    asked = False
-
-    async def receive() -> dict:
-        nonlocal asked
-        if not asked:
-            asked = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await gone.wait()
-        return {"type": "http.disconnect"}
-
-    return app(scope, receive, peer.send)
-
-
 def test_a_slow_reader_gets_every_event_once_and_in_order(app, api, on_loop):
     gm = api("gaelle")
     campaign = gm.post("/campaigns", json={"name": "Les Brumes", "system": "libre"}).json()
@@ -334,9 +316,9 @@ def test_a_slow_reader_gets_every_event_once_and_in_order(app, api, on_loop):
 
     async def watch():
         quick, slow, gone = Peer(), Peer(), asyncio.Event()
-        streams = [asyncio.ensure_future(_stream_call(app, f"/api/v1{url}/stream",
-                                                      f"after={first}".encode(), token,
-                                                      peer, gone))
+        streams = [asyncio.ensure_future(asgi_stream(app, f"/api/v1{url}/stream", token,
+                                                     peer.send, gone,
+                                                     query=f"after={first}".encode()))
                    for peer in (quick, slow)]
         await asyncio.sleep(0.2)  # both connected, caught up and waiting
         slow.paused.clear()  # the slow one stops reading

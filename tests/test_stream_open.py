@@ -10,6 +10,7 @@ import asyncio
 
 import pytest
 
+from tests.helpers import asgi_stream
 from tests.match_table import Table, seat_table
 from tests.test_action_cost import Statements
 
@@ -23,21 +24,7 @@ def _open_once(app, path: str, token: str, after: int):
     """The stream opened as plain ASGI on the app's loop; returns once it sent the event
     after ``after`` (its backlog), then leaves. Gives the status and the body."""
     sent: list[dict] = []
-    arrived, asked = asyncio.Event(), False
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000),
-             "server": ("127.0.0.1", 80),
-             "headers": [(b"host", b"test"), (b"authorization", f"Bearer {token}".encode()),
-                         (b"last-event-id", str(after).encode())]}
-
-    async def receive() -> dict:
-        nonlocal asked
-        if not asked:
-            asked = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await arrived.wait()
-        return {"type": "http.disconnect"}
+    arrived = asyncio.Event()
 
     async def send(message: dict) -> None:
         sent.append(message)
@@ -45,7 +32,8 @@ def _open_once(app, path: str, token: str, after: int):
             arrived.set()
 
     async def run():
-        await asyncio.wait_for(app(scope, receive, send), 10)
+        await asyncio.wait_for(asgi_stream(app, path, token, send, arrived, headers=[
+            (b"last-event-id", str(after).encode())]), 10)
         return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
 
     return run
