@@ -16,7 +16,6 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import compile_path
 from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -24,7 +23,7 @@ from app.config import Settings
 from app.db import WriteQueue, make_engine, make_sessionmaker
 from app.errors import AppError, NotAuthenticated, Unavailable
 from app.http import validation_errors
-from app.http.deps import viewer_of
+from app.http.deps import API_PREFIX, viewer_of
 from app.http.ops import Metrics, OpsMiddleware
 from app.http.streams import RAW_SEND
 from app.i18n import gettext as _
@@ -33,7 +32,6 @@ from app.services.match_feed import MatchFeeds
 from app.web.middleware import BodyTooLarge, WebMiddleware, too_large_error
 from app.web.templating import STATIC_DIR, render
 
-API_PREFIX = "/api/v1"
 logger = logging.getLogger(__name__)
 
 
@@ -92,28 +90,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _include_routers(app: FastAPI) -> None:
-    """The API's routers first, then the pages'. A request walks the routes in this order
-    until one matches (FastAPI tries each included route in turn: with a hundred and
-    sixty routes that walk was a sixth of an action's work), so the commonest requests —
-    actions at a table — come first: the API's before the pages' (their paths never
-    overlap: ``/api/v1``), and each side's match routes first (``API_MODULES``,
-    ``WEB_MODULES``). tests/test_routing.py checks that every route is still the first
-    to match its own paths."""
+    """The API's routes first, then the pages'. A request walks the routes in this order
+    until one matches (FastAPI tries each route in turn: with a hundred and sixty routes
+    that walk was a sixth of an action's work), so the commonest requests — actions at a
+    table — come first: the API's before the pages' (their paths never overlap:
+    ``/api/v1``), and each side's match routes first (``API_MODULES``, ``WEB_MODULES``).
+    tests/test_routing.py checks that every route is still the first to match its own paths.
+
+    The routes go in as they are, with the whole paths their routers gave them: FastAPI
+    built each one (its dependencies, its validators) once, when its module was imported.
+    ``app.include_router`` would build every route again for each app, at its first
+    requests — a third of a second per app, for nothing: a route holds no state of its
+    app, and a worker has one app (the test suite one per test)."""
     from app.api import routers as api_routers
     from app.web import routers as web_routers
 
     route_methods: list[tuple[re.Pattern[str], set[str]]] = []
     route_order: list[tuple[re.Pattern[str], set[str], str]] = []
-    for prefix, routers, in_schema in ((API_PREFIX, api_routers(), True),
-                                       ("", web_routers(), False)):
-        for router in routers:
-            # Pages are not part of the API's schema.
-            app.include_router(router, prefix=prefix, include_in_schema=in_schema)
-            for route in router.routes:
-                if isinstance(route, APIRoute):
-                    regex, _format, _convertors = compile_path(prefix + route.path)
-                    route_methods.append((regex, set(route.methods)))
-                    route_order.append((regex, set(route.methods), prefix + route.path))
+    for router in (*api_routers(), *web_routers()):
+        app.router.routes.extend(router.routes)
+        for route in router.routes:
+            if isinstance(route, APIRoute):
+                route_methods.append((route.path_regex, set(route.methods)))
+                route_order.append((route.path_regex, set(route.methods), route.path))
     app.state.route_methods = route_methods
     app.state.route_order = route_order  # the order requests walk (tests/test_routing.py)
 

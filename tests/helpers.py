@@ -117,15 +117,13 @@ def app_routes():
     from fastapi.routing import APIRoute
 
     from app.api import routers as api_routers
-    from app.main import API_PREFIX
     from app.web import routers as web_routers
 
-    for prefix, routers in (("", web_routers()), (API_PREFIX, api_routers())):
-        for router in routers:
-            for route in router.routes:
-                if isinstance(route, APIRoute):
-                    for method in sorted(route.methods - {"HEAD"}):
-                        yield method, prefix + route.path, route
+    for router in (*web_routers(), *api_routers()):
+        for route in router.routes:
+            if isinstance(route, APIRoute):
+                for method in sorted(route.methods - {"HEAD"}):
+                    yield method, route.path, route
 
 
 def fill_path(path: str, value: str = "1") -> str:

@@ -33,3 +33,16 @@ def test_an_action_at_the_table_is_among_the_first_routes_walked(app):
     assert paths.index("/api/v1/campaigns/{campaign_id}/matches/{match_id}/actions") < 15
     assert paths.index("/campaigns/{campaign_id}/matches/{match_id}/actions") < \
         len([p for p in paths if p.startswith("/api/")]) + 15
+
+
+def test_the_schema_documents_every_api_route_and_no_page(client, app):
+    """Each router gives its routes their whole path and their place in the schema: the API's
+    under ``/api/v1`` and documented, the pages' (and the probes') left out."""
+    documented = client.get("/openapi.json").json()["paths"]
+    paths = {re.sub(r":\w+}", "}", path)  # the schema names no convertor
+             for _regex, _methods, path in app.state.route_order}
+    api = {path for path in paths if path.startswith("/api/v1/")}
+    assert set(documented) == api
+    assert "/campaigns/{campaign_id}/matches/{match_id}" in paths - api
+    assert "/healthz" in paths - api
+

@@ -13,12 +13,12 @@ from app.http.deps import (
     DbSession,
     SettingsDep,
     ViewerDep,
+    api_router,
     client_address,
-    protected_router,
 )
 from app.services import accounts
 
-router = protected_router(tags=["accounts"])
+router = api_router("accounts")
 
 
 class RegisterIn(Model):

@@ -8,11 +8,11 @@ from pathlib import Path
 from pydantic import Field
 
 from app.api.schemas import Model, error_responses
-from app.http.deps import AdminUser, DbSession, IdParam, SettingsDep, protected_router
+from app.http.deps import AdminUser, DbSession, IdParam, SettingsDep, api_router
 from app.models import User
 from app.services import admin, backup, instance
 
-router = protected_router(tags=["admin"])
+router = api_router("admin")
 UserId = IdParam
 
 

@@ -20,11 +20,11 @@ from pydantic import Field
 from app.api.campaigns import MAX_ID
 from app.api.matches import ONE, ActionOut, MatchId, _answer, _viewer
 from app.api.schemas import Model, error_responses
-from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, protected_router
+from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, api_router
 from app.http.uploads import image_response, read_upload
 from app.services import board_backgrounds, tables
 
-router = protected_router(tags=["matches"])
+router = api_router("matches")
 
 BACKGROUND = ONE + "/background"
 Unit = Literal["cm", "in", "sq"]

@@ -10,12 +10,12 @@ from fastapi import Query, Response
 from pydantic import Field
 
 from app.api.schemas import Model, error_responses, text
-from app.http.deps import CurrentUser, DbSession, MemberAccess, protected_router
+from app.http.deps import CurrentUser, DbSession, MemberAccess, api_router
 from app.models import Campaign, Role
 from app.rules.registry import all_systems
 from app.services import campaigns, dice_cap, matches
 
-router = protected_router(tags=["campaigns"])
+router = api_router("campaigns")
 
 # Ids are 32-bit integers on every backend (PostgreSQL's ``integer``).
 MAX_ID = 2_147_483_647

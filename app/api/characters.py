@@ -17,14 +17,14 @@ from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.api.schemas import Model, error_responses, text
-from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, protected_router
+from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, api_router
 from app.http.uploads import image_response, read_upload
 from app.models import Character
 from app.services import characters
 from app.services.access import CampaignAccess
 from app.services.characters import ACTING_USER, NAME_MAX, NOTES_MAX
 
-router = protected_router(tags=["characters"])
+router = api_router("characters")
 
 BASE = "/campaigns/{campaign_id}/characters"
 ONE = BASE + "/{character_id}"

@@ -23,13 +23,13 @@ from app.http.deps import (
     MemberAccess,
     SettingsDep,
     TableDice,
-    protected_router,
+    api_router,
 )
 from app.http.streams import Item
 from app.services import chat
 from app.services.match_publish import publish_chat, publish_roll
 
-router = protected_router(tags=["chat"])
+router = api_router("chat")
 
 BASE = "/campaigns/{campaign_id}/chat"
 STREAM_EVENT = "chat-message"

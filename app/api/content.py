@@ -9,13 +9,13 @@ from pydantic import Field
 
 from app.api.campaigns import MAX_ID
 from app.api.schemas import Model, error_responses, text
-from app.http.deps import DbSession, MemberAccess, protected_router
+from app.http.deps import DbSession, MemberAccess, api_router
 from app.i18n import gettext
 from app.models import CustomContent
 from app.rules.system import ContentKind
 from app.services import content
 
-router = protected_router(tags=["content"])
+router = api_router("content")
 BASE = "/campaigns/{campaign_id:int}/content"
 ItemId = Annotated[int, Path(ge=1, le=MAX_ID)]
 KindKey = Annotated[str, Path(max_length=40)]

@@ -10,12 +10,12 @@ from pydantic import Field
 
 from app.api.campaigns import MAX_ID
 from app.api.schemas import ErrorBody, Model, error_responses
-from app.http.deps import CurrentUser, DbSession, MemberAccess, ViewerDep, protected_router
+from app.http.deps import CurrentUser, DbSession, MemberAccess, ViewerDep, api_router
 from app.models import Invite, Role
 from app.services import invites
 from app.services.invites import InviteStatus
 
-router = protected_router(tags=["invites"])
+router = api_router("invites")
 InviteId = Annotated[int, Path(ge=1, le=MAX_ID)]
 Token = Annotated[str, Path(max_length=invites.TOKEN_MAX)]
 GONE: dict[int | str, dict[str, Any]] = {410: {

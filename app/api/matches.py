@@ -32,10 +32,10 @@ from app.http.deps import (
     SettingsDep,
     TableDice,
     adopt_viewer,
+    api_router,
     dice_for,
     known_viewer,
     load_member_viewer,
-    protected_router,
     verify_csrf,
 )
 from app.http.deps import Viewer as RequestViewer
@@ -49,7 +49,7 @@ from app.services import match_publish, tables
 from app.services.access import CampaignAccess, load_campaign_access
 from app.services.match_feed import Batch, Viewer, to_json
 
-router = protected_router(tags=["matches"])
+router = api_router("matches")
 
 BASE = "/campaigns/{campaign_id}/matches"
 ONE = BASE + "/{match_id}"

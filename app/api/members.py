@@ -10,11 +10,11 @@ from pydantic import Field
 
 from app.api.campaigns import MAX_ID
 from app.api.schemas import Model, error_responses
-from app.http.deps import DbSession, MemberAccess, protected_router
+from app.http.deps import DbSession, MemberAccess, api_router
 from app.models import Membership, Role
 from app.services import members
 
-router = protected_router(tags=["members"])
+router = api_router("members")
 MembershipId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 

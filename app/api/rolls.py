@@ -21,12 +21,12 @@ from app.http.deps import (
     MemberAccess,
     SettingsDep,
     TableDice,
-    protected_router,
+    api_router,
 )
 from app.services import rolls
 from app.services.match_publish import publish_roll
 
-router = protected_router(tags=["rolls"])
+router = api_router("rolls")
 
 BASE = "/campaigns/{campaign_id}/rolls"
 Visibility = Literal["public", "gm", "self"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from app.http.deps import protected_router
+from app.http.deps import api_router
 from app.rules.registry import all_systems
 
-router = protected_router(tags=["systems"])
+router = api_router("systems")
 
 
 class SystemOut(BaseModel):

@@ -9,11 +9,11 @@ from pydantic import Field
 from starlette.responses import Response
 
 from app.api.schemas import Model, error_responses
-from app.http.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, protected_router
+from app.http.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, api_router
 from app.services import transfer
 from app.services.campaigns import NAME_MAX
 
-router = protected_router(tags=["transfer"])
+router = api_router("transfer")
 
 
 class FormerMemberOut(Model):

@@ -251,6 +251,22 @@ def campaign_access(campaign_id: IdParam, db: DbSession, user: CurrentUser) -> C
 MemberAccess = Annotated[CampaignAccess, Depends(campaign_access)]
 
 
+API_PREFIX = "/api/v1"
+
+
 def protected_router(**kwargs) -> APIRouter:
     """A router whose unsafe requests all pass the CSRF check."""
     return APIRouter(dependencies=[Depends(verify_csrf)], **kwargs)
+
+
+def api_router(tag: str) -> APIRouter:
+    """The JSON API's routes for one resource, under ``/api/v1`` and in its schema.
+
+    Each route carries its whole path from the start: the app takes the routes as they
+    are (``app.main._include_routers``)."""
+    return protected_router(prefix=API_PREFIX, tags=[tag])
+
+
+def page_router() -> APIRouter:
+    """The pages' routes for one resource: not part of the API's schema."""
+    return protected_router(include_in_schema=False)

@@ -15,7 +15,7 @@ from app.http.deps import (
     SettingsDep,
     ViewerDep,
     client_address,
-    protected_router,
+    page_router,
 )
 from app.i18n import get_locale
 from app.services import accounts, instance, invites
@@ -23,7 +23,7 @@ from app.web.cookies import clear_session_cookie, set_locale_cookie, set_session
 from app.web.forms import field_errors, safe_next, see_other
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 FormText = Annotated[str, Form()]
 
 

@@ -9,13 +9,13 @@ from fastapi import Form, Request
 from starlette.responses import FileResponse, Response
 
 from app.errors import AppError
-from app.http.deps import AdminUser, DbSession, IdParam, SettingsDep, protected_router
+from app.http.deps import AdminUser, DbSession, IdParam, SettingsDep, page_router
 from app.models import User
 from app.services import admin, backup, instance
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 UserId = IdParam
 
 

@@ -8,7 +8,7 @@ from fastapi import Form, Request
 from starlette.responses import Response
 
 from app.errors import AppError, CampaignArchived, Conflict, StaleVersion, ValidationFailed
-from app.http.deps import CurrentUser, DbSession, MemberAccess, protected_router
+from app.http.deps import CurrentUser, DbSession, MemberAccess, page_router
 from app.models import User
 from app.rules.registry import all_systems
 from app.services import campaigns, content, matches, members
@@ -18,7 +18,7 @@ from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
 # ``:int`` leaves paths like ``/campaigns/import`` to the routes that own them.
-router = protected_router()
+router = page_router()
 FormText = Annotated[str, Form()]
 # Errors that leave the edit form on screen with what was typed.
 FORM_ERRORS = (ValidationFailed, Conflict, CampaignArchived)

@@ -19,7 +19,7 @@ from fastapi import Depends, File, Request, UploadFile
 from starlette.responses import Response
 
 from app.errors import Conflict, StaleVersion, ValidationFailed
-from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, protected_router
+from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, page_router
 from app.http.uploads import image_response, read_upload
 from app.models import Character, Role
 from app.rules.system import Problem
@@ -31,7 +31,7 @@ from app.services.images import ImageTooLarge, mebibytes
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 
 # Ids are 32-bit on PostgreSQL; bigger numbers are simply not found.
 CharacterId = IdParam

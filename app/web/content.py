@@ -12,7 +12,7 @@ from fastapi import Path, Query, Request
 from starlette.responses import Response
 
 from app.errors import AppError, ValidationFailed
-from app.http.deps import DbSession, MemberAccess, protected_router
+from app.http.deps import DbSession, MemberAccess, page_router
 from app.models import CustomContent
 from app.rules.system import ContentKind
 from app.services import content, matches
@@ -22,7 +22,7 @@ from app.web.characters import FormFields
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 BASE = "/campaigns/{campaign_id:int}/content"
 ItemId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 KindKey = Annotated[str, Path(max_length=40)]

@@ -8,7 +8,7 @@ from fastapi import Form, Path, Request
 from starlette.responses import Response
 
 from app.errors import AppError, CampaignArchived, ValidationFailed
-from app.http.deps import CurrentUser, DbSession, MemberAccess, ViewerDep, protected_router
+from app.http.deps import CurrentUser, DbSession, MemberAccess, ViewerDep, page_router
 from app.services import invites
 from app.services.access import CampaignAccess
 from app.services.invites import EXPIRY_CHOICES, InviteGone, InviteStatus
@@ -16,7 +16,7 @@ from app.web.campaigns import error_page
 from app.web.forms import field_errors, see_other
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 FormText = Annotated[str, Form()]
 InviteId = Annotated[int, Path(ge=1, le=2_147_483_647)]
 # Any length: the service answers 404 for whatever is not a live token.

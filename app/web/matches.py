@@ -25,7 +25,7 @@ from app.http.deps import (
     SettingsDep,
     TableDice,
     csrf_token_for,
-    protected_router,
+    page_router,
 )
 from app.http.streams import event_stream
 from app.http.uploads import image_response, read_upload
@@ -49,7 +49,7 @@ from app.web.table_view import (
 )
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 DEFAULT_BOARD = {"unit": "cm", "width": 120, "height": 80}
 
 MatchId = IdParam

@@ -8,14 +8,14 @@ from fastapi import Form, Path, Request
 from starlette.responses import Response
 
 from app.errors import AppError, Conflict, ValidationFailed
-from app.http.deps import DbSession, MemberAccess, protected_router
+from app.http.deps import DbSession, MemberAccess, page_router
 from app.services import members
 from app.services.access import CampaignAccess
 from app.web.campaigns import error_page
 from app.web.forms import see_other
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 MAX_ID = 2_147_483_647
 MembershipId = Annotated[int, Path(ge=1, le=MAX_ID)]
 # Errors shown above the member list rather than on an error page.

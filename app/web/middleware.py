@@ -22,12 +22,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings
 from app.errors import AppError
+from app.http.deps import API_PREFIX
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
 from app.i18n import gettext as _
 from app.services.images import mebibytes
 
 logger = logging.getLogger(__name__)
-API_PREFIX = "/api/v1"
 STATIC_PREFIX = "/static/"
 
 CONTENT_SECURITY_POLICY = "; ".join([

@@ -8,7 +8,7 @@ from fastapi import Form, Path, Request
 from starlette.responses import Response
 
 from app.errors import NotFound
-from app.http.deps import DbSession, SettingsDep, ViewerDep, protected_router
+from app.http.deps import DbSession, SettingsDep, ViewerDep, page_router
 from app.i18n import SUPPORTED_LOCALES
 from app.rules.registry import get_system
 from app.services import accounts
@@ -16,7 +16,7 @@ from app.web.cookies import set_locale_cookie
 from app.web.forms import safe_next, see_other
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 
 
 @router.get("/")

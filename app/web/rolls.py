@@ -22,7 +22,7 @@ from app.http.deps import (
     SettingsDep,
     TableDice,
     csrf_token_for,
-    protected_router,
+    page_router,
 )
 from app.http.streams import Item, StreamSource, event_stream
 from app.i18n import get_locale, set_locale
@@ -33,7 +33,7 @@ from app.services.match_publish import publish_roll
 from app.web.forms import field_errors, see_other
 from app.web.templating import render, templates
 
-router = protected_router()
+router = page_router()
 
 BASE = "/campaigns/{campaign_id}/rolls"
 RollId = IdParam

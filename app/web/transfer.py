@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from app.config import Settings
 from app.errors import AppError, ValidationFailed
-from app.http.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, protected_router
+from app.http.deps import CurrentUser, DbSession, MemberAccess, SettingsDep, page_router
 from app.i18n import lazy_gettext as _l
 from app.services import transfer
 from app.services.access import CampaignAccess
@@ -18,7 +18,7 @@ from app.web.forms import field_errors, see_other
 from app.web.invites import invite_link
 from app.web.templating import render
 
-router = protected_router()
+router = page_router()
 
 
 def export_response(document: transfer.CampaignExport, filename: str) -> Response:
