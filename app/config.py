@@ -15,6 +15,8 @@ class Settings(BaseSettings):
     data_dir: Path = Path("var")
     database_url: str = ""
     redis_url: str | None = None
+    # Prefixes every Redis channel: installs (or test runs) that share one Redis keep apart.
+    redis_namespace: str = "tablee:"
     # Left empty, a key is generated once and kept in ``data_dir/secret_key``.
     secret_key: str = ""
     # Behind HTTPS: Secure + ``__Host-`` cookies and HSTS.

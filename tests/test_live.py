@@ -7,6 +7,7 @@ The Redis runs are skipped only when Redis does not answer on TABLEE_TEST_REDIS_
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import uuid
@@ -299,3 +300,22 @@ async def test_a_lost_redis_connection_ends_subscribers_with_a_gap_then_recovers
             assert await receive(resumed) == [event(1)]
     finally:
         await admin.aclose()
+
+
+async def test_publications_waiting_their_turn_when_the_broker_closes_open_no_connection(
+        redis_bus):
+    """A publication still waiting for the one before it when the broker closes is dropped:
+    sent, it would take a connection the closed broker never closes (a socket the garbage
+    collector reported later, in some other test)."""
+    broker = await redis_bus.broker()
+    publishing = [asyncio.create_task(broker.publish(CHANNEL, event(number)))
+                  for number in range(1, 11)]
+    await asyncio.sleep(0)  # each one is under way: the first sending, the others queued
+    await broker.close()
+    await asyncio.gather(*publishing)
+    admin = redis.asyncio.Redis.from_url(REDIS_URL)
+    try:
+        names = [client["name"] for client in await admin.client_list()]
+    finally:
+        await admin.aclose()
+    assert [name for name in names if name.startswith(broker.client_name)] == []

@@ -26,5 +26,6 @@ __all__ = ["Broker", "EndReason", "Key", "MemoryBroker", "Message", "RedisBroker
 def make_broker(settings: Settings, *, queue_limit: int = DEFAULT_QUEUE_LIMIT) -> Broker:
     """Redis when ``TABLEE_REDIS_URL`` is set (several workers share it), else in-process."""
     if settings.redis_url:
-        return RedisBroker(settings.redis_url, queue_limit=queue_limit)
+        return RedisBroker(settings.redis_url, namespace=settings.redis_namespace,
+                           queue_limit=queue_limit)
     return MemoryBroker(queue_limit=queue_limit)

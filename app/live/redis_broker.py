@@ -55,12 +55,15 @@ class RedisBroker(Broker):
         # One quick retry: a pooled connection may be stale after Redis restarted. RESP2
         # unless the URL asks otherwise: its pub/sub replies are plain arrays (RESP3 pushes
         # are read too, see _read).
+        # The subscribing connection is named client_name, the publishing ones after it
+        # (``CLIENT LIST`` tells a worker's connections apart).
+        self.client_name = f"tablee-live-{os.getpid()}-{secrets.token_hex(4)}"
         self._redis = Redis.from_url(url, retry=Retry(NoBackoff(), 1), protocol=2,
-                                     socket_connect_timeout=5, socket_timeout=5)
+                                     socket_connect_timeout=5, socket_timeout=5,
+                                     client_name=f"{self.client_name}-publish")
         self._namespace = namespace
         self._heartbeat = heartbeat
         self._delays = reconnect_delays
-        self.client_name = f"tablee-live-{os.getpid()}-{secrets.token_hex(4)}"
         self._connection: AbstractConnection | None = None
         self._remote: set[str] = set()  # channels whose subscription Redis confirmed
         self._pending: tuple[bytes, bytes, asyncio.Future[None]] | None = None
@@ -85,10 +88,15 @@ class RedisBroker(Broker):
             await self._drop(self._connection)
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self._redis.aclose()
+        async with self._publish_lock:  # the publication under way ends on an open client
+            await self._redis.aclose()
 
     async def _send(self, channel: str, envelope: str) -> None:
         async with self._publish_lock:
+            if self._closed:
+                # Closed while this one waited its turn: sent now, it would open a
+                # connection that nothing closes any more.
+                return
             try:
                 await self._redis.publish(self._wire(channel), envelope)
             except (RedisError, OSError) as error:
