@@ -54,13 +54,15 @@ run-scaled: install
 	  $(PY) -m app serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 ## Install the test extras and run the whole suite: unit, service and web tests, then the
-## browser tests in Debian's Chromium (skipped, saying so, when it is not installed)
+## browser tests in Debian's Chromium (skipped, saying so, when it is not installed).
+## One pytest process per core (pytest-xdist); TEST_WORKERS=0 runs everything in this one.
+TEST_WORKERS ?= auto
 test: install-test
-	$(PY) -m pytest -q -m "not e2e"
-	$(PY) -m pytest -q -m e2e tests/e2e
+	$(PY) -m pytest -q -m "not e2e" -n $(TEST_WORKERS)
+	$(PY) -m pytest -q -m e2e tests/e2e -n $(TEST_WORKERS) --dist worksteal
 
 e2e: install-test
-	$(PY) -m pytest -q -m e2e tests/e2e
+	$(PY) -m pytest -q -m e2e tests/e2e -n $(TEST_WORKERS) --dist worksteal
 
 bench: install-test
 	$(PY) -m bench

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, make_url, text
 
 from app.config import Settings
 from app.main import create_app
@@ -23,48 +23,77 @@ from app.models import Base
 from tests.helpers import ApiUser, WebUser
 
 POSTGRES_URL = os.environ.get("TABLEE_TEST_DATABASE_URL", "")
+# Under ``pytest -n N`` (pytest-xdist) each worker is a process of its own: "gw0", "gw1"…
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 TEST_PASSWORD = "correct horse battery"
+
+
+def _worker_postgres(url: str) -> str:
+    """The database this process empties before each test: the one named by the URL, or,
+    for an xdist worker, a database of its own beside it (created on first use)."""
+    if not XDIST_WORKER:
+        return url
+    base = make_url(url)
+    name = f"{base.database}_{XDIST_WORKER}"
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        if connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :name"),
+                             {"name": name}) is None:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return base.set(database=name).render_as_string(hide_password=False)
 
 
 @pytest.fixture(scope="session")
 def database_template(tmp_path_factory) -> str:
-    """A migrated database: a file to copy (SQLite) or the PostgreSQL URL itself."""
+    """A migrated database: a file to copy (SQLite) or this process's PostgreSQL URL."""
     if POSTGRES_URL:
-        engine = create_engine(POSTGRES_URL)
+        url = _worker_postgres(POSTGRES_URL)
+        engine = create_engine(url)
         with engine.begin() as connection:
             connection.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
         engine.dispose()
-        upgrade(POSTGRES_URL)
-        return POSTGRES_URL
+        upgrade(url)
+        return url
     path = tmp_path_factory.mktemp("template") / "template.db"
     upgrade(f"sqlite:///{path}")
     return str(path)
 
 
-def _empty_postgres(url: str) -> None:
-    engine = create_engine(url)
-    tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
-    with engine.begin() as connection:
-        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-    engine.dispose()
-
-
-@pytest.fixture
-def database_url(database_template: str, tmp_path: Path) -> str:
+def fresh_database(database_template: str, directory: Path) -> str:
+    """A database of the test's own: a copy of the template file, or emptied PostgreSQL tables."""
     if POSTGRES_URL:
-        _empty_postgres(POSTGRES_URL)
-        return POSTGRES_URL
-    target = tmp_path / "tablee.db"
+        engine = create_engine(database_template)
+        tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
+        with engine.begin() as connection:
+            connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+        engine.dispose()
+        return database_template
+    target = directory / "tablee.db"
     shutil.copy(database_template, target)
     return f"sqlite:///{target}"
 
 
-@pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "var", database_url=database_url,
+def app_settings(database_url: str, data_dir: Path) -> Settings:
+    """A test app's settings: cheap password hashing, and the Redis of the PostgreSQL pass
+    under a namespace of this process's own (pub/sub channels are shared by every Redis
+    database number, and xdist workers or other runs may share the server)."""
+    return Settings(data_dir=data_dir, database_url=database_url,
                     secret_key="test-secret-key-" + "x" * 32,
                     argon2_time_cost=1, argon2_memory_cost=64,
-                    redis_url=os.environ.get("TABLEE_TEST_REDIS_URL") or None)
+                    redis_url=os.environ.get("TABLEE_TEST_REDIS_URL") or None,
+                    redis_namespace=f"tablee-test-{os.getpid()}:")
+
+
+
+@pytest.fixture
+def database_url(database_template: str, tmp_path: Path) -> str:
+    return fresh_database(database_template, tmp_path)
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return app_settings(database_url, tmp_path / "var")
 
 
 @pytest.fixture

@@ -19,8 +19,6 @@ client (``api``).
 from __future__ import annotations
 
 import io
-import os
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,15 +28,14 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from PIL import Image
-from sqlalchemy import create_engine, insert, select, text, update
+from sqlalchemy import insert, select, update
 
 from app import auth
-from app.config import Settings
 from app.db import write_transaction
 from app.main import create_app
 from app.models import Base, User
 from app.services import backup
-from tests.conftest import POSTGRES_URL, TEST_PASSWORD
+from tests.conftest import POSTGRES_URL, TEST_PASSWORD, app_settings, fresh_database
 from tests.helpers import ApiUser, WebUser
 
 # Registration order fixes the user ids: root is 1 (the first account is the admin).
@@ -127,30 +124,9 @@ def _backup(world: World) -> str:
     return Path(_ok(response, 201)["path"]).name
 
 
-def _settings(database_url: str, data_dir: Path) -> Settings:
-    return Settings(data_dir=data_dir, database_url=database_url,
-                    secret_key="test-secret-key-" + "x" * 32,
-                    argon2_time_cost=1, argon2_memory_cost=64,
-                    redis_url=os.environ.get("TABLEE_TEST_REDIS_URL") or None)
-
-
-def _fresh_database(database_template: str, directory: Path) -> str:
-    """A database of our own: a copy of the template file, or emptied PostgreSQL tables."""
-    if POSTGRES_URL:
-        engine = create_engine(POSTGRES_URL)
-        tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
-        with engine.begin() as connection:
-            connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-        engine.dispose()
-        return POSTGRES_URL
-    target = directory / "world.db"
-    shutil.copy(database_template, target)
-    return f"sqlite:///{target}"
-
-
 @contextmanager
 def running_world(database_template: str, directory: Path) -> Iterator[World]:
-    settings = _settings(_fresh_database(database_template, directory), directory / "var")
+    settings = app_settings(fresh_database(database_template, directory), directory / "var")
     app = create_app(settings)
     with TestClient(app) as owner:
         world = World(app=app, owner=owner, web={}, api={})
