@@ -382,7 +382,7 @@ async def _lean_stream(request: Request) -> Response | None:
                 return viewer, None, NotAuthenticated()
             try:
                 access = access or load_campaign_access(db, viewer.user, campaign_id)
-                return viewer, access, tables.get_match(db, access, match_id).seq
+                return viewer, access, tables.match_position(db, access, match_id)
             except NotFound as refused:  # answered in the viewer's language, below
                 return viewer, access, refused
 
@@ -415,9 +415,9 @@ def match_stream(request: Request, db: DbSession, access: MemberAccess, match_id
                  ] = None) -> EventStreamResponse:
     """The match's events, live, as you may see them (``after`` and ``Last-Event-ID`` are
     read by the stream itself; declared here for the documentation and validation)."""
-    match = tables.get_match(db, access, match_id)
-    return event_stream(request, JsonEvents(_stream_viewer(request, access, match.id)),
-                        newest=match.seq, request_session=db)
+    newest = tables.match_position(db, access, match_id)
+    return event_stream(request, JsonEvents(_stream_viewer(request, access, match_id)),
+                        newest=newest, request_session=db)
 
 
 router.add_api_route(ONE + "/stream", match_stream, methods=["GET"],

@@ -100,6 +100,18 @@ def get_match(db: Session, access: CampaignAccess, match_id: int, *,
     return match
 
 
+def match_position(db: Session, access: CampaignAccess, match_id: int) -> int:
+    """The newest seq of one of the campaign's matches: all a stream needs to open. The
+    snapshot (``state``, the largest column, decoded from JSON) stays unread — browsers
+    reopen their streams all evening (docs/benchmarks.md § The load harness, 2026-12-03)."""
+    row = db.execute(select(Match.seq, Match.system).where(
+        Match.id == match_id, Match.campaign_id == access.campaign_id)).first()
+    if row is None:
+        raise NotFound()
+    telemetry.note(game=row.system)
+    return row.seq
+
+
 def list_matches(db: Session, access: CampaignAccess) -> list[Match]:
     return list(db.scalars(select(Match).where(Match.campaign_id == access.campaign.id)
                            .order_by(Match.created_at.desc())))

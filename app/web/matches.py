@@ -332,13 +332,13 @@ def campaign_image(request: Request, db: DbSession, access: MemberAccess,
 def stream(request: Request, db: DbSession, access: MemberAccess,
            match_id: MatchId) -> Response:
     """Server-Sent Events for this viewer; resumable with ``Last-Event-ID`` (or ``?after=``)."""
-    match = tables.get_match(db, access, match_id)
+    newest = tables.match_position(db, access, match_id)
     viewer = Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
                     match_id=match_id, user_id=access.user.id, role=access.role)
     source = MatchStream(viewer=viewer, sessionmaker=request.app.state.sessionmaker,
                          campaign_id=access.campaign.id, locale=get_locale(),
                          csrf_token=csrf_token_for(request))
-    return event_stream(request, source, newest=match.seq, request_session=db)
+    return event_stream(request, source, newest=newest, request_session=db)
 
 
 @router.get(MATCH + "/replay")
