@@ -227,7 +227,8 @@ async def open_viewers(specs: Sequence[tuple[str, str, int | None]], base_url: s
 
 
 class Connection(asyncio.Protocol):
-    """One keep-alive HTTP/1.1 connection for the throughput part, a request at a time.
+    """One keep-alive HTTP/1.1 connection (the throughput part, the load harness's POSTs),
+    a request at a time; ``headers``: the last answer's, their names in lower case.
 
     httpx costs the load generator ~1.3 ms of CPU per request, more than the bare
     endpoint costs its server: with two cores the baseline would measure httpx. This
@@ -240,6 +241,7 @@ class Connection(asyncio.Protocol):
         self._buffer = b""
         self._answer: asyncio.Future[tuple[int, bytes]] | None = None
         self._lost: Exception | None = None
+        self.headers: dict[str, str] = {}
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -253,15 +255,17 @@ class Connection(asyncio.Protocol):
         if end < 0 or self._answer is None:
             return
         head = self._buffer[:end].decode("latin-1").split("\r\n")
-        length = next((int(line.split(":", 1)[1]) for line in head[1:]
-                       if line.lower().startswith("content-length:")), None)
-        if length is None:
+        headers = {name.strip().lower(): value.strip()
+                   for name, _, value in (line.partition(":") for line in head[1:])}
+        if "content-length" not in headers:
             self._fail(StreamError(f"an answer without Content-Length: {head[0]}"))
             return
+        length = int(headers["content-length"])
         if len(self._buffer) < end + 4 + length:
             return
         body = self._buffer[end + 4:end + 4 + length]
         self._buffer = self._buffer[end + 4 + length:]
+        self.headers = headers
         answer, self._answer = self._answer, None
         answer.set_result((int(head[0].split()[1]), body))
 
@@ -285,6 +289,10 @@ class Connection(asyncio.Protocol):
             f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n{extra}\r\n".encode() + body)
         return await self._answer
+
+    @property
+    def closed(self) -> bool:
+        return self._lost is not None or self.transport is None or self.transport.is_closing()
 
     def close(self) -> None:
         if self.transport is not None:

@@ -38,10 +38,19 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
-from bench.client import StreamError, Viewer, api_client, open_viewer
+from bench.client import (
+    Connection,
+    StreamError,
+    Viewer,
+    api_client,
+    close_all,
+    connect,
+    open_viewer,
+)
 from bench.report import percentile, table
 from bench.seating import CYBORG_TEST, Member, Table, seat_tables
 from bench.server import (
@@ -345,16 +354,15 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
     await asyncio.gather(*(open_one(b) for b in every))
     result.open_seconds = time.perf_counter() - opened
     rng = random.Random(seed)
-    # With TCP_NODELAY, like the other parts (bench.client): without it a POST written as
-    # headers then body waits for the server's delayed ACK.
-    async with api_client(server.url, connections=256, timeout=DELIVERY_TIMEOUT) as client:
+    poster = Poster(server.url)
+    try:
         until = time.monotonic() + duration
         cpu_server, cpu_client = tree_cpu_seconds(server.process.pid), time.process_time()
         started = time.perf_counter()
         progress = asyncio.ensure_future(_progress(result, started, duration))
         try:
             await asyncio.gather(
-                *(_table(client, t, browsers[t.match_id], random.Random(rng.random()), until,
+                *(_table(poster, t, browsers[t.match_id], random.Random(rng.random()), until,
                          think, result) for t in tables),
                 *(_drops(b, random.Random(rng.random()), until, reconnect) for b in every),
                 *([fault()] if fault is not None else []))
@@ -373,6 +381,8 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
                 result.reconnects += browser.reconnects
                 result.failed_opens += browser.failed_opens
                 browser.close()
+    finally:
+        poster.close()
     print("\r" + " " * 100 + "\r", end="", flush=True)
     return result
 
@@ -402,7 +412,7 @@ async def _pause(seconds: float, until: float) -> bool:
     return time.monotonic() < until
 
 
-async def _table(client: httpx.AsyncClient, table_: Table, browsers: list[Browser],
+async def _table(poster: Poster, table_: Table, browsers: list[Browser],
                  rng: random.Random, until: float, think: float, result: Result) -> None:
     while await _pause(rng.expovariate(1 / think), until):
         if table_.system == "cyborg":  # the GM runs the automated game's tests
@@ -410,10 +420,10 @@ async def _table(client: httpx.AsyncClient, table_: Table, browsers: list[Browse
         else:
             member, action = rng.choice(table_.actors), rng.choice(ACTIONS)
         sent = time.perf_counter()
-        response = await _post(client, table_, member, action, result)
-        if response is None:
+        answer = await _post(poster, table_, member, action, result)
+        if answer is None:
             continue
-        seq = response.json()["seq"]
+        seq = answer["seq"]
         table_.seq = max(table_.seq, seq)
         result.acked.setdefault(table_.match_id, []).append(seq)
         reconnects = sum(browser.reconnects for browser in browsers)
@@ -433,27 +443,60 @@ async def _table(client: httpx.AsyncClient, table_: Table, browsers: list[Browse
             result.latencies.append(latency)
 
 
-async def _post(client: httpx.AsyncClient, table_: Table, member: Member,
-                action: dict, result: Result) -> httpx.Response | None:
+class Poster:
+    """The tables' POSTs, on lean keep-alive connections (``bench.client.Connection``, with
+    ``TCP_NODELAY``), one per table: a table posts one action at a time. With httpx the
+    load generator spent ~1.3 ms of CPU per POST; at 500 tables it was the generator, not
+    the server, that was saturated (docs/benchmarks.md § The load harness, 2026-12-03)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.host = urlsplit(url).netloc
+        self._connections: dict[int, Connection] = {}
+
+    async def post(self, table_: Table, body: bytes,
+                   headers: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
+        """Status, body and headers; a connection that failed is dropped, the next post
+        opens another (to whichever worker accepts it)."""
+        connection = self._connections.get(table_.match_id)
+        if connection is None or connection.closed:
+            connection = await connect(self.url)
+            self._connections[table_.match_id] = connection
+        try:
+            status, answer = await asyncio.wait_for(
+                connection.post(self.host, f"{table_.path}/actions", body, headers),
+                DELIVERY_TIMEOUT)
+        except BaseException:
+            del self._connections[table_.match_id]
+            connection.close()
+            raise
+        return status, answer, connection.headers
+
+    def close(self) -> None:
+        close_all(self._connections.values())
+
+
+async def _post(poster: Poster, table_: Table, member: Member,
+                action: dict, result: Result) -> dict | None:
     """Post an action; a lost connection or a 503 is retried with the same
     ``Idempotency-Key`` (as a careful client does), so an action that did commit before its
-    answer was lost is answered again, never applied twice. None: given up (an error)."""
-    key = uuid.uuid4().hex
-    headers = {**member.headers, "Idempotency-Key": key}
+    answer was lost is answered again, never applied twice. The answer, or None: given up
+    (an error)."""
+    headers = {**member.headers, "Idempotency-Key": uuid.uuid4().hex}
+    body = json.dumps({"action": action, "seq": None}).encode()
     for attempt in range(RETRIES + 1):
         try:
-            response = await client.post(f"{table_.path}/actions", headers=headers,
-                                         json={"action": action, "seq": None})
-        except httpx.HTTPError as error:
+            status, answer, answer_headers = await poster.post(table_, body, headers)
+        except (StreamError, OSError, TimeoutError) as error:
             kind = type(error).__name__
         else:
-            if response.status_code == 200:
-                return response
-            kind = f"HTTP {response.status_code}"
-            if response.status_code != 503:
+            if status == 200:
+                return json.loads(answer)
+            kind = f"HTTP {status}"
+            if status != 503:
                 result.error(kind)
                 return None
-            if "retry-after" not in response.headers:
+            if "retry-after" not in answer_headers:
                 kind += " without Retry-After"
         if attempt < RETRIES:
             result.retried[kind] = result.retried.get(kind, 0) + 1
