@@ -52,12 +52,12 @@ class Scale:
     streams: int = 1_000
     fanout_rounds: int = 5
     growth_samples: int = 150
-    requests: int = 1_600
+    requests: int = 3_000
     concurrency: int = 8
 
 
 QUICK = Scale(tables=20, solo=40, rounds=4, streams=1_000, fanout_rounds=2,
-              growth_samples=50, requests=400)
+              growth_samples=50, requests=800)
 
 
 def _machine() -> str:
