@@ -105,21 +105,18 @@ def _include_routers(app: FastAPI) -> None:
     from app.api import routers as api_routers
     from app.web import routers as web_routers
 
-    route_methods: list[tuple[re.Pattern[str], set[str]]] = []
     route_order: list[tuple[re.Pattern[str], set[str], str]] = []
     for router in (*api_routers(), *web_routers()):
         app.router.routes.extend(router.routes)
-        for route in router.routes:
-            if isinstance(route, APIRoute):
-                route_methods.append((route.path_regex, set(route.methods)))
-                route_order.append((route.path_regex, set(route.methods), route.path))
-    app.state.route_methods = route_methods
-    app.state.route_order = route_order  # the order requests walk (tests/test_routing.py)
+        route_order.extend((route.path_regex, set(route.methods), route.path)
+                           for route in router.routes if isinstance(route, APIRoute))
+    # The order requests walk (tests/test_routing.py), and each path's methods (a 405's Allow).
+    app.state.route_order = route_order
 
 
 def _allowed_methods(request: Request) -> str:
     """Every method the resource answers, across all the routes that share its path."""
-    methods = {method for regex, route_methods in request.app.state.route_methods
+    methods = {method for regex, route_methods, _path in request.app.state.route_order
                if regex.match(request.url.path) for method in route_methods}
     return ", ".join(sorted(methods))
 

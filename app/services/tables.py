@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import ColumnElement, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -88,9 +88,14 @@ def system_of(match: Match) -> GameSystem:
     return system
 
 
+def _in_campaign(access: CampaignAccess, match_id: int) -> tuple[ColumnElement[bool], ...]:
+    """The match ``match_id``, if it is one of the campaign's (no match of another leaks)."""
+    return Match.id == match_id, Match.campaign_id == access.campaign_id
+
+
 def get_match(db: Session, access: CampaignAccess, match_id: int, *,
               for_update: bool = False) -> Match:
-    query = select(Match).where(Match.id == match_id, Match.campaign_id == access.campaign_id)
+    query = select(Match).where(*_in_campaign(access, match_id))
     if for_update:
         query = query.with_for_update()
     match = db.scalar(query)
@@ -105,7 +110,7 @@ def match_position(db: Session, access: CampaignAccess, match_id: int) -> int:
     snapshot (``state``, the largest column, decoded from JSON) stays unread — browsers
     reopen their streams all evening (docs/benchmarks.md § The load harness, 2026-12-03)."""
     row = db.execute(select(Match.seq, Match.system).where(
-        Match.id == match_id, Match.campaign_id == access.campaign_id)).first()
+        *_in_campaign(access, match_id))).first()
     if row is None:
         raise NotFound()
     telemetry.note(game=row.system)
