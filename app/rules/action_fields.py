@@ -12,6 +12,7 @@ from app.rules.match import Actor, IllegalAction
 from app.rules.text import check_text
 
 TRUE_WORDS = ("on", "true", "1", "yes")
+FALSE_WORDS = ("", "off", "false", "0", "no")
 
 
 def int_field(action: Mapping[str, Any], field: str, low: int, high: int,
@@ -49,9 +50,15 @@ def choice_field(action: Mapping[str, Any], field: str, choices: Sequence[str],
 
 
 def flag(action: Mapping[str, Any], field: str) -> bool:
-    """A checkbox: ``True`` from JSON, ``on`` (and the like) from a form."""
+    """A checkbox or a yes/no list: ``True``/``False`` from JSON, ``on``/nothing (and the
+    like) from a form. Anything else is refused: a stale or forged value is no « no »."""
     value = action.get(field, False)
-    return value is True or value in TRUE_WORDS
+    if value is True or value in TRUE_WORDS:
+        return True
+    if value is False or value is None or value in FALSE_WORDS:
+        return False
+    raise IllegalAction("bad_field", field=field, reason="expected yes or no",
+                        reason_fr="oui ou non est attendu")
 
 
 def require_gm(actor: Actor) -> None:

@@ -14,12 +14,11 @@ forms ``board/_terrain.html`` and ``board/_remove_terrain.html``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from babel.numbers import format_decimal
+from typing import Any, ClassVar
 
 from app.rules.action_fields import int_field, require_gm, text_field
 from app.rules.match import Actor, Event, IllegalAction, State
+from app.rules.wording import number
 
 UNITS = ("cm", "in", "sq")
 LABEL_MAX = 80
@@ -30,14 +29,60 @@ _UNIT_WORDS = {"en": {"sq": ("square", "squares"), "cm": ("cm", "cm"), "in": ("i
                "fr": {"sq": ("case", "cases"), "cm": ("cm", "cm"), "in": ("po", "po")}}
 
 
-def board_distance(value: float, unit: str, lang: str) -> str:
+def board_distance(value: float, unit: str, lang: str, *, places: int = 1) -> str:
     """A distance on the board in words, to a tenth as the board's ruler measures it:
-    « 1,5 case », « 4,5 cases », "2 squares"."""
-    value = round(float(value), 1)
-    figure = format_decimal(value, format="#,##0.#", locale="fr" if lang == "fr" else "en")
+    « 1,5 case », « 4,5 cases », "2 squares" (``places``: more decimals when a tenth is too
+    coarse to tell two distances apart)."""
+    value = round(float(value), places)
+    figure = number(value, lang, places=places)
     singular, plural = _UNIT_WORDS["fr" if lang == "fr" else "en"].get(unit, (unit, unit))
     one = value < 2 if lang == "fr" else value == 1
     return f"{figure} {singular if one else plural}"
+
+
+class MoveTooFar(IllegalAction):
+    """A move longer than the figure may still go this turn, said alike in every game: the
+    distance asked and the distance left, in the board's unit (issue 23: « peut encore se
+    déplacer de 10 cm » did not say how far the player had asked). ``length``: the straight
+    line, when the ground made the path cost more (Chasse préhistorique)."""
+
+    code = "too_far"
+    templates_en: ClassVar[dict[str, str]] = {
+        **IllegalAction.templates_en,
+        "too_far": "{name} cannot go that far this turn: {asked} asked for, {allowed} left",
+        "too_far_ground": "{name} cannot go that far this turn: the path asked for costs "
+                          "{asked} ({length} straight, plus the ground), {allowed} left",
+    }
+    templates_fr: ClassVar[dict[str, str]] = {
+        **IllegalAction.templates_fr,
+        "too_far": "{name} ne peut pas aller si loin : le déplacement demandé fait {asked}, "
+                   "il lui reste {allowed} ce tour",
+        "too_far_ground": "{name} ne peut pas aller si loin : le trajet demandé coûte {asked} "
+                          "({length} en ligne droite, plus le terrain), il lui reste "
+                          "{allowed} ce tour",
+    }
+
+    def __init__(self, *, name: str, asked: float, allowed: float, unit: str,
+                 length: float | None = None) -> None:
+        fields: dict[str, Any] = {"name": name, "asked": round(asked, 2),
+                                  "allowed": round(max(allowed, 0), 2), "unit": unit,
+                                  "field": "x"}
+        if length is not None and round(length, 2) < fields["asked"]:
+            fields["length"] = round(length, 2)  # the ground made the path dearer
+        super().__init__(**fields)
+
+    def _render(self, templates: dict[str, str], lang: str) -> str:
+        key = "too_far_ground" if "length" in self.fields else "too_far"
+        return templates[key].format(**self._format_fields(lang))
+
+    def _format_fields(self, lang: str) -> dict[str, Any]:
+        fields = dict(self.fields)
+        # A tenth, unless it would show the two distances alike (6,04 asked, 6 left).
+        places = 1 if round(fields["asked"], 1) > round(fields["allowed"], 1) else 2
+        for key in ("asked", "allowed", "length"):
+            if key in fields:
+                fields[key] = board_distance(fields[key], fields["unit"], lang, places=places)
+        return fields
 
 
 def new_board(options: Mapping[str, Any], *, unit: str, width: int, height: int) -> dict:

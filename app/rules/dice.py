@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import random  # the only module of app.rules allowed to: everything else takes a Dice
 import secrets
+import sys
 from array import array
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from app.rules.errors import DiceError, ScriptedDiceError
@@ -29,7 +30,11 @@ _WORD = "I" if array("I").itemsize == 4 else "L"
 
 @runtime_checkable
 class Dice(Protocol):
-    """A source of die faces: ``count`` faces of a die with ``sides`` sides, each in 1..sides."""
+    """A source of die faces: ``count`` faces of a die with ``sides`` sides, each in 1..sides.
+
+    A source may also limit the dice of one roll (``app.services.dice_cap``): it then has
+    ``reserve(count) -> Dice``, which ``app.rules.notation.roll`` calls with the dice an
+    expression asks for before throwing any, and rolls with the source it returns."""
 
     def roll(self, sides: int, *, count: int = 1) -> list[int]: ...
 
@@ -53,6 +58,10 @@ class _RandomDice:
         self._randbytes = generator.randbytes
 
     def roll(self, sides: int, *, count: int = 1) -> list[int]:
+        if count == 1 and 1 <= sides <= MAX_SIDES:  # one die: the face array() would read
+            word = int.from_bytes(self._randbytes(4), sys.byteorder)
+            if word < _SPAN - _SPAN % sides:
+                return [word % sides + 1]
         _check_request(sides, count)
         limit = _SPAN - _SPAN % sides
         words = array(_WORD, self._randbytes(4 * count))
@@ -134,8 +143,12 @@ class Die(NamedTuple):
 
     ``group`` is the index of the dice group in its expression and ``sign`` whether that
     group adds (1) or subtracts (-1). ``success`` is ``None`` unless the group counts
-    successes. ``added`` says why a die joined after the first throw: ``"explosion"`` (its
-    neighbour showed the highest face) or ``"critical"`` (a Tiamat critical d6).
+    successes (and for a die that does not count). ``added`` says why a die joined after the
+    first throw: ``"explosion"`` (the die before it exploded), ``"reroll"`` (it rerolls the
+    die before it) or ``"critical"`` (a Tiamat critical d6). ``rerolled``: this face was
+    thrown again and no longer counts. ``rolled``: the face thrown, when a minimum or a
+    maximum (``mi``, ``ma``) changed it into ``value``. A record lists each die followed by
+    the dice it caused.
     """
 
     sides: int
@@ -147,10 +160,22 @@ class Die(NamedTuple):
     added: str | None = None
     group: int = 0
     sign: int = 1
+    rerolled: bool = False
+    rolled: int | None = None
 
     @property
     def dropped(self) -> bool:
         return not self.kept
+
+    def to_dict(self) -> dict[str, Any]:
+        """The die as JSON; ``rerolled`` and ``rolled`` only when they say something, so a
+        record reads as it always did when no die was rerolled or changed."""
+        data = self._asdict()
+        if not self.rerolled:
+            del data["rerolled"]
+        if self.rolled is None:
+            del data["rolled"]
+        return data
 
 
 class Modifier(NamedTuple):
@@ -184,7 +209,12 @@ class Modifier(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class RollRecord:
-    """Everything one roll did: why, what was rolled, every face, the total, the verdict."""
+    """Everything one roll did: why, what was rolled, every face, the total, the verdict.
+
+    ``tree`` is the evaluated expression when it is more than a sum of dice groups and
+    numbers (``(1d20+5)*2``, a set, an annotation, a comparison of totals): nested parts,
+    each with its ``value`` (docs/dice.md § Records). None for a plain sum, whose groups
+    (``Die.group``, ``Die.sign``) and ``modifiers`` already explain the total."""
 
     purpose: str | None
     expression: str
@@ -193,6 +223,7 @@ class RollRecord:
     total: int
     target: int | None = None
     outcome: str | None = None
+    tree: Mapping[str, Any] | None = field(default=None, hash=False)
 
     @property
     def kept(self) -> tuple[Die, ...]:
@@ -220,7 +251,7 @@ class RollRecord:
         data = {
             "purpose": None if self.purpose is None else str(self.purpose),
             "expression": self.expression,
-            "dice": [die._asdict() for die in self.dice],
+            "dice": [die.to_dict() for die in self.dice],
             "modifiers": [modifier.to_dict() for modifier in self.modifiers],
             "total": self.total,
             "target": self.target,
@@ -228,6 +259,8 @@ class RollRecord:
         }
         if isinstance(self.purpose, Purpose):
             data["purpose_message"] = self.purpose.message()
+        if self.tree is not None:
+            data["tree"] = self.tree
         return data
 
     @classmethod
@@ -240,7 +273,31 @@ class RollRecord:
             total=data["total"],
             target=data.get("target"),
             outcome=data.get("outcome"),
+            tree=data.get("tree"),
         )
+
+
+_SET_FIELDS = tuple(getattr(RollRecord, name).__set__ for name in (
+    "purpose", "expression", "dice", "modifiers", "total", "target", "outcome", "tree"))
+
+
+def new_record(purpose: str | None, expression: str, dice: tuple[Die, ...],
+               modifiers: tuple[Modifier, ...], total: int, target: int | None = None,
+               outcome: str | None = None, tree: Mapping[str, Any] | None = None) -> RollRecord:
+    """``RollRecord(…)`` without the frozen dataclass's ``__init__``, which costs half of a
+    plain roll (``app.rules.notation`` makes every roll here; bench/rolls.py)."""
+    record = object.__new__(RollRecord)
+    set_purpose, set_expression, set_dice, set_modifiers, set_total, set_target, \
+        set_outcome, set_tree = _SET_FIELDS
+    set_purpose(record, purpose)
+    set_expression(record, expression)
+    set_dice(record, dice)
+    set_modifiers(record, modifiers)
+    set_total(record, total)
+    set_target(record, target)
+    set_outcome(record, outcome)
+    set_tree(record, tree)
+    return record
 
 
 def _purpose(text: object, message: object) -> str | None:
@@ -262,37 +319,52 @@ def group_value(dice: Iterable[Die]) -> int:
 def describe(record: RollRecord, language: str | None = None) -> str:
     """``expression: faces → parts = total`` then the target and the outcome when known.
 
-    Faces are listed group by group (``;`` between groups); ``!`` marks a die that exploded
-    and ``*`` a Tiamat critical 10. The parts show each group's value (a Tiamat group as
-    ``best + d6 …``) and each modifier; the arrow is left out when there is nothing to add up.
-    Modifier labels the rules named are said in ``language`` (as stored when None).
+    Faces are listed group by group (``;`` between groups); ``!`` marks a die that exploded,
+    ``*`` a Tiamat critical 10, ``~1~`` a face rerolled, ``~1~2`` a face a minimum or a
+    maximum changed. The parts show each group's value (a Tiamat group as ``best + d6 …``),
+    laid out as the expression is (``(12 + 5) * 2``, ``(17, ~9~)``, ``5 [feu]``), then each
+    modifier; the arrow is left out when there is nothing to add up. Modifier labels the
+    rules named are said in ``language`` (as stored when None); French puts a space before
+    « : » and « ; » (« 2d10t : 6, 3 = 6 »).
     """
     groups: dict[int, list[Die]] = {}
     for die in record.dice:
         groups.setdefault(die.group, []).append(die)
-    faces = "; ".join(
+    space = " " if language == "fr" else ""
+    faces = f"{space}; ".join(
         ", ".join(_face_text(die) for die in group if die.added != "critical")
         for group in groups.values()
     )
-    parts = [_group_text(group) for group in groups.values()]
+    tree = record.tree
+    judged = tree is not None and tree.get("kind") == "compare" and record.target is not None
+    if tree is None:
+        parts = [_group_text(group) for group in groups.values()]
+    else:
+        parts = [(1, _tree_text(tree["left"] if judged else tree, groups))]
     parts += [
         _signed(m.value, f"{m.text(language)} {abs(m.value)}" if m.label else None)
         for m in record.modifiers
     ]
     sum_text = _join_parts(parts)
-    line = f"{record.expression}: {faces}" if faces else record.expression
-    if sum_text != str(record.total):
+    line = f"{record.expression}{space}: {faces}" if faces else record.expression
+    if sum_text and sum_text != str(record.total):
         line += f" → {sum_text}"
     line += f" = {record.total}"
     if record.target is not None:
         line += f" {_compare(record.total, record.target)} {record.target}"
+        explained = _tree_text(tree["right"], groups) if judged else ""  # type: ignore[index]
+        if explained and explained != str(record.target):
+            line += f" ({explained})"
     if record.outcome:
         line += f", {record.outcome}"
     return line
 
 
 def _face_text(die: Die) -> str:
-    return f"{die.value}{'!' if die.exploded else ''}{'*' if die.critical else ''}"
+    if die.rerolled:
+        return f"~{die.value}~"
+    text = str(die.value) if die.rolled is None else f"~{die.rolled}~{die.value}"
+    return f"{text}{'!' if die.exploded else ''}{'*' if die.critical else ''}"
 
 
 def _group_text(group: list[Die]) -> tuple[int, str]:
@@ -303,6 +375,42 @@ def _group_text(group: list[Die]) -> tuple[int, str]:
     best = max(die.value for die in group if die.kept and die.added != "critical")
     text = " + ".join(str(face) for face in (best, *bonus))
     return (group[0].sign, text if group[0].sign > 0 else f"({text})")
+
+
+_MAX_TREE_DEPTH = 100  # a stored tree deeper than any expression could make is refused
+
+
+def _tree_text(node: Mapping[str, Any], groups: Mapping[int, list[Die]], depth: int = 0) -> str:
+    """A part of ``RollRecord.tree`` with each dice group replaced by its value."""
+    if depth > _MAX_TREE_DEPTH:
+        raise ValueError("roll record tree too deep")
+    kind, label = node["kind"], f" [{node['label']}]" if node.get("label") else ""
+
+    def text(child: Mapping[str, Any]) -> str:
+        return _tree_text(child, groups, depth + 1)
+
+    if kind == "number":
+        return f"{node['value']}{label}"
+    if kind == "dice":
+        dice = groups.get(node["group"])
+        inner = _group_text(dice)[1] if dice else str(node["value"])
+        return (f"({inner})" if " + " in inner else inner) + label
+    if kind == "unary":
+        return f"{node['op']}{text(node['operand'])}"
+    if kind == "chain":
+        terms = [text(term) for term in node["terms"]]
+        return terms[0] + "".join(f" {op} {term}" for op, term in
+                                  zip(node["ops"], terms[1:], strict=True))
+    if kind == "parens":
+        return f"({text(node['inner'])}){label}"
+    if kind == "set":
+        items = [text(item) if kept else f"~{text(item)}~"
+                 for item, kept in zip(node["items"], node["kept"], strict=True)]
+        return f"({', '.join(items)}){label}"
+    if kind == "compare":
+        mark = "✓" if node["value"] else "✗"
+        return f"{text(node['left'])} {node['op']} {text(node['right'])} {mark}"
+    raise ValueError(f"unknown roll record part {kind!r}")
 
 
 def _signed(value: int, text: str | None = None) -> tuple[int, str]:

@@ -10,10 +10,12 @@ that gives replay, undo, audit and the fold(log) == snapshot test every game run
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+import marshal
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from app.rules import map_state
 from app.rules.errors import RulesError
 
 State = dict[str, Any]
@@ -26,9 +28,16 @@ EventVisibility = Literal["public", "gm", "self", "quiet"]
 
 # Events the table engine writes itself; systems never see them in ``evolve``.
 CONTROL_KINDS = frozenset({"rewind", "redo", "gm_correction_note"})
+# Events the platform writes in a match's log and that change nothing in its state: a roll
+# made from the sheet of a character seated at the table (``sheet_rolled``: its payload names
+# the character and carries the roll log's signed entries, ``roll_ids``, with their records,
+# ``rolls``; app/services/tables.py ``journal_rolls``). The journal shows them.
+JOURNAL_KINDS = frozenset({"sheet_rolled"})
 # Events the platform writes and folds itself whatever the game (not control events: they
-# can be undone): the board's background picture (app/services/board_backgrounds.py).
-PLATFORM_KINDS = frozenset({"board_background"})
+# can be undone): the board's background picture (app/services/board_backgrounds.py), the
+# fog of war, hidden figures, drawings, scenes and handouts (app/rules/map_state.py), and
+# the journal's own lines (``JOURNAL_KINDS``).
+PLATFORM_KINDS = map_state.PLATFORM_KINDS | JOURNAL_KINDS
 
 
 class IllegalAction(RulesError):
@@ -62,6 +71,16 @@ class IllegalAction(RulesError):
                                "vous et le MJ",
     }
 
+    # A choice the form left out reaches the rules as None: say so, never « None ».
+    NO_PARTICIPANT: ClassVar[dict[str, str]] = {
+        "en": "no participant was chosen: choose one",
+        "fr": "aucun participant n'a été choisi : choisissez-en un"}
+
+    def _render(self, templates: dict[str, str], lang: str) -> str:
+        if self.code == "unknown_participant" and \
+                str(self.fields.get("participant", "")) in ("", "None"):
+            return self.NO_PARTICIPANT[lang]
+        return super()._render(templates, lang)
 
     def _format_fields(self, lang: str) -> dict[str, Any]:
         fields = super()._format_fields(lang)
@@ -200,6 +219,30 @@ class ActionForm:
     choices: Mapping[str, Any] = field(default_factory=dict)
 
 
+def copy_state(value: Any) -> Any:
+    """``copy.deepcopy(value)``, five times faster on a match's state, which is JSON (dicts,
+    lists, strings, numbers): a ``marshal`` round trip copies it in C, shared parts shared as
+    deepcopy shares them. Anything ``marshal`` refuses (a subclass of a built-in type, an
+    object of the rules) goes to ``copy.deepcopy``. Every ``decide`` copies the state it is
+    given and folds its events on copies: this is most of what a throw costs (tests/odds_check
+    plays 100,000 of them per action; the simulations many more)."""
+    try:
+        return marshal.loads(marshal.dumps(value))  # noqa: S302 — our own bytes, just made
+    except (ValueError, TypeError):  # not marshallable, or nested too deep for it
+        return copy.deepcopy(value)
+
+
+def seated_characters(state: State) -> frozenset[int]:
+    """Every roster character the match seats (its tokens or its participants)."""
+    found = set()
+    for pool in ("tokens", "participants"):
+        figures = state.get(pool)
+        for figure in figures.values() if isinstance(figures, Mapping) else ():
+            if isinstance(figure, Mapping) and type(figure.get("character_id")) is int:
+                found.add(figure["character_id"])
+    return frozenset(found)
+
+
 def handler_for(handlers: Mapping[str, Any], state: State, action: Mapping[str, Any],
                 actor: Actor) -> Any:
     """What every game checks before judging an action: a kind it knows, an actor who is not
@@ -220,32 +263,37 @@ def fold(system, events: Iterable[Event | Mapping[str, Any]], state: State | Non
 
     ``state`` is never modified: each game's ``evolve`` may work in place on its copy.
     """
-    current: State = copy.deepcopy(state) if state is not None else {}
+    current: State = copy_state(state) if state is not None else {}
     for event in events:
-        if isinstance(event, Mapping):
-            event = Event(event["kind"], dict(event.get("payload") or {}),
-                          event.get("visibility", "public"))
-        if event.kind in CONTROL_KINDS:
-            continue
-        if event.kind in PLATFORM_KINDS:
-            _platform_evolve(current, event)
-            continue
-        current = system.evolve(current, event)
+        current = _fold_one(system, current, event)
     return current
 
 
-def _platform_evolve(state: State, event: Event) -> None:
-    """``board_background``: the picture under the board (``image_id`` None: none), its size
-    in the board's unit, and the scale the GM gave (``pixels`` per ``per``)."""
-    board = state.get("board")
-    if not isinstance(board, dict):
-        return
-    payload = event.payload
-    if payload.get("image_id") is None:
-        board.pop("background", None)
-    else:
-        board["background"] = {key: payload.get(key)
-                               for key in ("image_id", "width", "height", "pixels", "per")}
+def fold_steps(system, events: Iterable[Event]) -> Iterator[State]:
+    """The state after each event of a log in turn, folded as ``fold`` does from nothing:
+    for checking every step of a long log without copying the state at each. Each step is
+    the same state folded on: read it before asking for the next."""
+    current: State = {}
+    for event in events:
+        current = _fold_one(system, current, event)
+        yield current
+
+
+def fold_one(system, current: State, event: Event | Mapping[str, Any]) -> State:
+    """``current`` (changed in place, or replaced) with one more event folded in."""
+    return _fold_one(system, current, event)
+
+
+def _fold_one(system, current: State, event: Event | Mapping[str, Any]) -> State:
+    if isinstance(event, Mapping):
+        event = Event(event["kind"], dict(event.get("payload") or {}),
+                      event.get("visibility", "public"))
+    if event.kind in CONTROL_KINDS or event.kind in JOURNAL_KINDS:
+        return current
+    if event.kind in PLATFORM_KINDS:
+        map_state.evolve(current, event.kind, event.payload)
+        return current
+    return system.evolve(current, event)
 
 
 def apply(system, state: State, action: Mapping[str, Any], actor: Actor, dice) -> tuple[

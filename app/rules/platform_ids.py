@@ -4,7 +4,8 @@ Events (and so states, which are folds of events) name two kinds of the platform
 as integers under these keys, at any depth (docs/game-system.md § Ids in events):
 
 - a character of the roster: ``character_id``, or a list under ``character_ids``;
-- a member (a user account): ``by``, ``owner_id`` or ``user_id``.
+- a member (a user account): ``by``, ``owner_id`` or ``user_id``, or a list under
+  ``user_ids`` (those who may read a ``quiet`` event: a handout's recipients).
 
 A campaign file carries the events of another instance, whose ids mean nothing here (or worse,
 someone else). Importing maps character ids to the new rows and member ids to nobody
@@ -19,6 +20,7 @@ from typing import Any
 
 CHARACTER_ID_KEYS = frozenset({"character_id", "character_ids"})
 USER_ID_KEYS = frozenset({"by", "owner_id", "user_id"})
+USER_IDS = "user_ids"
 
 
 def _is_id(value: object) -> bool:
@@ -38,6 +40,8 @@ def remap_ids(value: Any, characters: Mapping[int, int | None]) -> Any:
             mapped[key] = _map_characters(item, characters)
         elif key in USER_ID_KEYS and _is_id(item):
             mapped[key] = None
+        elif key == USER_IDS and isinstance(item, list):
+            mapped[key] = []  # nobody here: what they alone could read becomes the GM's
         else:
             mapped[key] = remap_ids(item, characters)
     return mapped

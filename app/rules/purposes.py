@@ -57,6 +57,10 @@ PURPOSES: dict[str, str] = {
     "power — {technique}": "puissance — {technique}",
     "energy lost (torso wound)": "énergie perdue (blessure au torse)",
     "breaking free (Force)": "se libérer (Force)",
+    "breaking free ({char})": "se libérer ({char})",
+    "holding on ({char})": "tenir ({char})",
+    "overcoming fear — {name}": "vaincre sa peur — {name}",
+    "frightening — {name}": "effrayer — {name}",
     "holding on (Force)": "tenir (Force)",
     "test — {name}": "test — {name}",
     "opposed test — {name}": "opposition — {name}",
@@ -105,6 +109,7 @@ PURPOSES: dict[str, str] = {
     "pump (tie)": "pompe (égalité)",
     "pump (second attack)": "pompe (deuxième attaque)",
     "pump (counter-attack)": "pompe (contre-attaque)",
+    "pump — {name}": "pompe — {name}",  # a roll from the sheet (sheet_rolls.py)
     "shot {name} ({limb})": "tir {name} ({limb})",
     "shot damage": "dégâts du tir",
     # Mecha-Ring

@@ -226,11 +226,16 @@ class GameSystem(Protocol):
 
     # — optional members (the platform looks them up with getattr) —
     #
-    # ``roll_sheet(self, dice) -> tuple[Sheet, list[RollRecord]]``: for games whose
-    #   creation rolls dice (characteristics, santé…). The platform creates the character
-    #   with this sheet and signs the rolls into the campaign's roll log.
+    # ``roll_sheet(self, dice, chosen) -> tuple[Sheet, list[RollRecord]]``: for games whose
+    #   creation rolls dice (characteristics, santé, talents…): ``chosen`` with what the dice
+    #   decide rolled into it. The platform creates the character with this sheet and signs
+    #   the rolls into the campaign's roll log.
     # ``rolled_fields: tuple[str, ...]``: top-level sheet keys a player may not change once
     #   set (the rolled ones); only the GM may, and the platform refuses it from a player.
+    # ``chooses_before_rolling: bool``: the new-character page is the whole builder and the
+    #   dice complete it (Tiamat); else the dice come first (Cyborg).
+    # ``sheet_rolls(sheet, content)``, ``roll_on_sheet(sheet, key, options, dice, *, name,
+    #   content)``, ``sheet_roll_options``: rolls from a sheet (``app/rules/sheet_rolls.py``).
     # ``board_defaults: Mapping[str, Any]``: the new-match form's board (``unit``, ``width``,
     #   ``height``) for a game on a board; else 120 × 80 cm.
     # ``demo_match(self, character_ids: Mapping[str, int]) -> DemoMatch | None``: the match
@@ -245,6 +250,10 @@ class GameSystem(Protocol):
     #   player browses it (weapons, implants, skills… with their figures), the campaign's
     #   own items (``content``) among them, marked ``own``. Without it, the platform lists
     #   the campaign's items of each content kind (``content_compendium``).
+    # ``check_state(self, state) -> list[Problem]``: every value of a state the game's pages
+    #   and rules could not read (a token at ``x: "abc"``, a turn on nobody), each at its
+    #   path in the state, with the bounds its actions enforce (``app.rules.state_check``).
+    #   A campaign import runs it after every event and refuses the file at the first one.
     # ``campaign_summary(self, matches: list[SummaryMatch], characters:
     #   list[SummaryCharacter]) -> Mapping[str, Any] | None``: the game's panel on the
     #   campaign page (``systems/<key>/_campaign.html``) and ``GET /api/v1/campaigns/{id}/

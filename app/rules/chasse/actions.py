@@ -3,31 +3,34 @@ player steps (seed § Séquence de jeu), and the GM's corrections."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.board import DECIDE as BOARD_DECIDE
-from app.rules.board import decide_add_terrain
+from app.rules.board import MoveTooFar, decide_add_terrain
 from app.rules.chasse import combat, fire, steps
 from app.rules.chasse.content import IDLE_OUTCOMES, TERRAIN_KINDS, THREAT_OUTCOMES
+from app.rules.chasse.ending import decided, scores
 from app.rules.chasse.fights import damage, enemies, in_contact, melee_round
 from app.rules.chasse.geometry import (
     CONTACT,
+    OVERLAP,
+    base_in_the_way,
     distance,
-    inside,
     o_pos,
     path_cost,
     rounded,
     sight_blocker,
     walk,
 )
+from app.rules.chasse.match import AHEAD
 from app.rules.chasse.resolve import Acc, d6
 from app.rules.chasse.setup import camp_line, hunt_scenarios, prey_token, scenario_payload
 from app.rules.chasse.state import (
     active_side,
     alive,
+    bases,
     carcasses,
     controls_side,
     evolve,
@@ -35,7 +38,16 @@ from app.rules.chasse.state import (
 )
 from app.rules.chasse.state import prey as living_prey
 from app.rules.dice import Dice
-from app.rules.match import Actor, Event, IllegalAction, State, handler_for
+from app.rules.match import (
+    FIELD_LABELS,
+    Actor,
+    Event,
+    IllegalAction,
+    State,
+    copy_state,
+    handler_for,
+)
+from app.rules.notes import note_event
 from app.rules.purposes import Purpose
 
 RULE_MOVE = "Chasse préhistorique § Déplacements des Chasseurs"
@@ -54,17 +66,22 @@ class HuntRefused(IllegalAction):
         "no_prey": "place at least one prey before the hunt begins",
         "wrong_step": "this belongs to another step of the turn",
         "already_done": "{name} has already done that this turn",
-        "too_far": "{name} cannot reach that point: it costs {cost}\", Dmax is {dmax}\"",
         "impassable": "impassable ground on the way",
         "charged_last_turn": "{name} charged last turn and may not charge again",
-        "out_of_range": "out of range ({distance}\"): within 1\" or beyond {long}\"",
+        "out_of_range": "out of range ({distance}\"): 1\" or less, or beyond {long}\"",
         "not_in_contact": "{name} is not in contact with {target}",
         "fire_too_far": "a fire is set within 2\" of the one who lights it",
-        "cannot_carry": "{name} may take at most {n} more units this turn",
+        "cannot_carry": "{name} may take at most {n:more unit|more units} this turn",
         "nothing_to_throw": "{name} has no throwing weapon left in hand",
         "hidden": "{target} is hidden by {by}: no throw without a clear line",
         "unseen_charge": "{target} is hidden by {by}: a charge is declared against a target "
                          "the hunter sees",
+        "decided": "nothing is left to play for in this hunt: the GM ends it",
+        "charge_in_contact": "{name} is already in contact with {target}: a charge needs a run "
+                             "(fight it at the melee step)",
+        "blocked": "{by} is in the way of {name}: a figure neither walks through nor stops on "
+                   "another (go round it, or stop in contact)",
+        "occupied": "{by} already stands there: a figure never stands on another",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -72,26 +89,23 @@ class HuntRefused(IllegalAction):
         "no_prey": "placez au moins une proie avant de commencer la chasse",
         "wrong_step": "cela se fait à une autre étape du tour",
         "already_done": "{name} l'a déjà fait ce tour-ci",
-        "too_far": "{name} ne peut pas aller jusque-là : cela coûte {cost}\", Dmax vaut {dmax}\"",
         "impassable": "un obstacle infranchissable barre le chemin",
         "charged_last_turn": "{name} a chargé au tour précédent et ne peut pas charger à nouveau",
-        "out_of_range": "hors de portée ({distance}\") : à moins de 1\" ou au-delà de {long}\"",
+        "out_of_range": "hors de portée ({distance}\") : à 1\" ou moins, ou au-delà de {long}\"",
         "not_in_contact": "{name} n'est pas au contact de {target}",
         "fire_too_far": "un feu s'allume à 2\" au plus de celui qui l'allume",
-        "cannot_carry": "{name} peut encore prendre au plus {n} unités ce tour-ci",
+        "cannot_carry": "{name} peut encore prendre au plus {n:unité|unités} ce tour-ci",
         "nothing_to_throw": "{name} n'a plus d'arme de jet en main",
         "hidden": "{target} est caché par {by} : pas de tir sans ligne dégagée",
         "unseen_charge": "{target} est caché par {by} : une charge se déclare contre une "
                          "cible que le chasseur voit",
+        "decided": "il ne reste rien à jouer dans cette chasse : le MJ y met fin",
+        "charge_in_contact": "{name} est déjà au contact de {target} : une charge demande un "
+                             "élan (combattez à l'étape des corps à corps)",
+        "blocked": "{by} barre le chemin de {name} : une figurine ne traverse pas une autre et "
+                   "ne s'arrête pas dessus (contournez-la, ou arrêtez-vous au contact)",
+        "occupied": "{by} est déjà là : une figurine ne se pose jamais sur une autre",
     }
-
-    def _format_fields(self, lang: str) -> dict[str, Any]:
-        """Distances as the reader writes them: « 6,5" » in French, 6.5" in English."""
-        fields = super()._format_fields(lang)
-        if lang == "fr":
-            fields = {key: f"{value:g}".replace(".", ",") if isinstance(value, float) else value
-                      for key, value in fields.items()}
-        return fields
 
 
 # — shared checks ——————————————————————————————————————————————————————————————
@@ -106,6 +120,8 @@ def _side_actor(state: State, actor: Actor) -> dict[str, Any]:
     side = active_side(state)
     if side is None:
         raise HuntRefused("wrong_step")
+    if decided(state):
+        raise HuntRefused("decided")
     if not controls_side(state, side, actor):
         raise HuntRefused("not_your_turn")
     return side
@@ -168,6 +184,9 @@ def _add_prey(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     _require_setup(state, actor)
     species = choice_field(action, "species", list(state["catalogue"]["prey"]))
     x, y = _point(state, action)
+    below = base_in_the_way([x, y], [x, y], bases(state))
+    if below is not None:
+        raise HuntRefused("occupied", by=below["name"])
     group = text_field(action, "group", 40, required=False)
     members = [t for t in living_prey(state) if group and t.get("group") == group]
     token = prey_token(state, species, x=x, y=y, group=group, dominant=bool(group) and not
@@ -186,7 +205,7 @@ def _set_reaction(state: State, action, actor: Actor, dice: Dice) -> list[Event]
     table = choice_field(action, "table", list(REACTION_TABLES))
     blue = int_field(action, "blue", 0, 7)
     outcome = choice_field(action, "outcome", list(REACTION_TABLES[table]))
-    reactions = copy.deepcopy(state["reactions"])
+    reactions = copy_state(state["reactions"])
     row = reactions["idle"]["outcomes"] if table == "idle" else \
         reactions["threat"][table.removeprefix("threat_")]
     before, row[blue] = row[blue], outcome
@@ -249,7 +268,8 @@ def _light_fire(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
                                "success": roll["total"] >= target}
     if payload["success"]:
         payload["fire"] = fire.new_fire(state, x=where[0], y=where[1],
-                                        label=f"feu de {hunter['name']}")
+                                        label=f"feu de {hunter['name']}",
+                                        side=hunter["side"])
     return [Event("fire_lit", payload)]
 
 
@@ -267,6 +287,8 @@ def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
         target = _target(state, action, hunter)
         if hunter.get("charged_last"):
             raise HuntRefused("charged_last_turn", name=hunter["name"])
+        if in_contact(hunter, target):  # § Charge: a move of 0" is no charge
+            raise HuntRefused("charge_in_contact", name=hunter["name"], target=target["name"])
         # House: the charge is declared without measuring, but at a target the hunter sees
         # (the same line of sight as a throw: a wood or rocks between hide it).
         hidden = sight_blocker(o_pos(hunter), o_pos(target), terrain)
@@ -276,8 +298,9 @@ def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
         roll = d6(dice, Purpose("charge — {name}", name=hunter["name"]))
         reach = hunter["dmax"] + roll["total"]
         towards = (target["x"] - hunter["x"], target["y"] - hunter["y"])
+        others = [o_pos(f) for f in bases(state, {hunter["id"], target["id"]})]
         end, cost, _ = walk(o_pos(hunter), towards, reach, terrain, board,
-                            stop_at=o_pos(target))
+                            stop_at=o_pos(target), figures=others)  # bases stop it
         success = distance(end, o_pos(target)) <= CONTACT + 0.01
         acc.emit("hunter_moved", {
             "token": hunter["id"], "name": hunter["name"], "from": o_pos(hunter), "to": end,
@@ -292,9 +315,13 @@ def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
             raise HuntRefused("impassable")
         cost, crossed = priced
         if spent + cost > hunter["dmax"] + 1e-9:
-            raise HuntRefused("too_far", name=hunter["name"], cost=rounded(spent + cost),
-                              dmax=hunter["dmax"])
+            raise MoveTooFar(name=hunter["name"], asked=cost, allowed=hunter["dmax"] - spent,
+                             unit=board["unit"], length=distance(o_pos(hunter), to))
         group = _followers(state, hunter, to) if flag(action, "group") else []
+        moving = {hunter["id"], *(move["token"] for move in group)}
+        blocker = base_in_the_way(o_pos(hunter), to, bases(state, moving))
+        if blocker is not None:  # bases: no figure walks through or stops on another
+            raise HuntRefused("blocked", name=hunter["name"], by=blocker["name"])
         acc.emit("hunter_moved", {"token": hunter["id"], "name": hunter["name"],
                                   "from": o_pos(hunter), "to": to, "cost": rounded(cost),
                                   "spent": rounded(spent + cost), "dmax": hunter["dmax"],
@@ -306,9 +333,11 @@ def _move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 def _followers(state: State, leader: dict[str, Any], to: list[float]) -> list[dict]:
     """§ Déplacements des Chasseurs: a group of the same profile follows its "dominant",
     "les autres figurines restant à moins de 2''": the hunters of the side and profile within
-    2" who have not moved make the same move when their own Dmax and the ground allow."""
+    2" who have not moved make the same move when their own Dmax, the ground and the other
+    bases allow (none walks through or stops on another: it stays, out of the group)."""
     dx, dy = to[0] - leader["x"], to[1] - leader["y"]
-    moves = []
+    moves: list[dict[str, Any]] = []
+    taken = [list(to)]
     for other in sorted(hunters(state, leader["side"]), key=lambda h: int(h["id"][1:])):
         if other["id"] == leader["id"] or other["profile"] != leader["profile"] or \
                 other.get("spent") or distance(o_pos(other), o_pos(leader)) > GROUP_RANGE:
@@ -316,9 +345,14 @@ def _followers(state: State, leader: dict[str, Any], to: list[float]) -> list[di
         end = [rounded(min(max(other["x"] + dx, 0), state["board"]["width"])),
                rounded(min(max(other["y"] + dy, 0), state["board"]["height"]))]
         priced = path_cost(o_pos(other), end, state["board"]["terrain"])
-        if priced is not None and priced[0] <= other["dmax"] + 1e-9:
-            moves.append({"token": other["id"], "name": other["name"], "from": o_pos(other),
-                          "to": end, "cost": rounded(priced[0])})
+        still = bases(state, {leader["id"], other["id"], *(m["token"] for m in moves)})
+        if priced is None or priced[0] > other["dmax"] + 1e-9 or \
+                base_in_the_way(o_pos(other), end, still) is not None or \
+                any(distance(end, spot) < OVERLAP for spot in taken):
+            continue
+        taken.append(end)
+        moves.append({"token": other["id"], "name": other["name"], "from": o_pos(other),
+                      "to": end, "cost": rounded(priced[0])})
     return moves
 
 
@@ -390,8 +424,7 @@ def _melee(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
               if (state["catalogue"]["weapons"].get(k) or {}).get("melee")] + ["mains_nues"]
     weapon = choice_field(action, "weapon", usable, default=usable[0])
     acc = Acc(state, evolve)
-    melee_round(acc, dice, leader=hunter["id"], defender=target["id"],
-                charged=hunter.get("charge_target") == target["id"], weapon=weapon,
+    melee_round(acc, dice, leader=hunter["id"], defender=target["id"], weapon=weapon,
                 extra=_gm_modifier(state))
     return acc.events
 
@@ -421,58 +454,12 @@ def _butcher(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 
 
 def _end_turn(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    side = _side_actor(state, actor)
+    _side_actor(state, actor)
     if state["step"] != 10:
         raise HuntRefused("wrong_step")
     acc = Acc(state, evolve)
-    steps.bank(acc, side["id"])
-    sides = acc.state["sides"]
-    following, round_number = state["active"], state["round"]
-    for _ in sides:  # a side whose hunters have all fallen plays no more turns
-        following = (following + 1) % len(sides)
-        round_number += 1 if following == 0 else 0
-        if hunters(acc.state, sides[following]["id"]):
-            break
-    reason = _ending(acc.state, round_number)
-    if reason:
-        acc.emit("hunt_ended", {"reason": reason, "result": scores(acc.state)})
-        return acc.events
-    acc.emit("turn_begun", {"active": following, "round": round_number,
-                            "side": sides[following]["name"]})
-    steps.run(acc, dice, 1)
+    steps.pass_turn(acc, dice)
     return acc.events
-
-
-def _ending(state: State, round_number: int) -> str | None:
-    """The scenario's turns are played, or nothing is left to hunt or carry (house)."""
-    turns = (state.get("scenario") or {}).get("turns")
-    if turns and round_number > turns:
-        return "turns"
-    if not hunters(state):
-        return "no_hunters"
-    if not living_prey(state) and not carcasses(state) and not any(
-            h.get("carried") for h in hunters(state)):
-        return "no_prey"
-    camps = [s for s in state["board"]["terrain"] if s.get("kind") == "camp"]
-    if camps and round_number > 2 and all(
-            not h.get("carried") and any(inside(o_pos(h), c) for c in camps)
-            for h in hunters(state)):
-        return "back_at_camp"  # every hunter went home
-    return None
-
-
-def scores(state: State) -> dict[str, Any]:
-    """Food brought back per side (the solo score is the first line), the ranking, the
-    wounded and the dead (seed: "survivre et ramener à manger")."""
-    table = []
-    for side in state["sides"]:
-        mine = [t for t in state["tokens"].values() if t["kind"] == "hunter"
-                and t["side"] == side["id"]]
-        table.append({"side": side["id"], "name": side["name"], "food": side["food"],
-                      "dead": [t["name"] for t in mine if t["state"] in ("dead", "burnt")],
-                      "wounded": [t["name"] for t in mine if alive(t) and t["wounds"]]})
-    ranking = sorted(table, key=lambda row: (-row["food"], len(row["dead"]), row["side"]))
-    return {"sides": table, "ranking": [row["side"] for row in ranking]}
 
 
 # — the GM ————————————————————————————————————————————————————————————————————
@@ -507,9 +494,7 @@ def _correct(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 
 
 def _note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    gm_only = flag(action, "gm_only") and actor.is_gm
-    return [Event("note_added", {"text": text_field(action, "text", NOTE_MAX, multiline=True),
-                                 "by": actor.user_id}, visibility="gm" if gm_only else "public")]
+    return [note_event(action, actor, max_length=NOTE_MAX)]
 
 
 def _end_hunt(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -517,18 +502,36 @@ def _end_hunt(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     return [Event("hunt_ended", {"reason": "gm", "result": scores(state)})]
 
 
-DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]] = {
+Decision = Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]
+
+
+def _side_step(step: int | None, handler: Decision) -> Decision:
+    """A tribe's action at ``step``: taken from the player step before it (``match.AHEAD``:
+    a walk at step 2, a fight at step 6), it closes the steps between first; after it, a
+    step left with nothing to do passes by itself (``steps.settle``)."""
+    def decide_it(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+        _side_actor(state, actor)
+        acc = Acc(state, evolve)
+        if step is not None and AHEAD.get(state["step"]) == step:
+            steps.advance_to(acc, dice, step)
+        acc.add(handler(acc.state, action, actor, dice))
+        steps.settle(acc, dice)
+        return acc.events
+    return decide_it
+
+
+DECIDE: dict[str, Decision] = {
     "choose_scenario": _choose_scenario,
     "add_prey": _add_prey,
     "set_reaction": _set_reaction,
     "begin_hunt": _begin,
     "next_step": _next_step,
-    "light_fire": _light_fire,
-    "move": _move,
-    "shoot": _shoot,
-    "melee": _melee,
-    "butcher": _butcher,
-    "pick_up": _pick_up,
+    "light_fire": _side_step(2, _light_fire),
+    "move": _side_step(4, _move),
+    "shoot": _side_step(6, _shoot),
+    "melee": _side_step(7, _melee),
+    "butcher": _side_step(10, _butcher),
+    "pick_up": _side_step(4, _pick_up),  # or at step 10
     "end_turn": _end_turn,
     "gm_modifier": _modifier,
     "correct": _correct,
@@ -539,5 +542,24 @@ DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]
 }
 
 
+FIELD_LABELS.update({"shot": ("Who throws what at whom", "Qui lance quoi sur qui"),
+                     "fight": ("Who leads the attack", "Qui mène l'attaque")})
+# The page's throw and melee forms post one choice, « hunter|target|weapon », so that only
+# legal combinations are offered; the JSON API may send the three fields.
+COMBINED = {"shoot": "shot", "melee": "fight"}
+
+
+def _expand(action: Mapping[str, Any]) -> Mapping[str, Any]:
+    name = COMBINED.get(action.get("kind"))  # type: ignore[arg-type]
+    choice = action.get(name) if name else None
+    if not isinstance(choice, str) or not choice:
+        return action
+    parts = choice.split("|")
+    if len(parts) != 3:
+        raise HuntRefused("bad_field", field=name, reason="hunter|target|weapon")
+    return {**action, **dict(zip(("token", "target", "weapon"), parts, strict=True))}
+
+
 def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
-    return handler_for(DECIDE, state, action, actor)(state, action, actor, dice)
+    handler = handler_for(DECIDE, state, action, actor)
+    return handler(state, _expand(action), actor, dice)

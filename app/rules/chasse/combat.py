@@ -23,9 +23,11 @@ SMALL_MASS = 1  # "petite bête (catégorie M1)"
 
 
 def shot_range(weapon: Mapping[str, Any], span: float) -> str | None:
-    """"short", "long" or None (out of reach, or within 1": § Tirs "ne pas être à moins de 1"")."""
+    """"short", "long" or None (out of reach, or within 1": § Tirs "à condition de ne pas être
+    à moins de 1" de sa cible" — a figure in contact, 1" away, throws nothing: after a
+    charge that ends in contact, no point-blank javelin)."""
     short, long_ = weapon["throw"]
-    if span < CONTACT:
+    if span <= CONTACT + 0.01:
         return None
     if span <= short:
         return "short"

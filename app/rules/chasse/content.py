@@ -49,6 +49,27 @@ def profiles() -> dict[str, Any]:
     return data
 
 
+def house_profiles(content: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The movement profiles as the campaign plays them: the house table (the text's is
+    missing), with the GM's changes (content kind ``profile``: one item per profile, the
+    last one added winning) — a hunter profile's Dmax and mass (0: the house one), a prey
+    speed class's Dmax."""
+    data = profiles()
+    found = {"hunter": {key: dict(entry) for key, entry in data["hunter"].items()},
+             "speed": {key: dict(entry) for key, entry in data["speed"].items()}}
+    for item in (content or {}).get("profile", []):
+        key = item.get("profile")
+        group = "hunter" if key in found["hunter"] else "speed" if key in found["speed"] \
+            else None
+        if group is None:
+            continue
+        entry = found[group][key]
+        entry.update(dmax=int(item["dmax"]), source="gm")
+        if group == "hunter" and isinstance(item.get("masse"), int) and item["masse"] > 0:
+            entry["masse"] = item["masse"]
+    return found
+
+
 def _check_weapon(entry: Mapping[str, Any]) -> None:
     _check(f"weapon {entry.get('key')}", entry)
     for table, low in (("to_hit", 1), ("save", 0)):

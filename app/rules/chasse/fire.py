@@ -4,7 +4,9 @@
   hunters of the same side within 2" who have not tried this turn; the fire is set within 2"
   of the lighter.
 - Propagation: an element (a tree or bush shape) within 2" of a flame catches on 5–6; a
-  burning element goes out by itself after 3 turns (house: a "tour" is one side's sequence).
+  burning element goes out by itself after 3 turns (house, issue 25: the turns of the tribe
+  whose fire it is — three rounds, however many tribes hunt; a fire that spread from another
+  is that fire's tribe's, from a burning figure the tribe playing).
 - Dégâts: a figure within 1" of a flame rolls a D6 at step 1 (the text: "à la fin du tour",
   listed as step 1 of the next sequence): 5–6 it catches fire and may spread at once, and is
   removed at its next step 1, unfit to butcher.
@@ -51,9 +53,16 @@ def fire_target(shaman: bool) -> int:
 
 
 def new_fire(state: Mapping[str, Any], *, x: float, y: float, w: float = 0, h: float = 0,
-             label: str = "", element: str | None = None) -> dict[str, Any]:
+             label: str = "", element: str | None = None,
+             side: str | None = None) -> dict[str, Any]:
+    """A fire of ``side`` (the tribe whose turns it lasts), ``LIFE`` of them."""
     return {"id": f"f{state['next_fire']}", "x": x, "y": y, "w": w, "h": h, "label": label,
-            "element": element, "turns_left": LIFE}
+            "element": element, "turns_left": LIFE, "side": side}
+
+
+def _playing(state: Mapping[str, Any]) -> str | None:
+    sides = state.get("sides") or []
+    return sides[state["active"]]["id"] if sides else None
 
 
 def _burning_elements(state: Mapping[str, Any]) -> set[str]:
@@ -61,7 +70,9 @@ def _burning_elements(state: Mapping[str, Any]) -> set[str]:
 
 
 def _spread_from(acc: Acc, dice: Dice, source: Mapping[str, Any], label: str) -> None:
-    """Every flammable element within 2" of ``source`` rolls: 5–6 it catches."""
+    """Every flammable element within 2" of ``source`` rolls: 5–6 it catches (a fire of the
+    source fire's tribe, or of the tribe playing when a burning figure spreads it)."""
+    side = source.get("side") if "turns_left" in source else _playing(acc.state)
     for shape in acc.state["board"]["terrain"]:
         if shape.get("kind") not in FLAMMABLE or shape["id"] in _burning_elements(acc.state):
             continue
@@ -74,7 +85,7 @@ def _spread_from(acc: Acc, dice: Dice, source: Mapping[str, Any], label: str) ->
         if roll["total"] >= CATCH:
             payload["fire"] = new_fire(acc.state, x=shape["x"], y=shape["y"], w=shape["w"],
                                        h=shape["h"], label=shape.get("label", ""),
-                                       element=shape["id"])
+                                       element=shape["id"], side=side)
             acc.emit("fire_spread", payload)
         else:
             acc.emit("fire_spread", {**payload, "fire": None})
@@ -86,10 +97,13 @@ def step_one(acc: Acc, dice: Dice) -> None:
         if token.get("state") == "burning":
             acc.emit("figure_burnt", {"token": token["id"], "name": token["name"],
                                       "rule": RULE})
-    if acc.state["fires"]:
-        out = [f["id"] for f in acc.state["fires"] if f["turns_left"] <= 1]
-        acc.emit("fires_aged", {"out": out, "labels": [
-            f["label"] for f in acc.state["fires"] if f["id"] in out], "rule": RULE})
+    playing = _playing(acc.state)
+    aging = [f for f in acc.state["fires"] if f.get("side") in (None, playing)]
+    if aging:  # a fire ages at its own tribe's step 1 ("Au bout de 3 tours")
+        out = [f["id"] for f in aging if f["turns_left"] <= 1]
+        acc.emit("fires_aged", {"out": out, "aged": [f["id"] for f in aging],
+                                "labels": [f["label"] for f in aging if f["id"] in out],
+                                "rule": RULE})
     for fire in list(acc.state["fires"]):
         if fire in acc.state["fires"]:
             _spread_from(acc, dice, fire, fire.get("label") or fire["id"])

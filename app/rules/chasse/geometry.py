@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 CONTACT = 1.0  # house: bases touch when centres are within 1" (25 mm bases)
+OVERLAP = CONTACT - 0.01  # closer than this, two bases would stand on each other
 OBSTACLE_COST = 2.0
 OBSTACLES = ("obstacle", "arbre", "buisson")
 DIFFICULT = ("difficile", "riviere")
@@ -80,12 +81,14 @@ def path_cost(a: Sequence[float], b: Sequence[float], terrain: Iterable[Mapping[
 
 def walk(start: Sequence[float], direction: Sequence[float], budget: float,
          terrain: list[Mapping[str, Any]], board: Mapping[str, Any], *, jumps: bool = False,
-         stop_at: Sequence[float] | None = None,
-         length: float | None = None) -> tuple[list[float], float, bool]:
-    """Where a prey moving from ``start`` along ``direction`` ends with ``budget`` inches:
-    it stops before impassable ground, at ``stop_at`` minus a base (contact), or at the
-    board's edge, after ``length`` inches at most. Returns the end, the cost spent and
-    whether it left the board."""
+         stop_at: Sequence[float] | None = None, length: float | None = None,
+         figures: Iterable[Sequence[float]] = ()) -> tuple[list[float], float, bool]:
+    """Where a figure moving from ``start`` along ``direction`` ends with ``budget`` inches:
+    it stops before impassable ground, before another figure's base (``figures``: their
+    centres; a figure neither walks through nor stops on another), at ``stop_at`` minus a
+    base (contact), or at the board's edge, after ``length`` inches at most. Returns the
+    end, the cost spent and whether it left the board."""
+    bases = [list(f) for f in figures]
     norm = math.hypot(*direction)
     if norm == 0 or budget <= 0:
         return [rounded(start[0]), rounded(start[1])], 0.0, False
@@ -100,7 +103,8 @@ def walk(start: Sequence[float], direction: Sequence[float], budget: float,
         if not (0 <= nxt[0] <= board["width"] and 0 <= nxt[1] <= board["height"]):
             return [rounded(here[0]), rounded(here[1])], rounded(spent), True
         priced = path_cost(here, nxt, terrain, jumps=jumps)
-        if priced is None or spent + priced[0] > budget + 1e-9:
+        if priced is None or spent + priced[0] > budget + 1e-9 or any(
+                distance(nxt, base) < OVERLAP for base in bases):
             break
         spent += priced[0]
         travelled += step
@@ -120,6 +124,25 @@ def sight_blocker(a: Sequence[float], b: Sequence[float],
         if span is not None and span[1] - span[0] > 1e-9:
             return shape
     return None
+
+
+def segment_gap(a: Sequence[float], b: Sequence[float], point: Sequence[float]) -> float:
+    """How close the segment a→b comes to ``point``."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    span = dx * dx + dy * dy
+    t = 0.0 if span == 0 else max(0.0, min(1.0, ((point[0] - a[0]) * dx
+                                                 + (point[1] - a[1]) * dy) / span))
+    return distance([a[0] + t * dx, a[1] + t * dy], point)
+
+
+def base_in_the_way(a: Sequence[float], b: Sequence[float],
+                    figures: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The first figure a move from a to b would walk through or stop on (bases: § Matériel,
+    "soclés individuellement"), or None. A figure in contact at the start (1") does not
+    block a move away from it."""
+    found = [(distance(a, o_pos(f)), f) for f in figures
+             if segment_gap(a, b, o_pos(f)) < OVERLAP]
+    return min(found, key=lambda pair: (pair[0], pair[1]["id"]))[1] if found else None
 
 
 def nearest(point: Sequence[float], others: Iterable[Mapping[str, Any]]) -> Mapping[

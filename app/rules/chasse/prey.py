@@ -16,20 +16,30 @@ The table cells are house content (``data/reactions.toml``, scenario-editable):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from app.rules.chasse.fights import in_contact, melee_round
 from app.rules.chasse.fire import fire_centre
-from app.rules.chasse.geometry import distance, nearest, o_pos, walk
+from app.rules.chasse.geometry import (
+    CONTACT,
+    OVERLAP,
+    distance,
+    nearest,
+    o_pos,
+    path_cost,
+    walk,
+)
 from app.rules.chasse.resolve import Acc, d6
 from app.rules.chasse.scenario import compass
-from app.rules.chasse.state import group_members, hunters
+from app.rules.chasse.state import bases, group_members, hunters
 from app.rules.dice import Dice
 from app.rules.purposes import Purpose
 
 RULE = "Chasse préhistorique § Déplacements des Proies"
 THREAT_RANGE = 3.0
+GROUP_RANGE = 2.0  # "Les autres figurines restant à moins de 2'' de ce dernier"
 
 
 def leader_of(state: Mapping[str, Any], token: Mapping[str, Any]) -> dict[str, Any]:
@@ -54,23 +64,52 @@ def _modifier(state: Mapping[str, Any], lead: Mapping[str, Any]) -> int:
 def _move_group(acc: Acc, lead: Mapping[str, Any], direction: tuple[float, float],
                 budget: float, *, stop_at: list[float] | None = None,
                 may_leave: bool = False) -> list[dict[str, Any]]:
-    """The dominant walks; the followers walk the same way as far as it went."""
+    """The dominant walks, stopping at other figures' bases; the followers keep their place
+    beside it, within 2" and never on another base (§ Déplacements des Chasseurs: "Les
+    autres figurines restant à moins de 2'' de ce dernier"). A group whose dominant flees
+    off the board leaves with it."""
     board, terrain = acc.state["board"], acc.state["board"]["terrain"]
     jumps = lead["speed"] == "tres_rapide"
+    group = group_members(acc.state, lead)  # type: ignore[arg-type]
+    others = [o_pos(f) for f in bases(acc.state, {m["id"] for m in group})]
     end, _, off = walk(o_pos(lead), direction, budget, terrain, board, jumps=jumps,
-                       stop_at=stop_at)
-    travelled = distance(o_pos(lead), end)
-    moves = [{"token": lead["id"], "from": o_pos(lead), "to": end, "gone": off and may_leave,
-              "distance": round(travelled, 2)}]  # the log says how far
-    for member in group_members(acc.state, lead):  # type: ignore[arg-type]
+                       stop_at=stop_at, figures=others)
+    gone = off and may_leave
+    moves = [{"token": lead["id"], "from": o_pos(lead), "to": end, "gone": gone,
+              "distance": round(distance(o_pos(lead), end), 2)}]  # the log says how far
+    taken = [end, *others]
+    for member in group:
         if member["id"] == lead["id"]:
             continue
-        to, _, left = walk(o_pos(member), direction, budget, terrain, board, jumps=jumps,
-                           stop_at=stop_at, length=travelled)
-        moves.append({"token": member["id"], "from": o_pos(member), "to": to,
-                      "gone": left and may_leave,
+        ideal = [end[0] + member["x"] - lead["x"], end[1] + member["y"] - lead["y"]]
+        to = o_pos(member) if gone else _follow(o_pos(member), ideal, end, taken, terrain,
+                                                  board)
+        taken.append(to)
+        moves.append({"token": member["id"], "from": o_pos(member), "to": to, "gone": gone,
                       "distance": round(distance(o_pos(member), to), 2)})
     return moves
+
+
+def _follow(start: list[float], ideal: list[float], leader: list[float],
+            taken: list[list[float]], terrain: list[Mapping[str, Any]],
+            board: Mapping[str, Any]) -> list[float]:
+    """Where a follower stands after its dominant moved: its place beside it when free, else
+    the free spot within 2" of it closest to that place (house: a base never stands on
+    another, and the group keeps together); where it stood when there is none."""
+    reach = max(GROUP_RANGE, distance(ideal, leader))  # a group placed wider keeps its width
+    spots = [ideal] + [[leader[0] + radius * math.cos(angle * math.pi / 8),
+                        leader[1] + radius * math.sin(angle * math.pi / 8)]
+                       for radius in (CONTACT, 1.5, GROUP_RANGE) for angle in range(16)]
+    for spot in sorted(spots, key=lambda spot: distance(spot, ideal)):
+        spot = [round(spot[0], 2), round(spot[1], 2)]
+        if not (0 <= spot[0] <= board["width"] and 0 <= spot[1] <= board["height"]) or \
+                distance(spot, leader) > reach + 1e-9:
+            continue
+        if any(distance(spot, other) < OVERLAP for other in taken) or \
+                path_cost(start, spot, terrain) is None:
+            continue
+        return spot
+    return list(start)
 
 
 def _towards(a: list[float], b: list[float]) -> tuple[float, float]:
@@ -102,15 +141,26 @@ def _blue_red(dice: Dice, lead: Mapping[str, Any]) -> tuple[dict, dict]:
 def _attack(acc: Acc, dice: Dice, lead: Mapping[str, Any], hunter: Mapping[str, Any],
             budget: float, outcome: str, test: dict[str, Any], rolls: list[dict],
             step: int, cause: str) -> None:
+    """Attaque / charge / rôde: straight at the hunter; on contact it engages ("En cas de
+    contact, engage le combat"). The fight itself is the melee step's (7: "Résolutions des
+    corps à corps") when it engaged at step 5 — the hunter may then lead its own attack —
+    and at once after it (steps 8 and 9), unless the prey has fought this turn already. A
+    prey already in contact does not move: no charge, no +1 (a move of 0" is no charge)."""
+    charging = outcome == "charge" and not in_contact(lead, hunter)
     moves = _move_group(acc, lead, _towards(o_pos(lead), o_pos(hunter)), budget,
                         stop_at=o_pos(hunter))
+    fresh_hunter = acc.token(hunter["id"])
+    ends = next(move["to"] for move in moves if move["token"] == lead["id"])
+    engaged = in_contact({"x": ends[0], "y": ends[1]}, fresh_hunter)
+    # how the contact is fought: at the melee step (7), at once, or not again this turn
+    when = "step_7" if step == 5 else "fought" if lead.get("fought") else "now"
     _emit(acc, lead, {"cause": cause, "step": step, "outcome": outcome, "test": test,
                       "rolls": rolls, "target": hunter["id"], "target_name": hunter["name"],
-                      "reach": budget, "moves": moves})
-    fresh = acc.token(lead["id"])
-    if in_contact(fresh, acc.token(hunter["id"])):  # "En cas de contact, engage le combat"
-        melee_round(acc, dice, leader=lead["id"], defender=hunter["id"],
-                    charged=outcome == "charge", cause=outcome)
+                      "reach": budget, "moves": moves,
+                      **({"engaged": {"target": hunter["id"], "charge": charging,
+                                      "when": when}} if engaged else {})})
+    if engaged and when == "now":
+        melee_round(acc, dice, leader=lead["id"], defender=hunter["id"], cause=outcome)
 
 
 def threat_test(acc: Acc, dice: Dice, token: Mapping[str, Any], step: int) -> None:
@@ -160,8 +210,8 @@ def idle_test(acc: Acc, dice: Dice, token: Mapping[str, Any], step: int) -> None
         return
     if outcome in ("erre", "erre_demi"):
         reach = lead["dmax"] if outcome == "erre" else lead["dmax"] / 2
-        moves = _move_group(acc, lead, compass(acc.state["board"], direction), reach,
-                            may_leave=True)
+        # a wander stops at the board's edge: prey leave only when they flee (issue 25)
+        moves = _move_group(acc, lead, compass(acc.state["board"], direction), reach)
         _emit(acc, lead, {**base, "outcome": outcome, "reach": reach, "moves": moves})
         return
     _emit(acc, lead, {**base, "outcome": "reste", "moves": []})

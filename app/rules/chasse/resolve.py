@@ -4,19 +4,18 @@ resolve one figure after the other, seed § Séquence de jeu)."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
-from app.rules.dice import Dice, Die, Modifier, RollRecord
-from app.rules.match import Event, State
+from app.rules import notation
+from app.rules.dice import Dice, Modifier
+from app.rules.match import Event, State, copy_state
 
 
 def d6(dice: Dice, purpose: str, *, modifiers: tuple[tuple[int, str], ...] = (),
        target: int | None = None) -> dict[str, Any]:
     """One D6 with its named modifiers, compared with ``target`` when there is one."""
-    face = dice.roll(6)[0]
-    record = RollRecord(purpose, "1d6", (Die(6, face),), (), face)
+    record = notation.roll("1d6", dice, purpose=purpose)
     mods = tuple(Modifier(value, label) for value, label in modifiers if value)
     if mods:
         record = record.with_modifiers(*mods)
@@ -30,7 +29,7 @@ class Acc:
     """The events of one decision, folded as they come into a private copy of the state."""
 
     def __init__(self, state: State, evolve: Callable[[State, Event], State]) -> None:
-        self.state = copy.deepcopy(state)
+        self.state = copy_state(state)
         self.events: list[Event] = []
         self._evolve = evolve
 
@@ -38,6 +37,13 @@ class Acc:
         event = Event(kind, payload)
         self.events.append(event)
         self.state = self._evolve(self.state, event)
+
+    def add(self, events: list[Event]) -> None:
+        """Events another resolution made from this state, folded in (their visibility
+        kept)."""
+        for event in events:
+            self.events.append(event)
+            self.state = self._evolve(self.state, event)
 
     def token(self, token_id: str) -> dict[str, Any]:
         return self.state["tokens"][token_id]

@@ -9,9 +9,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.board import new_board
-from app.rules.chasse.content import prey_species, profiles, reactions, scenarios, weapons
+from app.rules.chasse.content import (
+    house_profiles,
+    prey_species,
+    profiles,
+    reactions,
+    scenarios,
+    weapons,
+)
 from app.rules.chasse.scenario import board_terrain
-from app.rules.chasse.sheet import masse
 from app.rules.dice import Dice
 from app.rules.match import Event, MatchSetup
 
@@ -37,8 +43,11 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
         side["store"] += food if isinstance(food, int) and food > 0 else 0
         hunters.append(_hunter(index, participant.name, participant.character_id, owner,
                                side["id"], participant.sheet or {}, board,
-                               len(setup.participants)))
+                               len(setup.participants), house_profiles(content)["hunter"]))
+    played = house_profiles(content)
     catalogue = {"weapons": weapons(content), "prey": prey_species(content),
+                 # the movement profiles as this campaign plays them (the GM's changes)
+                 "profiles": played,
                  # the campaign's own scenarios, copied like its weapons and species
                  "scenarios": {key: entry for key, entry in scenarios(content).items()
                                if entry.get("source") == "gm"}}
@@ -51,15 +60,16 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
 
 
 def _hunter(index: int, name: str, character_id: int | None, owner: int | None, side: str,
-            sheet: Mapping[str, Any], board: Mapping[str, Any], count: int) -> dict[str, Any]:
+            sheet: Mapping[str, Any], board: Mapping[str, Any], count: int,
+            played: Mapping[str, Any]) -> dict[str, Any]:
     profile = sheet.get("profile", "standard")
-    profile = profile if profile in profiles()["hunter"] else "standard"
-    data = profiles()["hunter"][profile]
+    profile = profile if profile in played else "standard"
+    data = played[profile]
     return {"id": f"t{index + 1}", "kind": "hunter", "name": name,
             "character_id": character_id, "owner_id": owner, "side": side,
             "profile": profile, "shaman": bool(sheet.get("shaman")),
             "weapons": list(sheet.get("weapons") or ["mains_nues"]),
-            "masse": masse({"profile": profile}), "dmax": data["dmax"],
+            "masse": int(data["masse"]), "dmax": data["dmax"],
             "melee_bonus": data["melee_bonus"], "wounds": int(sheet.get("wounds") or 0),
             "x": round((index + 1) * board["width"] / (count + 1), 2),
             "y": max(board["height"] - 2, 0),
@@ -73,7 +83,8 @@ def _hunter(index: int, name: str, character_id: int | None, owner: int | None, 
 def prey_token(state: Mapping[str, Any], species_key: str, *, x: float, y: float,
                group: str = "", dominant: bool = False) -> dict[str, Any]:
     species = state["catalogue"]["prey"][species_key]
-    speed = profiles()["speed"][species["speed"]]
+    # a match opened before the GM could change the profiles has none: the house ones
+    speed = state["catalogue"].get("profiles", profiles())["speed"][species["speed"]]
     return {"id": f"t{state['next_token']}", "kind": "prey", "name": species["name"],
             "species": species_key, "temperament": species["temperament"],
             "speed": species["speed"], "dmax": speed["dmax"], "masse": species["masse"],

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.chasse.content import GM_PREFIX, HUNTER_PROFILES, hunter_weapons, profiles
+from app.rules.chasse.content import GM_PREFIX, HUNTER_PROFILES, house_profiles, hunter_weapons
 from app.rules.system import N_, NO_CONTENT, Content, Problem, Sheet
 
 RULE_FIGURES = "Chasse préhistorique § Les figurines"
@@ -28,9 +28,14 @@ def blank_sheet() -> Sheet:
             "food": 0, "hunts": 0, "dead": False}
 
 
-def masse(sheet: Mapping[str, Any]) -> int:
-    profile = profiles()["hunter"].get(sheet.get("profile"), profiles()["hunter"]["standard"])
-    return int(profile["masse"])
+def _profile(sheet: Mapping[str, Any], content: Content = NO_CONTENT) -> Mapping[str, Any]:
+    """The hunter's profile as the campaign plays it (the GM may change the house ones)."""
+    found = house_profiles(content)["hunter"]
+    return found.get(sheet.get("profile"), found["standard"])
+
+
+def masse(sheet: Mapping[str, Any], content: Content = NO_CONTENT) -> int:
+    return int(_profile(sheet, content)["masse"])
 
 
 def _whole(value: Any) -> bool:
@@ -50,10 +55,10 @@ def validate(sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
     if not _whole(wounds) or wounds < 0:
         problems.append(Problem("wounds", N_("Must be a whole number of at least 0."),
                                 RULE_WOUNDS))
-    elif sheet.get("profile") in HUNTER_PROFILES and wounds >= masse(sheet):
+    elif sheet.get("profile") in HUNTER_PROFILES and wounds >= masse(sheet, content):
         problems.append(Problem("wounds", N_("A hunter with %(n)s wounds or more is dead: "
                                              "at most %(max)s."), RULE_WOUNDS,
-                                {"n": masse(sheet), "max": masse(sheet) - 1}))
+                                {"n": masse(sheet, content), "max": masse(sheet, content) - 1}))
     for key in ("food", "hunts"):
         value = sheet.get(key)
         if not _whole(value) or not 0 <= value <= FOOD_LIMIT:
@@ -87,7 +92,7 @@ def _weapon_problems(weapons: Any, content: Content) -> list[Problem]:
 
 def derived(sheet: Sheet, content: Content = NO_CONTENT) -> dict[str, Any]:
     """Dmax, mass (wounds it takes), the wounds left, and each weapon's ranges."""
-    profile = profiles()["hunter"].get(sheet.get("profile"), profiles()["hunter"]["standard"])
+    profile = _profile(sheet, content)
     known = hunter_weapons(content)
     carried = [known[key] for key in sheet.get("weapons") or [] if key in known]
     wounds = sheet.get("wounds") if _whole(sheet.get("wounds")) else 0

@@ -35,6 +35,15 @@ def prey(state: State) -> list[dict[str, Any]]:
     return [t for t in state["tokens"].values() if t["kind"] == "prey" and alive(t)]
 
 
+def bases(state: State, excluding: set[str] | frozenset[str] = frozenset()
+          ) -> list[dict[str, Any]]:
+    """The figures standing on the ground with their base (§ Matériel: "soclés
+    individuellement"): the living and the burning; a carcass lies flat, a figure gone or
+    burnt is off the board."""
+    return [t for t in state["tokens"].values() if t.get("state") in ("ok", "burning")
+            and t["id"] not in excluding]
+
+
 def carcasses(state: State) -> list[dict[str, Any]]:
     return [t for t in state["tokens"].values() if t.get("state") == "dead"
             and t.get("food", 0) > 0]
@@ -106,7 +115,14 @@ def _hunt_begun(state: State, p: dict) -> None:
 
 def _turn_begun(state: State, p: dict) -> None:
     state.update(active=p["active"], round=p["round"], step=1)
-    state["board"]["trails"] = []
+    if p.get("keep_trails"):  # the last turn's prey moves stay drawn until new ones come
+        state["trails_stale"] = True
+        for token in state["tokens"].values():  # last turn's engagements are over
+            token.pop("engaged", None)
+            if token["kind"] == "prey":
+                token.pop("charge_target", None)
+    else:  # a log from before
+        state["board"]["trails"] = []
     side = state["sides"][p["active"]]["id"]
     for token in state["tokens"].values():
         if token["kind"] == "prey":
@@ -139,8 +155,10 @@ def _fire_add(state: State, p: dict) -> None:
 
 def _fires_aged(state: State, p: dict) -> None:
     out = set(p.get("out", []))
+    aged = p.get("aged")  # a log from before ages every fire
     for fire in state["fires"]:
-        fire["turns_left"] -= 1
+        if aged is None or fire["id"] in aged:
+            fire["turns_left"] -= 1
     state["fires"] = [f for f in state["fires"] if f["id"] not in out]
 
 
@@ -173,6 +191,14 @@ def _moved(state: State, p: dict) -> None:
 
 
 def _prey_reacted(state: State, p: dict) -> None:
+    if state.pop("trails_stale", False):
+        state["board"]["trails"] = []
+    engaged = p.get("engaged")
+    if engaged:  # in contact: it fights at the melee step (or at once after it)
+        lead = state["tokens"][p["token"]]
+        lead["engaged"] = engaged["target"]
+        if engaged["charge"]:
+            lead["charge_target"] = engaged["target"]
     for member in p.get("members", [p["token"]]):
         state["tokens"][member]["reacted"] = True
         if p.get("cause") == "fire":
@@ -236,10 +262,14 @@ def _picked(state: State, p: dict) -> None:
 
 
 def _melee(state: State, p: dict) -> None:
-    for key in ("leader", "defender"):
-        state["tokens"][p[key]]["fought"] = True
-        if state["tokens"][p[key]]["kind"] == "hunter":
-            state["tokens"][p[key]]["charge_target"] = None
+    fighting = [p["leader"], p["defender"]]
+    if p.get("supporters_fight"):  # the supporters fought this round (issue 25)
+        fighting += p["supporters"]
+    for token_id in fighting:
+        token = state["tokens"][token_id]
+        token["fought"] = True
+        if token["kind"] == "hunter" or p.get("supporters_fight"):
+            token["charge_target"] = None  # the charge's +1 was its first round's
     state["tokens"][p["defender"]]["attacked"] = True
     _damage(state, p)
 

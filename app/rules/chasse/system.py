@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.chasse import actions, match, scenario, setup, state
+from app.rules.chasse import actions, ending, match, scenario, setup, state, state_check
+from app.rules.chasse import odds as chasse_odds
+from app.rules.chasse import sheet_rolls as rolls
 from app.rules.chasse.content import (
     CLASSES,
     SPEEDS,
+    house_profiles,
     hunter_weapons,
     prey_species,
-    profiles,
     scenarios,
     weapons,
 )
@@ -83,6 +85,34 @@ def _prey_kind() -> ContentKind:
     ), RULE_PREY)
 
 
+RULE_PROFILES = N_("Chasse préhistorique § Déplacements des Chasseurs (the movement table is "
+                   "missing from the text: house rules)")
+PROFILE_NAMES = {"standard": N_("Standard hunter"), "pataud": N_("Pataud hunter"),
+                 "tres_rapide": N_("very fast prey"), "rapide": N_("fast prey"),
+                 "lourdaud": N_("lumbering prey")}
+
+
+def _check_profile(data: Mapping[str, Any], content: Content) -> list[Problem]:
+    """A prey speed class has a Dmax only (its mass is its species'); an empty mass (0)
+    keeps the house one."""
+    if data.get("profile") in SPEEDS and data.get("masse"):
+        return [Problem("masse", N_("A prey's speed class has only a Dmax: its mass is its "
+                                    "species'."), RULE_PROFILES)]
+    return []
+
+
+def _profile_kind() -> ContentKind:
+    """The house movement profiles the GM may change for the campaign (issue 25: "as for
+    every other house number"): a hunter profile's Dmax and mass, a prey speed class's Dmax.
+    A match copies them when it opens."""
+    return ContentKind("profile", N_("Movement profiles"), (
+        ContentField("profile", N_("Profile"), "choice", choices=tuple(PROFILE_NAMES.items())),
+        ContentField("dmax", N_("Dmax (inches a turn)"), "int", low=1, high=20),
+        ContentField("masse", N_("Mass of a hunter (M1–M5; empty: the house one)"), "int",
+                     low=1, high=5, required=False),
+    ), RULE_PROFILES, check=_check_profile, listed=("profile", "dmax", "masse"))
+
+
 RULE_SCENARIO = scenario.RULE
 TERRAIN_HELP = N_("One element a line: kind, x, y, width, height (inches, from the top-left "
                   "corner), label — e.g. “arbre 8 10 6 5 Bosquet”. Kinds: obstacle, "
@@ -143,7 +173,7 @@ class ChasseSystem:
     seed_file = "003_17f6fe9f5d5d7b1b.txt"
     uses_board = True
     board_defaults = setup.BOARD
-    content_kinds = (_weapon_kind(), _prey_kind(), _scenario_kind())
+    content_kinds = (_weapon_kind(), _prey_kind(), _scenario_kind(), _profile_kind())
     saves_match_as = "scenario"  # a GM keeps a hunt's ground as a campaign scenario
     starts_match_from = "scenario"  # « Lancer une chasse » on a scenario
     start_label = N_("Start a hunt")
@@ -165,6 +195,11 @@ class ChasseSystem:
     def validate_change(self, before: Sheet, after: Sheet,
                         content: Content = NO_CONTENT) -> list[Problem]:
         return validate_change(before, after, content)
+
+    # Rolls from the sheet: fire and each weapon's to-hit (``sheet_rolls.py``).
+    sheet_roll_options = rolls.OPTIONS
+    sheet_rolls = staticmethod(rolls.sheet_rolls)
+    roll_on_sheet = staticmethod(rolls.roll_on_sheet)
 
     def weapon_choices(self, content: Content = NO_CONTENT) -> list[tuple[str, str]]:
         return [(key, w["name"]) for key, w in hunter_weapons(content).items()]
@@ -188,7 +223,8 @@ class ChasseSystem:
             (N_("To hit (light / medium / heavy)"), by_class(weapon["to_hit"])),
             (N_("Save (light / medium / heavy; * none)"), by_class(weapon["save"]))),
             own=weapon.get("source") == "gm") for weapon in hunter_weapons(content).values())
-        speeds = profiles()["speed"]
+        played = house_profiles(content)
+        speeds = played["speed"]
         prey_entries = tuple(CompendiumEntry(prey["name"], (
             (N_("Mass"), f'M{prey["masse"]}'),
             (N_("Temperament"), TEMPERAMENT_NAMES.get(prey["temperament"], prey["temperament"])),
@@ -266,10 +302,15 @@ class ChasseSystem:
         return events
 
     decide = staticmethod(actions.decide)
+    # a throw's odds before it is thrown (issue 27, docs/odds.md)
+    odds = staticmethod(chasse_odds.odds)
+    odds_kinds = chasse_odds.KINDS
     evolve = staticmethod(state.evolve)
     legal_actions = staticmethod(match.legal_actions)
     view = staticmethod(match.view)
+    check_state = staticmethod(state_check.check_state)
     between_matches = staticmethod(match.between_matches)
+    outcome = staticmethod(ending.outcome)  # app/rules/outcome.py
 
 
 CHASSE = ChasseSystem()

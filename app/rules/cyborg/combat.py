@@ -42,8 +42,8 @@ class CombatError(RulesError):
         "unknown_modifier": "unknown modifier {key}",
         "modifier_not_here": "{key} is not a modifier for this attack",
         "milder_than_printed": "{key} is at least {value} %",
-        "too_many_shots": "{weapon} fires {limit} shots a turn at most",
-        "magazine_empty": "only {left} rounds left in the magazine",
+        "too_many_shots": "{weapon} fires {limit:shot|shots} a turn at most",
+        "magazine_empty": "only {left:round|rounds} left in the magazine",
         "no_shots": "at least one shot",
         "no_groups": "initiative needs at least one group",
     }
@@ -52,8 +52,8 @@ class CombatError(RulesError):
         "unknown_modifier": "modificateur inconnu : {key}",
         "modifier_not_here": "{key} ne s'applique pas à cette attaque",
         "milder_than_printed": "{key} vaut au moins {value} %",
-        "too_many_shots": "{weapon} tire au plus {limit} coups par tour",
-        "magazine_empty": "il ne reste que {left} munitions dans le chargeur",
+        "too_many_shots": "{weapon} tire au plus {limit:coup|coups} par tour",
+        "magazine_empty": "il ne reste que {left:munition|munitions} dans le chargeur",
         "no_shots": "au moins un tir",
         "no_groups": "l'initiative demande au moins un groupe",
     }

@@ -24,13 +24,18 @@ from app.rules.cyborg.poisons import poisons, symptoms
 from app.rules.cyborg.profiles import PROFILES
 from app.rules.cyborg.sheet import derived, kind_of, missions_of
 from app.rules.match import ActionForm, Actor, Event, MatchSetup, State
+from app.rules.outcome import Outcome
+from app.rules.system import N_
 
 GROUPS = ("cyborgs", "aliens", "humains")
 DEFAULT_GROUP = {"cyborg": "cyborgs", "alien": "aliens", "human": "humains"}
-# States that stop a participant from acting (and from dodging).
-DOWN = ("dead", "unconscious", "coma", "paralysed", "out_of_action")
-STATES = ("dead", "unconscious", "coma", "paralysed", "out_of_action", "strangled",
+# States that stop a participant from acting (and from dodging). "fled": the GM's word that
+# it left the scene (house: the text's fights end by flight too, docs/rules-notes.md).
+DOWN = ("dead", "unconscious", "coma", "paralysed", "out_of_action", "fled")
+STATES = ("dead", "unconscious", "coma", "paralysed", "out_of_action", "fled", "strangled",
           "immobilised", "hidden")
+# Who is no longer there to be chosen: a target, a patient, a seeker…
+GONE = ("dead", "fled")
 GRENADE_RADIUS = 3  # Cyborg § (III) Catalogue des armes: "un rayon d'action de 3 mètres"
 PUNCH = "poing"
 
@@ -119,6 +124,10 @@ def poison_effects(person: Mapping[str, Any]) -> dict[str, Any]:
 
 def is_down(person: Mapping[str, Any]) -> bool:
     return any(state in person["states"] for state in DOWN)
+
+
+def is_gone(person: Mapping[str, Any]) -> bool:
+    return any(state in person["states"] for state in GONE)
 
 
 def recovered(person: Mapping[str, Any], sante: int) -> list[str]:
@@ -435,6 +444,15 @@ def _ended(state: State, _p: dict) -> None:
     state["status"] = "finished"
 
 
+def _fight_ended(state: State, _p: dict) -> None:
+    """The GM ended the fight: no group acts in turn until initiative is rolled again."""
+    state["initiative"] = None
+    for token in state["tokens"].values():
+        token["acted"] = False
+        token["initiative"] = None
+    _order(state)
+
+
 _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "match_started": _started,
     "participant_added": _added,
@@ -464,6 +482,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     **BOARD_EVOLVE,
     "mission_ended": _mission_ended,
     "match_ended": _ended,
+    "fight_ended": _fight_ended,
 }
 
 
@@ -500,10 +519,86 @@ def may_ram(state: State, actor: Actor) -> bool:
         and not chase["pursuer"]["wrecked"] and not chase["quarry"]["wrecked"]
 
 
+# — how a fight stands (issue 23) ——————————————————————————————————————————————————
+# Cyborg § (III) Combats / Déroulement has the groups act in turn until the fight is over,
+# but gives no rule for its end: the mission goes on after it (a chase, a search, the return).
+# A fight is decided when one side has nobody left who can fight — dead, unconscious, in a
+# coma, paralysed, out of action, or fled (the GM's *States*) —; the GM is then offered to
+# end the fight (the mission goes on) or the mission (docs/rules-notes.md). The sides are
+# the cyborgs' group (the GM moves an ally into it with *Group*) and everyone else (the
+# aliens, the humans, any group of the GM's).
+
+CYBORGS = GROUPS[0]
+
+
+def side_of(person: Mapping[str, Any]) -> str:
+    return CYBORGS if person["group"] == CYBORGS else "others"
+
+
+def standing_groups(state: State) -> dict[str, list[str]]:
+    """Each side's groups that still have someone able to fight, in the order of play."""
+    standing: dict[str, list[str]] = {CYBORGS: [], "others": []}
+    for tid in state.get("order", []):
+        person = state["tokens"][tid]
+        groups = standing[side_of(person)]
+        if not is_down(person) and person["group"] not in groups:
+            groups.append(person["group"])
+    return standing
+
+
+def _both_sides(state: State) -> bool:
+    return {side_of(person) for person in state.get("tokens", {}).values()} == {CYBORGS,
+                                                                               "others"}
+
+
+def fight_decided(state: State) -> bool:
+    """A fight (initiative rolled) where one side has nobody left who can fight."""
+    if not in_combat(state) or not _both_sides(state):
+        return False
+    return not all(standing_groups(state).values())
+
+
+def outcome(state: State) -> Outcome | None:
+    """Who is left standing: in a decided fight (the GM is offered to end it), and once
+    the match is over (its mission ended, or the GM ended the match)."""
+    finished = state.get("status") == "finished"
+    if not (finished or fight_decided(state)):
+        return None
+    winners, reason = _winners(state) if _both_sides(state) else ((), "")
+    if not finished:
+        return Outcome(winners, reason)
+    if state.get("mission") is not None:
+        return Outcome(winners, N_("The GM ended the mission."), over=True)
+    return Outcome(winners, N_("The GM ended the match."), over=True)
+
+
+def _winners(state: State) -> tuple[tuple[str, ...], str]:
+    standing = standing_groups(state)
+    if standing[CYBORGS] and not standing["others"]:
+        return (CYBORGS,), N_("No opponent of the cyborgs can fight any more.")
+    if standing["others"] and not standing[CYBORGS]:
+        return tuple(standing["others"]), N_("No cyborg can fight any more.")
+    return (), N_("Nobody can fight any more, on either side.")
+
+
 # — the forms ————————————————————————————————————————————————————————————————————
 
 def _names(state: State, ids: list[str]) -> list[list[str]]:
     return [[tid, state["tokens"][tid]["name"]] for tid in ids]
+
+
+def _weapon_for(state: State, tid: str, weapons: list[list[str]], foe: str | None) -> str:
+    """The weapon a form proposes against ``foe``: a melee one when it is in contact, else
+    a firearm (a grenade's blast hurts everyone around: never by default)."""
+    tokens = state["tokens"]
+    keys = [key for key, _name in weapons]
+    if foe is None:
+        return keys[0]
+    distance = math.dist((tokens[tid]["x"], tokens[tid]["y"]),
+                         (tokens[foe]["x"], tokens[foe]["y"]))
+    wanted = "melee" if distance <= melee_reach(state["board"]["unit"]) else "ranged"
+    return next((key for key in keys if weapon_of(state, key, tokens[tid]).kind == wanted
+                 and weapon_of(state, key, tokens[tid]).damage_type != "explosion"), keys[0])
 
 
 def _nearest_foe(state: State, tid: str, candidates: list[str]) -> str | None:
@@ -524,28 +619,15 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         return []
     tokens = state["tokens"]
     mine = [tid for tid in state["order"] if actor.controls(tokens[tid])]
-    up = [tid for tid in state["order"] if "dead" not in tokens[tid]["states"]]
+    up = [tid for tid in state["order"] if not is_gone(tokens[tid])]
     acting = [tid for tid in mine if may_act(state, tokens[tid])]
+    # The table waits for whoever has someone to play in the group acting now (a player's
+    # own, the GM's creatures), unless the fight is decided: then only the GM's end.
+    awaited = bool(acting) and in_combat(state) and not fight_decided(state) and (
+        not actor.is_gm or any(tokens[tid]["owner_id"] is None for tid in acting))
     forms: list[ActionForm] = []
     if acting and in_combat(state):
-        # An empty magazine is not offered: the panel proposes to reload it instead.
-        weapons = {tid: [[key, weapon_of(state, key, tokens[tid]).name]
-                         for key in usable_weapons(state, tokens[tid])
-                         if tokens[tid]["magazines"].get(key, 1) > 0] for tid in acting}
-        targets = list(up)
-        forms.append(ActionForm("attack", "Attack", "cyborg/_attack.html", {
-            "tokens": acting, "weapons": weapons, "targets": targets,
-            # The form's default « Cible »: the nearest participant of another group.
-            "nearest": {tid: _nearest_foe(state, tid, targets) for tid in acting},
-            "modifiers": [[entry.key, entry.label, entry.value, entry.table, entry.at_least]
-                          for entry in modifier_table().values() if entry.key != "rafale"],
-            "radius": GRENADE_RADIUS,
-            # The GM says when a broyage crushes the whole target (§ (III) Broyage).
-            "crush": actor.is_gm,
-            # A melee blow needs contact; the GM alone may allow one from further.
-            "reach": {"limit": melee_reach(state["board"]["unit"]),
-                      "unit": state["board"]["unit"]},
-            "override": actor.is_gm}))
+        forms.append(_attack_form(state, actor, acting, up, awaited))
         reloadable = {tid: [[key, weapon_of(state, key).name]
                             for key in tokens[tid]["magazines"]
                             if tokens[tid]["magazines"][key] < (weapon_of(state, key).magazine
@@ -554,11 +636,14 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         reloadable = {tid: found for tid, found in reloadable.items() if found}
         if reloadable:
             forms.append(ActionForm("reload", "Reload", "cyborg/_reload.html",
-                                    {"tokens": list(reloadable), "weapons": reloadable}))
+                                    {"tokens": list(reloadable), "weapons": reloadable,
+                                     "awaited": awaited}))
     movers = [tid for tid in mine if not is_down(tokens[tid]) and (
         actor.is_gm or may_act(state, tokens[tid]) or not in_combat(state))]
+    movers.sort(key=lambda tid: tid not in acting)  # the GM's list: who acts now first
     if movers:
-        forms.append(ActionForm("move", "Move", "cyborg/_move.html", {"tokens": movers}))
+        forms.append(ActionForm("move", "Move", "cyborg/_move.html",
+                                {"tokens": movers, "awaited": awaited}))
     testers = [tid for tid in mine if not is_down(tokens[tid])]
     if testers:
         forms.append(ActionForm("test", "Test", "cyborg/_test.html", {
@@ -569,18 +654,21 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if hiders and len(up) >= 2:
         forms.append(ActionForm("camouflage", "Camouflage against Repérage",
                                 "cyborg/_camouflage.html",
-                                {"tokens": hiders, "seekers": up, "malus": actor.is_gm}))
+                                {"tokens": hiders,
+                                 "seekers": [tid for tid in up if hiders != [tid]],
+                                 "malus": actor.is_gm}))
     healers = [tid for tid in acting if "premiers_soins" in tokens[tid]["skills"]]
     day = state["hour"] // 24
     patients = [tid for tid in up if tokens[tid]["first_aid_day"] != day
                 and tokens[tid]["sante"] < tokens[tid]["sante_max"]]
     if healers and patients:
         forms.append(ActionForm("first_aid", "First aid", "cyborg/_first_aid.html",
-                                {"tokens": healers, "patients": patients}))
+                                {"tokens": healers, "patients": patients,
+                                 "awaited": awaited}))
     if in_combat(state) and (actor.is_gm or any(tokens[tid]["group"] == active_group(state)
                                                 for tid in mine)):
         forms.append(ActionForm("end_phase", "End the group's turn", "cyborg/_end_phase.html",
-                                {"group": active_group(state)}))
+                                {"group": active_group(state), "awaited": awaited}))
     chase = state.get("chase")
     if chase:
         shooters = [tid for tid in mine if not is_down(tokens[tid])
@@ -607,13 +695,51 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     forms.append(ActionForm("note", "Add a note", "cyborg/_note.html"))
     if actor.is_gm:
         forms += _gm_forms(state)
+        if fight_decided(state):  # what the table awaits now: the GM ends the fight
+            ends = [form for form in forms if form.kind in END_FORMS]
+            forms = ends + [form for form in forms if form.kind not in END_FORMS]
     return forms
+
+
+END_FORMS = ("end_fight", "end_mission")
+
+
+def _attack_form(state: State, actor: Actor, acting: list[str], up: list[str],
+                 awaited: bool) -> ActionForm:
+    """The attack: each attacker's own weapons (an empty magazine is not offered: the panel
+    proposes to reload it instead), the targets it may choose — never itself when it is the
+    only attacker —, the nearest foe first."""
+    tokens = state["tokens"]
+    weapons = {tid: [[key, weapon_of(state, key, tokens[tid]).name]
+                     for key in usable_weapons(state, tokens[tid])
+                     if tokens[tid]["magazines"].get(key, 1) > 0] for tid in acting}
+    targets = [tid for tid in up if acting != [tid]]
+    nearest = {tid: _nearest_foe(state, tid, targets) for tid in acting}
+    return ActionForm("attack", "Attack", "cyborg/_attack.html", {
+        "tokens": acting, "weapons": weapons, "targets": targets,
+        # The form's defaults: the nearest participant of another group, and a weapon that
+        # reaches it.
+        "nearest": nearest,
+        "preferred": {tid: _weapon_for(state, tid, weapons[tid], nearest[tid])
+                      for tid in acting if weapons[tid]},
+        "modifiers": [[entry.key, entry.label, entry.value, entry.table, entry.at_least]
+                      for entry in modifier_table().values() if entry.key != "rafale"],
+        "radius": GRENADE_RADIUS,
+        # The GM says when a broyage crushes the whole target (§ (III) Broyage).
+        "crush": actor.is_gm,
+        # A melee blow needs contact; the GM alone may allow one from further. Both are said
+        # only while the weapon chosen is a melee one ("t1:key", as the list sends them).
+        "reach": {"limit": melee_reach(state["board"]["unit"]),
+                  "unit": state["board"]["unit"]},
+        "melee": [f"{tid}:{key}" for tid in acting for key, _name in weapons[tid]
+                  if weapon_of(state, key, tokens[tid]).kind == "melee"],
+        "override": actor.is_gm, "awaited": awaited})
 
 
 def _gm_forms(state: State) -> list[ActionForm]:
     tokens = state["tokens"]
     everyone = list(state["order"])
-    up = [tid for tid in everyone if "dead" not in tokens[tid]["states"]]
+    up = [tid for tid in everyone if not is_gone(tokens[tid])]
     groups = sorted({tokens[tid]["group"] for tid in everyone} | set(GROUPS))
     present = sorted({tokens[tid]["group"] for tid in up})
     forms = [
@@ -667,7 +793,12 @@ def _gm_forms(state: State) -> list[ActionForm]:
     if terrain:
         forms.append(ActionForm("remove_terrain", "Remove cover", "board/_remove_terrain.html",
                                 {"terrain": terrain}))
-    forms += [ActionForm("end_mission", "End of mission", "cyborg/_end_mission.html"),
+    decided = fight_decided(state)
+    if in_combat(state):
+        forms.append(ActionForm("end_fight", "End the fight", "cyborg/_end_fight.html",
+                                {"awaited": decided}))
+    forms += [ActionForm("end_mission", "End of mission", "cyborg/_end_mission.html",
+                         {"awaited": decided}),
               ActionForm("end_match", "End the match", "cyborg/_end.html")]
     return forms
 

@@ -25,9 +25,12 @@ from app.rules.cyborg.match import (
     STATES,
     active_group,
     characteristic,
+    evolve,
     in_combat,
     is_down,
+    is_gone,
     may_act,
+    outcome,
     participant,
     poison_effects,
     recovered,
@@ -48,6 +51,7 @@ from app.rules.cyborg.match_common import (
     TEXT_MAX,
     acting,
     all_rolls,
+    armed,
     chosen_modifiers,
     controlled,
     key_field,
@@ -63,7 +67,8 @@ from app.rules.cyborg.poisons import poisoned, poisons
 from app.rules.cyborg.profiles import PROFILES
 from app.rules.cyborg.sheet import draw_skills
 from app.rules.dice import Dice, Modifier
-from app.rules.match import Actor, Event, State, handler_for
+from app.rules.match import Actor, Event, State, copy_state, handler_for
+from app.rules.notes import note_event
 from app.rules.purposes import Purpose
 
 # — set-up and turns ——————————————————————————————————————————————————————————————
@@ -122,6 +127,12 @@ def _decide_end_phase(state: State, action, actor: Actor, dice: Dice) -> list[Ev
     if not actor.is_gm and not any(actor.controls(token) and token["group"] == group
                                    for token in state["tokens"].values()):
         raise refuse("not_your_turn")
+    return [_phase_end(state)]
+
+
+def _phase_end(state: State, *, auto: bool = False) -> Event:
+    """The acting group's turn ends (``auto``: by itself, nobody in it could still act)."""
+    group = active_group(state)
     initiative = state["initiative"]
     following = initiative["active"] + 1
     new_round = following >= len(initiative["order"])
@@ -134,7 +145,40 @@ def _decide_end_phase(state: State, action, actor: Actor, dice: Dice) -> list[Ev
             and "dead" not in token["states"]}
         payload["names"] = {tid: state["tokens"][tid]["name"] for tid in payload["turns_to_live"]}
     payload["next"] = initiative["order"][payload["active"]]
-    return [Event("phase_ended", payload)]
+    if auto:
+        payload["auto"] = True
+    return Event("phase_ended", payload)
+
+
+def _phases_passing(state: State, events: list[Event]) -> list[Event]:
+    """After an action, a group with nobody left who may act this round (everyone has acted,
+    or is down) hands over by itself, as its « End the group's turn » would (house: a step
+    with nothing to do passes; docs/games/cyborg.md). Never round after round when nobody
+    at all can act."""
+    if not events or not in_combat(state):
+        return []
+    after = copy_state(state)
+    for event in events:
+        after = evolve(after, event)
+    passed: list[Event] = []
+    order = (after.get("initiative") or {}).get("order") or []
+    for _ in range(len(order)):
+        if not in_combat(after) or not _anyone_up(after) or _group_may_act(after):
+            break
+        passed.append(_phase_end(after, auto=True))
+        after = evolve(after, passed[-1])
+    return passed
+
+
+def _group_may_act(state: State) -> bool:
+    return any(may_act(state, token) for token in state["tokens"].values())
+
+
+def _anyone_up(state: State) -> bool:
+    """Someone of a group in the initiative order can still act in a coming round."""
+    order = state["initiative"]["order"]
+    return any(not is_down(token) and token["group"] in order
+               for token in state["tokens"].values())
 
 
 def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -156,6 +200,7 @@ def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event
     the target's Esquive/Parade; the damage table; the wound at 0 santé or below."""
     if not in_combat(state):
         raise refuse("no_combat")
+    action = armed(action)
     attacker = acting(state, action, actor)
     key = key_field(action, "weapon")
     if key not in usable_weapons(state, attacker):
@@ -258,7 +303,7 @@ def _explosion(state: State, dice: Dice, attacker: dict, weapon: Any, percent: i
                       purpose=Purpose("attack ({weapon})", weapon=weapon.name))
     shots = []
     caught = [token for token in state["tokens"].values()
-              if "dead" not in token["states"] and math.dist((token["x"], token["y"]),
+              if not is_gone(token) and math.dist((token["x"], token["y"]),
                                                              (target["x"], target["y"]))
               <= GRENADE_RADIUS] if test.success else []
     for victim in sorted(caught, key=lambda token: int(token["id"][1:])):
@@ -295,6 +340,7 @@ def _explosion(state: State, dice: Dice, attacker: dict, weapon: Any, percent: i
 
 def _decide_reload(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     """Reloading is the participant's action of the round (docs/games/cyborg.md)."""
+    action = armed(action)
     token = acting(state, action, actor)
     key = key_field(action, "weapon")
     if key not in token["magazines"]:
@@ -545,10 +591,7 @@ def _decide_situational(state: State, action, actor: Actor, dice: Dice) -> list[
 
 
 def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    visibility = "gm" if flag(action, "gm_only") and actor.is_gm else "public"
-    text = text_field(action, "text", TEXT_MAX, multiline=True)
-    return [Event("note_added", {"text": text, "by": actor.user_id},
-                  visibility=visibility)]
+    return [note_event(action, actor, max_length=TEXT_MAX)]
 
 
 # — the end —————————————————————————————————————————————————————————————————————————
@@ -621,6 +664,18 @@ def _decide_end(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     return [Event("match_ended", {})]
 
 
+def _decide_end_fight(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
+    """The GM ends the fight, the mission goes on (docs/rules-notes.md): no group acts in
+    turn any more, until the GM rolls initiative for the next fight."""
+    require_gm(actor)
+    if not in_combat(state):
+        raise refuse("no_combat")
+    judged = outcome(state)
+    return [Event("fight_ended", {"round": state["round"],
+                                  "winners": list(judged.winners) if judged else [],
+                                  "reason": judged.reason if judged else None})]
+
+
 _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]]] = {
     "add_participant": _decide_add,
     "set_group": _decide_group,
@@ -647,6 +702,7 @@ _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]
     "ram": decide_ram,
     "shoot_vehicle": decide_shoot_vehicle,
     "end_chase": decide_end_chase,
+    "end_fight": _decide_end_fight,
     "end_mission": _decide_end_mission,
     "end_match": _decide_end,
 }
@@ -655,4 +711,5 @@ ACTIONS = frozenset(_DECIDE)  # every action kind the table knows
 
 
 def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
-    return handler_for(_DECIDE, state, action, actor)(state, action, actor, dice)
+    events = handler_for(_DECIDE, state, action, actor)(state, action, actor, dice)
+    return events + _phases_passing(state, events)

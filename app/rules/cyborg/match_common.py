@@ -17,6 +17,7 @@ from app.rules.cyborg.damage import damage_points
 from app.rules.cyborg.match import (
     can_dodge,
     characteristic,
+    is_gone,
     may_act,
     skill,
 )
@@ -104,6 +105,18 @@ def key_field(action: Mapping[str, Any], field: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def armed(action: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The table's attack and reload forms choose who and with what in one list, so that
+    only the chosen participant's weapons are offered: ``armed`` = "t1:fusil_a_canon_scie"
+    (a participant's id holds no colon; a weapon's key may: "gm:…"). The API may send
+    ``token`` and ``weapon`` apart."""
+    value = action.get("armed")
+    if not isinstance(value, str) or ":" not in value:
+        return action
+    token, _, weapon = value.partition(":")
+    return {**action, "token": token, "weapon": weapon}
+
+
 def token_of(state: State, action: Mapping[str, Any], field: str = "token") -> dict:
     token_id = action.get(field)
     token = state["tokens"].get(token_id) if isinstance(token_id, str) else None
@@ -129,8 +142,9 @@ def acting(state: State, action: Mapping[str, Any], actor: Actor) -> dict:
 
 
 def target_of(state: State, action: Mapping[str, Any], field: str = "target") -> dict:
+    """A participant still there to be chosen (not dead, not fled)."""
     target = token_of(state, action, field)
-    if "dead" in target["states"]:
+    if is_gone(target):
         raise refuse("not_a_target", name=target["name"])
     return target
 

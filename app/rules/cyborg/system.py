@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.cyborg import match, match_actions
+from app.rules.cyborg import match, match_actions, state_check
+from app.rules.cyborg import odds as cyborg_odds
+from app.rules.cyborg import sheet_rolls as rolls
 from app.rules.cyborg.chases import all_vehicles
 from app.rules.cyborg.content import (
     CHARACTERISTICS,
@@ -120,10 +122,16 @@ class CyborgSystem:
     def new_sheet(self) -> Sheet:
         return blank_sheet()
 
-    def roll_sheet(self, dice: Dice) -> tuple[Sheet, list[RollRecord]]:
+    # What a player may set before the dice: skill 25's name and formula (used if the draw
+    # gives it). The rest waits for them: « Chacun répartit ensuite … un crédit de 80 % »
+    # spreads over the skills the dice drew, on the edit page (Cyborg § (II)).
+    chosen_before_rolls = ("custom_skill",)
+
+    def roll_sheet(self, dice: Dice, chosen: Sheet) -> tuple[Sheet, list[RollRecord]]:
         """The creation rolls: 4D6 keep 3 six times, 10D4 + 10, three skills drawn."""
         creation = create_sheet(dice)
-        return creation.sheet, list(creation.records)
+        kept = {key: chosen[key] for key in self.chosen_before_rolls if key in chosen}
+        return {**creation.sheet, **kept}, list(creation.records)
 
     def validate_sheet(self, sheet: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
         return validate(sheet, content)
@@ -223,6 +231,11 @@ class CyborgSystem:
 
     characteristic_names = CHARACTERISTIC_NAMES
     kinds = ("cyborg", "alien", "human")
+
+    # Rolls from the sheet: skills, characteristics, weapons (``sheet_rolls.py``).
+    sheet_roll_options = rolls.OPTIONS
+    sheet_rolls = staticmethod(rolls.sheet_rolls)
+    roll_on_sheet = staticmethod(rolls.roll_on_sheet)
     fates = FATES
     limbs = LIMBS
 
@@ -237,7 +250,13 @@ class CyborgSystem:
     evolve = staticmethod(match.evolve)
     legal_actions = staticmethod(match.legal_actions)
     view = staticmethod(match.view)
+    check_state = staticmethod(state_check.check_state)
     between_matches = staticmethod(match.between_matches)
+    outcome = staticmethod(match.outcome)
+    # Exact odds before acting (issue 27, ``odds.py``): attacks, tests, hiding, first aid,
+    # the chase's rolls.
+    odds_kinds = cyborg_odds.KINDS
+    odds = staticmethod(cyborg_odds.odds)
 
 
 CYBORG = CyborgSystem()

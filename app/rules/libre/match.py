@@ -6,6 +6,7 @@ automate. Nothing here judges the fiction; it keeps the numbers straight and sho
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,9 +25,13 @@ from app.rules.match import (
     MatchSetup,
     State,
     check_visibility,
+    copy_state,
     handler_for,
     visibilities_for,
 )
+from app.rules.notes import note_event
+from app.rules.outcome import Outcome
+from app.rules.system import N_
 
 BOARD_LIMIT = 10_000  # in the board's unit
 HP_LIMIT = 1_000_000
@@ -37,6 +42,80 @@ DEFAULT_INITIATIVE = "1d20"
 
 def _refuse(code: str, **fields: Any) -> IllegalAction:
     return IllegalAction(code, **fields)
+
+
+# — who can still fight (house rule, docs/rules-notes.md) ——————————————————————————————
+# The GM's own words for a token's state: these few mean dead or out of the fight, in either
+# language; so does a token with hit points whose hit points are gone.
+DEAD_WORDS = frozenset(("mort", "morte", "dead", "décédé", "décédée", "tué", "tuée", "killed"))
+OUT_WORDS = frozenset(("ko", "k.o.", "inconscient", "inconsciente", "unconscious",
+                       "hors de combat", "à terre", "out", "down", "évanoui", "évanouie"))
+
+
+def status_words(token: Mapping[str, Any]) -> list[str]:
+    """The token's statuses, one per comma."""
+    return [word.strip() for word in str(token.get("statuses") or "").split(",")
+            if word.strip()]
+
+
+def condition(token: Mapping[str, Any]) -> str:
+    """``dead``, ``out`` (of the fight) or ``ok``."""
+    said = {word.lower() for word in status_words(token)}
+    if said & DEAD_WORDS:
+        return "dead"
+    hp, hp_max = token.get("hp") or 0, token.get("hp_max") or 0
+    return "out" if said & OUT_WORDS or (hp_max and hp <= 0) else "ok"
+
+
+def side_of(state: State, token: Mapping[str, Any]) -> str:
+    """The GM's tokens (no owner) are one side, the players' another: in free play the
+    characters fight the GM's creatures together, though the board colours each player's
+    apart so that one sees whose figure it is. With no token of the GM's on the board,
+    each player is a side (a duel between players), as the board colours them
+    (``table_view.side_key``)."""
+    owner = token.get("owner_id")
+    if owner is None:
+        return "gm"
+    gm_present = any(other.get("owner_id") is None for other in state["tokens"].values())
+    return "players" if gm_present else f"owner-{owner}"
+
+
+def standing(state: State) -> dict[str, list[str]]:
+    """Each side's tokens still in the fight, in the turn order."""
+    sides: dict[str, list[str]] = {}
+    for tid in state.get("order", []):
+        token = state["tokens"][tid]
+        side = sides.setdefault(side_of(state, token), [])
+        if condition(token) == "ok":
+            side.append(tid)
+    return sides
+
+
+def decided(state: State) -> bool:
+    """Two sides or more on the board, and at most one with a token still in the fight."""
+    sides = standing(state)
+    return len(sides) >= 2 and sum(1 for tokens in sides.values() if tokens) <= 1
+
+
+def outcome(state: State) -> Outcome | None:
+    """Who is left: once the fight is decided (the GM is offered to end the match), and
+    when the match is over."""
+    finished = state.get("status") == "finished"
+    if not (finished or (state.get("tokens") and decided(state))):
+        return None
+    sides = standing(state) if decided(state) else {}
+    # The GM's creatures are named to nobody: some may be hidden from the players (a
+    # figure under the fog); the players' are theirs to see.
+    left = tuple(state["tokens"][tid]["name"] for side, tokens in sides.items()
+                 if side != "gm" for tid in tokens)
+    if finished:
+        return Outcome(left, N_("The GM ended the match."), over=True)
+    if sides.get("gm"):
+        return Outcome((), N_("Only the GM's creatures are left: every other side is at 0 "
+                              "hit points or out of the fight."))
+    if left:
+        return Outcome(left, N_("Every other side is at 0 hit points or out of the fight."))
+    return Outcome((), N_("Every token is at 0 hit points or out of the fight."))
 
 
 
@@ -134,6 +213,10 @@ def _ended(state: State, _payload: dict) -> None:
     state["status"] = "finished"
 
 
+def _fight_decided(state: State, _payload: dict) -> None:
+    state["turn"] = None
+
+
 _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "match_started": _started,
     "token_added": _token_added,
@@ -150,6 +233,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "board_set": _board,
     **BOARD_EVOLVE,
     "match_ended": _ended,
+    "fight_decided": _fight_decided,
 }
 
 
@@ -164,7 +248,24 @@ def _initiative_order(tokens: Mapping[str, dict]) -> list[str]:
 # — deciding (dice are rolled here only) ————————————————————————————————————
 
 def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
-    return handler_for(_DECIDE, state, action, actor)(state, action, actor, dice)
+    events = handler_for(_DECIDE, state, action, actor)(state, action, actor, dice)
+    return events + _decided_now(state, events)
+
+
+def _decided_now(state: State, events: list[Event]) -> list[Event]:
+    """The event that says the fight is decided, when these events decide it: no turn
+    runs any more (nobody is asked to play a fight that is over); the GM ends the match,
+    or gives the next turn to go on."""
+    if not state.get("tokens") or decided(state):
+        return []
+    after = copy_state(state)
+    for event in events:
+        after = evolve(after, event)
+    if not decided(after):
+        return []
+    judged = outcome(after)
+    return [Event("fight_decided", {"left": list(judged.winners) if judged else [],
+                                    "gm": bool(standing(after).get("gm"))})]
 
 
 def _token(state: State, action: Mapping[str, Any]) -> dict:
@@ -298,15 +399,17 @@ def _decide_next_turn(state: State, action, actor: Actor, dice: Dice) -> list[Ev
     if not order:
         raise _refuse("illegal_action")
     current = state["turn"]
-    if current is None or current not in order:
-        target, round_number = order[0], max(state["round"], 0) + 1
-    else:
-        index = order.index(current) + 1
-        wraps = index >= len(order)
-        target = order[0] if wraps else order[index]
-        round_number = state["round"] + (1 if wraps else 0)
+    start = order.index(current) + 1 if current in order else len(order)
+    # A token out of the fight has no turn to play: the next one standing plays (all down:
+    # the next one, the GM decides).
+    ahead = [order[index % len(order)] for index in range(start, start + len(order))]
+    target = next((tid for tid in ahead if condition(state["tokens"][tid]) == "ok"), ahead[0])
+    wraps = current not in order or ahead.index(target) >= len(order) - start
+    round_number = max(state["round"], 0) + 1 if wraps else state["round"]
+    skipped = [state["tokens"][tid]["name"] for tid in ahead[:ahead.index(target)]]
     return [Event("turn_advanced", {"from": current, "to": target, "round": round_number,
-                                    "name": state["tokens"][target]["name"]})]
+                                    "name": state["tokens"][target]["name"],
+                                    "skipped": skipped})]
 
 
 def _decide_delay(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -337,10 +440,7 @@ def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
 
 
 def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    visibility = "gm" if action.get("gm_only") and actor.is_gm else "public"
-    text = text_field(action, "text", TEXT_MAX, multiline=True)
-    return [Event("note_added", {"text": text, "by": actor.user_id},
-                  visibility=visibility)]
+    return [note_event(action, actor, max_length=TEXT_MAX)]
 
 
 def _decide_board(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
@@ -385,7 +485,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                         {"visibilities": list(visibilities_for(actor))}),
              ActionForm("note", "Add a note", "libre/_note.html")]
     if mine:
-        forms += [ActionForm("adjust_hp", "Hit points", "libre/_hp.html", {"tokens": mine}),
+        forms += [ActionForm("adjust_hp", "Hit points", "libre/_hp.html",
+                             {"tokens": mine, "default": _likely_hit(state, mine)}),
                   ActionForm("set_statuses", "Statuses", "libre/_statuses.html",
                              {"tokens": mine}),
                   ActionForm("roll_initiative", "Roll initiative", "libre/_initiative.html",
@@ -395,20 +496,41 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if actor.is_gm or (current and actor.controls(current)):
         forms += [ActionForm("next_turn", "Next turn", "libre/_next_turn.html"),
                   ActionForm("delay", "Delay", "libre/_delay.html")]
-    if actor.is_gm:
-        forms += [ActionForm("add_token", "Add a token", "libre/_add_token.html"),
-                  ActionForm("set_initiative", "Set initiative", "libre/_set_initiative.html",
-                             {"tokens": list(state["order"])}),
-                  ActionForm("set_board", "Board", "libre/_board.html"),
-                  ActionForm("add_terrain", "Add terrain", "board/_terrain.html")]
-        terrain = [shape["id"] for shape in state["board"]["terrain"]]
-        if terrain:
-            forms.append(ActionForm("remove_terrain", "Remove terrain",
-                                    "board/_remove_terrain.html", {"terrain": terrain}))
-        if state["order"]:
-            forms.append(ActionForm("remove_token", "Remove a token", "libre/_remove_token.html",
-                                    {"tokens": list(state["order"])}))
-        forms.append(ActionForm("end_match", "End the match", "libre/_end.html"))
+    if not actor.is_gm:
+        return forms
+    forms += _gm_tools(state)
+    if decided(state):  # what the table awaits now: the GM ends the match (or goes on)
+        return [ActionForm("end_match", "End the match", "libre/_end.html",
+                           {"awaited": True, "left": list(outcome(state).winners),
+                            "gm": bool(standing(state).get("gm"))}), *forms]
+    return [*forms, ActionForm("end_match", "End the match", "libre/_end.html")]
+
+
+def _likely_hit(state: State, choices: list[str]) -> str | None:
+    """Whose hit points change next, most likely: the nearest token still in the fight on
+    another side than the one whose turn it is (the form's default; any may be chosen)."""
+    current = state["tokens"].get(state["turn"]) if state["turn"] else None
+    if current is None:
+        return None
+    foes = [tid for tid in choices if side_of(state, state["tokens"][tid])
+            != side_of(state, current) and condition(state["tokens"][tid]) == "ok"]
+    return min(foes, default=None, key=lambda tid: math.dist(
+        (current["x"], current["y"]), (state["tokens"][tid]["x"], state["tokens"][tid]["y"])))
+
+
+def _gm_tools(state: State) -> list[ActionForm]:
+    forms = [ActionForm("add_token", "Add a token", "libre/_add_token.html"),
+             ActionForm("set_initiative", "Set initiative", "libre/_set_initiative.html",
+                        {"tokens": list(state["order"])}),
+             ActionForm("set_board", "Board", "libre/_board.html"),
+             ActionForm("add_terrain", "Add terrain", "board/_terrain.html")]
+    terrain = [shape["id"] for shape in state["board"]["terrain"]]
+    if terrain:
+        forms.append(ActionForm("remove_terrain", "Remove terrain",
+                                "board/_remove_terrain.html", {"terrain": terrain}))
+    if state["order"]:
+        forms.append(ActionForm("remove_token", "Remove a token", "libre/_remove_token.html",
+                                {"tokens": list(state["order"])}))
     return forms
 
 

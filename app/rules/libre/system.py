@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.libre import match
+from app.rules.libre import match, state_check
 from app.rules.system import (
     N_,
     NO_CONTENT,
@@ -132,7 +132,9 @@ class LibreSystem:
     evolve = staticmethod(match.evolve)
     legal_actions = staticmethod(match.legal_actions)
     view = staticmethod(match.view)
+    check_state = staticmethod(state_check.check_state)
     between_matches = staticmethod(match.between_matches)
+    outcome = staticmethod(match.outcome)
 
     def demo_characters(self) -> list[DemoCharacter]:
         return [

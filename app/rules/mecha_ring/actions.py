@@ -8,14 +8,13 @@ torses bought and the market in the same action (§ Tour de jeu, § Phase de mar
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.action_fields import choice_field, int_field, require_gm, text_field
+from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.dice import Dice
-from app.rules.match import Actor, Event, State, handler_for
+from app.rules.match import Actor, Event, State, copy_state, handler_for
 from app.rules.mecha_ring import bots, reactions
 from app.rules.mecha_ring.common import (
     Emitter,
@@ -48,6 +47,7 @@ from app.rules.mecha_ring.robot import (
     total,
 )
 from app.rules.mecha_ring.setup import deal, start_fight
+from app.rules.notes import note_event
 from app.rules.purposes import Purpose
 
 RECHARGE_COST = 10  # "en dépensant 10 crédits par point"
@@ -65,13 +65,22 @@ def _fight(state: State, step: str) -> dict[str, Any]:
 
 def _roll_order(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
                 em: Emitter) -> None:
-    """"Chaque joueur lance autant de dés à 6 faces que sa valeur totale de Mouvement"."""
-    fight = _fight(state, "order")
+    """"Chaque joueur lance autant de dés à 6 faces que sa valeur totale de Mouvement" (the
+    server rolls it as soon as a round begins: ``settle``; this is for a table waiting on an
+    older state)."""
+    _fight(state, "order")
     seats = fighters(state)
     if not actor.is_gm and not any(actor.controls(state["tokens"][tid]) for tid in seats):
         raise refuse("not_allowed")
+    roll_order(em, dice)
+
+
+def roll_order(em: Emitter, dice: Dice, *, auto: bool = False) -> None:
+    """The round's order by the Mouvement dice, ties re-rolled one die each."""
     from app.rules.mecha_ring.robot import order_by_movement
 
+    state = em.state
+    seats = fighters(state)
     parts = state["catalogue"]["parts"]
     pools = {tid: total(state["tokens"][tid]["robot"], parts, "mouvement") for tid in seats}
     order, rolled, tiebreaks = order_by_movement(dice, pools)
@@ -79,8 +88,10 @@ def _roll_order(state: State, action: Mapping[str, Any], actor: Actor, dice: Dic
                     rolled[tid]["dice"]) for tid in seats if rolled[tid]["dice"]]
     rolls += [record(Purpose("Tie — {name}", name=state["tokens"][tid]["name"]), [face])
               for round_ in tiebreaks for tid, face in round_.items()]
-    em.emit("order_rolled", {"round": fight["round"], "order": order, "dice": rolled,
-                             "pools": pools, "tiebreaks": tiebreaks, "rolls": rolls})
+    em.emit("order_rolled", {"round": state["fight"]["round"], "order": order,
+                             "dice": rolled, "pools": pools, "tiebreaks": tiebreaks,
+                             "rolls": rolls, "spend_last": True,
+                             **({"auto": True} if auto else {})})
 
 
 def _climb(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
@@ -90,17 +101,33 @@ def _climb(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     fight = _fight(state, "climb")
     tid = fight["climb_queue"][0]
     check_controls(state, actor, tid)
-    climb = action.get("climb") in (True, "on", "true", "1", "yes")
+    climb = flag(action, "climb")
     order = list(fight["order"])
+    spent: dict[str, Any] = {}
     if climb:
         place = order.index(tid)
         if place == 0:
             raise refuse("first_already")
-        if not legs_spendable(state["tokens"][tid]["robot"]):
+        robot = state["tokens"][tid]["robot"]
+        if not legs_spendable(robot, fight.get("spend_last", False)):
             raise refuse("no_energy")
         order[place - 1], order[place] = order[place], order[place - 1]
+        spent = _last_point(state, tid, "jambes", order[place])
     em.emit("climbed", {"seat": tid, "climb": climb, "order": order,
-                        "passed": order[order.index(tid) + 1] if climb else None})
+                        "passed": order[order.index(tid) + 1] if climb else None, **spent})
+
+
+def _last_point(state: State, tid: str, slot: str, to: str) -> dict[str, Any]:
+    """A part spending its last point is destroyed and goes to the adversary's loot (§ Tour
+    de jeu: "le joueur en donne la carte à son adversaire"; issue 25: the text, where a
+    house rule used to forbid it): the payload's fields saying so, or none."""
+    part = state["tokens"][tid]["robot"][slot]
+    if part["energy"] > 1:
+        return {}
+    first = state["first_to_12"]
+    if not first and points(state["tokens"][to]) + 1 >= VICTORY_POINTS:
+        first = to
+    return {"destroyed": part["card"], "to": to, "first_to_12": first}
 
 
 # — an attack ——————————————————————————————————————————————————————————————————————
@@ -116,6 +143,21 @@ def _declare(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     attacker = check_controls(state, actor, tid)
     opponents = [other for other in fighters(state) if other != tid]
     target = choice_field(action, "target", opponents)
+    faces, count, success, forced = radar_roll(state, tid, dice)
+    ask = not success and bool(radar_spendable(attacker["robot"], state["catalogue"]["parts"],
+                                               last=True))
+    em.emit("radar_rolled", {
+        "attacker": tid, "defender": target, "faces": faces, "count": count,
+        "success": success, "forced": forced, "jammed": attacker["buffs"]["jammed"],
+        "chooser": tid if success else target, "ask_boost": ask,
+        "rolls": [record(f"Radar — {attacker['name']}", faces)] if faces else []})
+
+
+def radar_roll(state: State, tid: str, dice: Dice) -> tuple[list[int], int, bool, str | None]:
+    """The attacker's radar: as many d6 as its total Radar, a success on any odd face; an
+    SFX card played before forces it (a sure radar, a jamming). The faces, their count, the
+    success and what forced it (``odds.py`` follows it too)."""
+    attacker = state["tokens"][tid]
     count = total(attacker["robot"], state["catalogue"]["parts"], "radar")
     faces = roll_pool(dice, count)
     success = radar_success(faces)
@@ -124,27 +166,41 @@ def _declare(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
         success, forced = True, "sure"
     elif attacker["buffs"]["jammed"]:
         success, forced = False, "jammed"
-    em.emit("radar_rolled", {
-        "attacker": tid, "defender": target, "faces": faces, "count": count,
-        "success": success, "forced": forced, "jammed": attacker["buffs"]["jammed"],
-        "chooser": tid if success else target,
-        "rolls": [record(f"Radar — {attacker['name']}", faces)] if faces else []})
+    return faces, count, success, forced
 
 
 def _boost(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
            em: Emitter) -> None:
     """"Le joueur peut transformer son échec au radar en réussite en dépensant un point
-    d'énergie sur un morceau de robot ayant une valeur en radar"."""
+    d'énergie sur un morceau de robot ayant une valeur en radar" — asked of the attacker
+    right after the failed roll, before the defender chooses (issue 25)."""
     fight = _fight(state, "attack")
     pending = fight["pending"]
     tid = current_attacker(state)
-    if not pending or pending["step"] != "choose" or pending["chooser"] == tid:
+    if not pending or pending["step"] not in ("boost", "choose") or pending["success"] or \
+            (pending["step"] == "choose" and pending["chooser"] == tid):
         raise refuse("wrong_step")
     attacker = check_controls(state, actor, tid)
+    last = pending["step"] == "boost"  # a table of before keeps its house rule
     slot = choice_field(action, "slot", radar_spendable(attacker["robot"],
-                                                        state["catalogue"]["parts"]))
+                                                        state["catalogue"]["parts"], last))
     em.emit("radar_boosted", {"attacker": tid, "slot": slot,
-                              "energy_after": attacker["robot"][slot]["energy"] - 1})
+                              "energy_after": attacker["robot"][slot]["energy"] - 1,
+                              **_last_point(state, tid, slot, pending["defender"])})
+    if action.get("aim"):  # the part chosen in the same click (the boost's form offers it)
+        _choose(copy_state(em.state), {"slot": action["aim"]}, actor, dice, em)
+
+
+def _decline(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+             em: Emitter) -> None:
+    """The attacker keeps its radar energy: the defender chooses the part."""
+    fight = _fight(state, "attack")
+    pending = fight["pending"]
+    if not pending or pending["step"] != "boost":
+        raise refuse("wrong_step")
+    check_controls(state, actor, current_attacker(state))
+    em.emit("boost_declined", {"attacker": current_attacker(state),
+                               "defender": pending["defender"]})
 
 
 def _choose(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
@@ -169,12 +225,10 @@ def _resolve(em: Emitter, dice: Dice) -> None:
     pending = state["fight"]["pending"]
     tid, target, slot = current_attacker(state), pending["defender"], pending["slot"]
     attacker, defender = state["tokens"][tid], state["tokens"][target]
-    parts = state["catalogue"]["parts"]
     part = defender["robot"][slot]
-    attack_dice = total(attacker["robot"], parts, "attaque") + attacker["buffs"]["attack"]
-    defence_dice = card(parts, part["card"])["defense"] + defender["buffs"]["defence"]
+    attack_dice, defence_dice = strike_dice(state, tid, target, slot)
     result = strike(dice, attack_dice, defence_dice)
-    after = max(0, part["energy"] - result.damage)
+    after = energy_after(part["energy"], result.damage)
     destroyed = part["card"] if after == 0 else None
     fell = destroyed is not None and slot == "torse"
     first = state["first_to_12"]
@@ -197,6 +251,22 @@ def _resolve(em: Emitter, dice: Dice) -> None:
         "points": points(attacker) + (1 if destroyed else 0), "rolls": rolls})
     if len(fighters(em.state)) <= 1:
         _end_fight(em, dice)
+
+
+def strike_dice(state: State, tid: str, target: str, slot: str) -> tuple[int, int]:
+    """How many dice a strike throws: the attacker's total Attaque, the aimed part's Défense,
+    each with the SFX cards played and the host's modifier (``buffs``)."""
+    attacker, defender = state["tokens"][tid], state["tokens"][target]
+    parts = state["catalogue"]["parts"]
+    part = defender["robot"][slot]
+    return (total(attacker["robot"], parts, "attaque") + attacker["buffs"]["attack"],
+            card(parts, part["card"])["defense"] + defender["buffs"]["defence"])
+
+
+def energy_after(energy: int, damage: int) -> int:
+    """"le morceau de robot visé perd un point d'énergie, plus un point supplémentaire par 6":
+    never below 0, where the part is destroyed."""
+    return max(0, energy - damage)
 
 
 # — between rounds ————————————————————————————————————————————————————————————————
@@ -254,11 +324,41 @@ def _recharge(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
 
 def _ready(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
            em: Emitter) -> None:
-    fight = _fight(state, "repairs")
+    _fight(state, "repairs")
     seat = _repair_seat(state, action, actor)
     em.emit("ready", {"seat": seat["id"]})
-    if all(tid in em.state["fight"]["ready"] for tid in fighters(em.state)):
+    _next_round(em)
+
+
+def _next_round(em: Emitter) -> None:
+    """Every robot standing is ready: the next round begins."""
+    fight = em.state["fight"]
+    if all(tid in fight["ready"] for tid in fighters(em.state)):
         em.emit("round_started", {"round": fight["round"] + 1})
+
+
+def nothing_to_repair(state: State, tid: str) -> bool:
+    """Between rounds, a robot whose team can do nothing: no part in hand for a missing
+    place, no energy it can pay to recharge, no SFX card it can play."""
+    seat = state["tokens"][tid]
+    parts = state["catalogue"]["parts"]
+    fits = any(seat["robot"][slot] is None and SLOT_FAMILY[slot] == card(parts, c)["family"]
+               for c in seat["hand"] for slot in SLOTS)
+    missing = any(part and part["energy"] < MAX_ENERGY for part in seat["robot"].values())
+    return not fits and not (missing and seat["credits"] >= RECHARGE_COST) and \
+        not reactions.playable(state, tid)
+
+
+def broke(state: State, tid: str) -> bool:
+    """At the market, a buyer who can afford no card there and holds no crédits card to
+    play (§ Phase de marché: "tant qu'il y a des joueurs qui veulent (et peuvent) se payer
+    des pièces (les autres passent juste leur tour)")."""
+    seat = state["tokens"][tid]
+    parts = state["catalogue"]["parts"]
+    if any(card(parts, c)["value"] <= seat["credits"] for c in state["market"]):
+        return False
+    return not any(sfx_card(state, c)["effect"] == "credits"
+                   for c in reactions.playable(state, tid))
 
 
 # — the end of a fight, the bets, the market ——————————————————————————————————————————
@@ -287,7 +387,7 @@ def _end_fight(em: Emitter, dice: Dice) -> None:
     if em.state["first_to_12"]:
         _end_tournament(em, winner)
         return
-    piles = copy.deepcopy(em.state["piles"])
+    piles = copy_state(em.state["piles"])
     for tid in fight["fallen"]:
         seat = em.state["tokens"][tid]
         found = draw_card(piles, dice, "torse")
@@ -297,10 +397,11 @@ def _end_fight(em: Emitter, dice: Dice) -> None:
             continue
         cost = card(parts, found["card"])["value"]
         paid = cost <= seat["credits"]
-        if not paid:
-            piles["torse"].append(found["card"])
+        # Not paid: set aside face up (``aside``), never back in the pile, whose cards the
+        # players do not see (docs/rules-notes.md § Mecha-Ring).
         em.emit("torso_drawn", {"seat": tid, "card": found["card"], "cost": cost,
-                                "paid": paid, "credits": seat["credits"]})
+                                "paid": paid, "credits": seat["credits"],
+                                **({} if paid else {"aside": True})})
     left = in_tournament(em.state)
     if len(left) <= 1:
         em.emit("tournament_ended", {"winner": left[0] if left else winner, "champion": None,
@@ -360,7 +461,7 @@ def _buy(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
         if current is not None and place == "torse" and not standing(seat["robot"]):
             raise refuse("slot_taken")
         replaced = current["card"] if current else None
-    piles = copy.deepcopy(state["piles"])
+    piles = copy_state(state["piles"])
     refill = draw_card(piles, dice, "parts_top", "parts")
     em.emit("bought", {"seat": seat["id"], "card": card_id, "cost": found["value"],
                        "place": place, "replaced": replaced, "refill": refill})
@@ -373,6 +474,11 @@ def _pass(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     fight begins ("A la fin de chaque phase de marché … pioche une carte SFX")."""
     seat = _buyer(state, actor)
     em.emit("passed", {"seat": seat["id"]})
+    _close_market(em, dice, actor)
+
+
+def _close_market(em: Emitter, dice: Dice, actor: Actor | None) -> None:
+    """A full turn of passes closes the market: an SFX card each, and the next fight."""
     shop = em.state["shop"]
     if shop["passes"] >= len(shop["order"]):
         em.emit("market_closed", {})
@@ -487,8 +593,8 @@ def _modifier(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
 
 def _note(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
           em: Emitter) -> None:
-    em.emit("note_added", {"text": text_field(action, "text", NOTE_MAX, multiline=True),
-                           "by": actor.user_id})
+    note = note_event(action, actor, max_length=NOTE_MAX)
+    em.emit(note.kind, note.payload, note.visibility)
 
 
 def _set_bot(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
@@ -496,7 +602,7 @@ def _set_bot(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     """The host gives a seat to the house bot, or takes it back (``bots.py``)."""
     require_gm(actor)
     seat = seat_of(state, action, actor)
-    on = action.get("on") in (True, "on", "true", "1", "yes")
+    on = flag(action, "on")
     em.emit("bot_set", {"seat": seat["id"], "on": on})
 
 
@@ -531,7 +637,8 @@ def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
 
 # — reaction windows (§ Cartes SFX) ——————————————————————————————————————————————————
 
-FLOW_KINDS = frozenset({"roll_order", "climb", "attack", "boost_radar", "choose_part",
+FLOW_KINDS = frozenset({"roll_order", "climb", "attack", "boost_radar", "decline_boost",
+                        "choose_part",
                         "install", "recharge", "ready", "buy", "pass", "stand_in"})
 
 
@@ -546,24 +653,27 @@ def _step_by(event: Event) -> str | None:
 
 
 def _open_window(em: Emitter, event: Event) -> None:
-    """After a step of play, the table pauses for whoever may react: the people holding a
-    playable SFX card (``reactions.waiting``) or a house bot that wants to play one. Nobody:
-    no window, play goes on."""
+    """After a step of play, the table pauses for whoever holds a card that can change the
+    next step (``reactions.relevant``) or a house bot that wants to play one. Nobody: no
+    window, play goes on."""
     state = em.state
     if state.get("status") != "running" or state.get("phase") not in ("fight", "market") \
             or state.get("window"):
         return
-    if event.kind == "climbed" and not event.payload["climb"]:
+    if event.kind == "climbed" and not event.payload["climb"] and \
+            state["fight"]["step"] != "attack":
         return  # keeping one's place changes nothing to react to
-    window = {"after": event.kind, "by": _step_by(event), "passed": []}
+    window = {"after": event.kind, "by": _step_by(event), "passed": [], "relevant": True}
     if reactions.waiting(state, window) or bots.reaction(state, window) is not None:
-        em.emit("window_opened", {"after": event.kind, "by": window["by"]})
+        em.emit("window_opened", {"after": event.kind, "by": window["by"], "relevant": True})
 
 
 def settle(em: Emitter, dice: Dice, since: int = 0) -> None:
     """What follows a move by itself: a window opens after a new step; an open window closes
     once nobody is waited on (every person passed or played, no bot wants to play); a strike
-    aimed before the window is rolled once it closes."""
+    aimed before the window is rolled once it closes; and the steps nobody has anything to
+    decide in pass by themselves (issue 23): the order of a round is rolled, a player who
+    can afford nothing at the market passes, a robot with nothing to repair is ready."""
     for _ in range(200):  # each turn of the loop emits an event or returns
         state = em.state
         if state.get("status") != "running":
@@ -580,13 +690,36 @@ def settle(em: Emitter, dice: Dice, since: int = 0) -> None:
                 return
             em.emit("window_closed", {"reason": "all"})
             continue
-        fight = state.get("fight")
-        pending = (fight or {}).get("pending")
-        if state.get("phase") == "fight" and fight["step"] == "attack" and pending and \
-                pending["step"] == "window":
-            _resolve(em, dice)
-            continue
-        return
+        if not _goes_on(em, dice):
+            return
+
+
+def _goes_on(em: Emitter, dice: Dice) -> bool:
+    """Play the one step that needs nobody's decision, if any (see ``settle``)."""
+    state = em.state
+    fight = state.get("fight") if state.get("phase") == "fight" else None
+    if fight and fight["step"] == "attack" and (fight.get("pending") or {}).get("step") == \
+            "window":
+        _resolve(em, dice)
+        return True
+    if fight and fight["step"] == "order":
+        roll_order(em, dice, auto=True)
+        return True
+    if fight and fight["step"] == "repairs":
+        idle = [tid for tid in fighters(state) if tid not in fight["ready"]
+                and not state["tokens"][tid].get("bot") and nothing_to_repair(state, tid)]
+        if idle:
+            em.emit("ready", {"seat": idle[0], "auto": True})
+            _next_round(em)
+            return True
+    if state.get("phase") == "market" and state.get("shop"):
+        shop = state["shop"]
+        buyer = shop["order"][shop["index"]]
+        if broke(state, buyer):
+            em.emit("passed", {"seat": buyer, "auto": "broke"})
+            _close_market(em, dice, None)
+            return True
+    return False
 
 
 def _asked(state: State, action: Mapping[str, Any], actor: Actor) -> list[str]:
@@ -610,10 +743,19 @@ def _asked(state: State, action: Mapping[str, Any], actor: Actor) -> list[str]:
 
 def _pass_reaction(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
                    em: Emitter) -> None:
-    """« Pas de réaction »: the player lets play go on. Only they and the host see it (that
-    they were asked tells something of their hand): ``quiet``, for the others it does not
-    exist — no log line, nothing in their stream, not even « something secret »."""
+    """« Pas de réaction »: the player lets play go on, and may add « never ask me this fight »
+    for some of the cards they were asked about (``mute``). Only they and the host see it
+    (that they were asked tells something of their hand): ``quiet``, for the others it does
+    not exist — no log line, nothing in their stream, not even « something secret »."""
+    muted = action.get("mute")
+    muted = [muted] if isinstance(muted, str) and muted else muted
+    if muted is not None and not isinstance(muted, list):
+        raise refuse("bad_field", field="mute", reason="card")
     for tid in _asked(state, action, actor):
+        mine = [card_id for card_id in reactions.relevant(state, tid) if card_id in muted] \
+            if muted else []
+        if mine:  # « never ask me this fight » for these cards
+            em.emit("reaction_muted", {"seat": tid, "cards": mine}, "quiet")
         em.emit("reaction_passed", {"seat": tid}, "quiet")
 
 
@@ -667,8 +809,8 @@ def _timeout(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     if state.get("phase") == "market" and state.get("shop"):
         shop = state["shop"]
         tid = _check_present(state, shop["order"][shop["index"]])
-        em.emit("timed_out", {"seat": tid, "step": "market"})
-        _pass(copy.deepcopy(em.state), {}, bots.BOT, dice, em)
+        _late(em, tid, "market")
+        _pass(copy_state(em.state), {}, bots.BOT, dice, em)
         return
     fight = state.get("fight")
     if state.get("phase") != "fight" or not fight:
@@ -676,19 +818,23 @@ def _timeout(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     step, pending = fight["step"], fight["pending"]
     if step == "order":
         em.emit("timed_out", {"step": "order"})
-        _roll_order(copy.deepcopy(em.state), {}, bots.BOT, dice, em)
+        _roll_order(copy_state(em.state), {}, bots.BOT, dice, em)
     elif step == "climb":
         tid = _check_present(state, fight["climb_queue"][0])
-        em.emit("timed_out", {"seat": tid, "step": "climb"})
-        _climb(copy.deepcopy(em.state), {"climb": ""}, bots.BOT, dice, em)
+        _late(em, tid, "climb")
+        _climb(copy_state(em.state), {"climb": ""}, bots.BOT, dice, em)
     elif step == "attack" and pending is None:
         tid = _check_present(state, current_attacker(state))
-        em.emit("timed_out", {"seat": tid, "step": "attack"})
+        _late(em, tid, "attack")
         em.emit("attack_skipped", {"seat": tid})
+    elif step == "attack" and pending["step"] == "boost":
+        tid = _check_present(state, current_attacker(state))
+        _late(em, tid, "boost")
+        _decline(copy_state(em.state), {}, bots.BOT, dice, em)
     elif step == "attack" and pending["step"] == "choose":
         tid = _check_present(state, pending["chooser"])
-        em.emit("timed_out", {"seat": tid, "step": "choose"})
-        _choose(copy.deepcopy(em.state), {"slot": bots.aim(state)}, bots.BOT, dice, em)
+        _late(em, tid, "choose")
+        _choose(copy_state(em.state), {"slot": bots.aim(state)}, bots.BOT, dice, em)
     elif step == "repairs":
         seats = [tid for tid in fighters(state) if tid not in fight["ready"]
                  and state["tokens"][tid].get("away") != "wait"]
@@ -697,9 +843,39 @@ def _timeout(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
                                        if tid not in fight["ready"]))
         em.emit("timed_out", {"seats": seats, "step": "repairs"})
         for tid in seats:
-            _ready(copy.deepcopy(em.state), {"seat": tid}, bots.BOT, dice, em)
+            _ready(copy_state(em.state), {"seat": tid}, bots.BOT, dice, em)
     else:
         raise refuse("wrong_step")
+    _hand_to_the_bot(em)
+
+
+LATE_TIMES = 2  # decisions in a row whose time ran out: the house bot takes the seat
+
+
+def _late(em: Emitter, tid: str, step: str) -> None:
+    """The seat's time ran out: how many times in a row (``row``; reset when its player
+    acts: ``seat_present``)."""
+    late = em.state.get("late") or {}
+    row = late.get("row", 0) + 1 if late.get("seat") == tid else 1
+    em.emit("timed_out", {"seat": tid, "step": step, "row": row})
+
+
+def _hand_to_the_bot(em: Emitter) -> None:
+    """Issue 25: an absent player no longer holds up the table — a seat whose time ran out
+    twice in a row is played by the house bot until its player says they are back."""
+    late = em.state.get("late") or {}
+    seat = em.state["tokens"].get(late.get("seat")) if late else None
+    if seat and late["row"] >= LATE_TIMES and not seat.get("bot") and not seat["out"]:
+        em.emit("seat_away", {"seat": seat["id"], "mode": "bot", "reason": "timeouts"})
+
+
+def _present(state: State, action: Mapping[str, Any], actor: Actor, em: Emitter) -> None:
+    """A late seat's player acts again: their count of missed decisions starts over."""
+    late = state.get("late") or {}
+    seat = state["tokens"].get(late.get("seat")) if late else None
+    if seat and not actor.is_gm and actor.controls(seat) and \
+            action.get("kind") not in ("note", "timeout"):
+        em.emit("seat_present", {"seat": seat["id"]})
 
 
 def _away(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
@@ -730,6 +906,7 @@ def _back(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
 
 HANDLERS = {
     "roll_order": _roll_order, "climb": _climb, "attack": _declare, "boost_radar": _boost,
+    "decline_boost": _decline,
     "choose_part": _choose, "take_strike": _pass_reaction, "install": _install,
     "recharge": _recharge, "ready": _ready, "buy": _buy, "pass": _pass,
     "play_sfx": _play_sfx, "use_sfx": _use_sfx, "correct": _correct, "note": _note,
@@ -767,7 +944,8 @@ def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
         raise refuse("window_open")
     em = Emitter(state, now)
     counted = bots.CountingDice(dice)
-    handler(state, action, actor, counted, em)
+    _present(state, action, actor, em)
+    handler(copy_state(em.state) if em.events else state, action, actor, counted, em)
     settle(em, counted)
     bots.run(em, counted, HANDLERS, settle)
     return em.events

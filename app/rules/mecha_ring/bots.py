@@ -17,12 +17,11 @@ crédits card at the market when short, a sabotage of the leader's arm or head w
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.rules.dice import Dice
-from app.rules.match import Actor, State
+from app.rules.match import Actor, State, copy_state
 from app.rules.mecha_ring.content import MAX_ENERGY, key_of
 from app.rules.mecha_ring.match import current_attacker, fighters, points
 from app.rules.mecha_ring.reactions import playable, sfx_targets
@@ -39,7 +38,7 @@ from app.rules.mecha_ring.robot import (
 
 BOT = Actor(None, is_gm=True)
 MOVES_PER_ACTION = 80  # then a human (or the host's "let the bots play") continues
-RESERVE = 40  # crédits a bot keeps for the next torse
+SFX_MARGIN = 20  # crédits a bot keeps beyond its reserve before it pays for an SFX card
 DICE_BUDGET = 40  # dice an action may have thrown before a bot makes one more move
 RECHARGE_COST = 10
 
@@ -53,9 +52,23 @@ def _strength(state: State, card_id: str) -> int:
     return found["mouvement"] + found["radar"] + found["attaque"] + found["defense"]
 
 
+def reserve(state: State) -> int:
+    """The crédits a bot keeps for the torse it must buy if it falls: the dearest torse of
+    the deck (issue 25: it kept 40 for torses of up to 50, and went bankrupt)."""
+    parts = state["catalogue"]["parts"]
+    return max((card["value"] for card in parts.values() if card["family"] == "torse"),
+               default=0)
+
+
+def cheapest_torse(state: State) -> int:
+    parts = state["catalogue"]["parts"]
+    return min((card["value"] for card in parts.values() if card["family"] == "torse"),
+               default=0)
+
+
 def _spare(state: State, tid: str, effect: str) -> int:
     seat = state["tokens"][tid]
-    return seat["credits"] - (0 if effect == "credits" else RESERVE)
+    return seat["credits"] - (0 if effect == "credits" else reserve(state) + SFX_MARGIN)
 
 
 def _sfx(state: State, tid: str, effect: str, **aim: Any) -> dict[str, Any] | None:
@@ -76,7 +89,7 @@ def _sfx(state: State, tid: str, effect: str, **aim: Any) -> dict[str, Any] | No
 def _credits_sfx(state: State, tid: str) -> dict[str, Any] | None:
     """A crédits card only when the bot is short (below twice its reserve): a card played is
     a card drawn, so a rich bot playing every crédits card would just churn the pile."""
-    if state["tokens"][tid]["credits"] >= 2 * RESERVE:
+    if state["tokens"][tid]["credits"] >= 2 * reserve(state):
         return None
     return _sfx(state, tid, "credits")
 
@@ -147,14 +160,16 @@ def _reaction_of(state: State, tid: str, fight: Mapping[str, Any] | None,
         return move
     if state.get("phase") == "market" and (move := _credits_sfx(state, tid)):
         return move
-    if tokens[tid]["credits"] >= 2 * RESERVE:
+    if tokens[tid]["credits"] >= 2 * reserve(state):
         return _sabotage_sfx(state, tid)
     return None
 
 
 def aim(state: State) -> str:
-    """The part the pending chooser picks: the defender offers its toughest, the attacker
-    aims at the weakest (the torse first when in reach)."""
+    """The part the pending chooser picks: the defender offers its toughest; the attacker
+    aims at the weakest part *but* the torse — every part destroyed is a victory point and
+    crédits of bets, the torse ends the fight and the harvest (issue 25's economy) — unless
+    its own unit centrale is at risk (2 energy or less) or the torse is all that is left."""
     pending = state["fight"]["pending"]
     parts = state["catalogue"]["parts"]
     robot = state["tokens"][pending["defender"]]["robot"]
@@ -162,8 +177,11 @@ def aim(state: State) -> str:
     if pending["chooser"] == pending["defender"]:
         return max(options, key=lambda s: (s != "torse", card(
             parts, robot[s]["card"])["defense"], robot[s]["energy"]))
-    return min(options, key=lambda s: (s != "torse", robot[s]["energy"], card(
-        parts, robot[s]["card"])["defense"]))
+    own = state["tokens"][pending["chooser"]]["robot"]["torse"]
+    hurry = own is None or own["energy"] <= 2
+    return min(options, key=lambda s: ((s != "torse") if hurry else (s == "torse"),
+                                       robot[s]["energy"],
+                                       card(parts, robot[s]["card"])["defense"]))
 
 
 def _fight_move(state: State) -> dict[str, Any] | None:
@@ -192,15 +210,21 @@ def _fight_move(state: State) -> dict[str, Any] | None:
                 return sure
             if (fix := _repair_sfx(state, tid)) is not None:
                 return fix
+            if (bonus := _credits_sfx(state, tid)) is not None:
+                return bonus  # short: the next torse, the repairs
             others = [other for other in fighters(state) if other != tid]
             # the torse in reach first, then the leader on victory points
             target = max(others, key=lambda o: ("torse" in targets(tokens[o]["robot"]),
                                                 points(tokens[o]), -others.index(o)))
             return {"kind": "attack", "target": target}
+        spare = [slot for slot in radar_spendable(tokens[tid]["robot"], parts)
+                 if tokens[tid]["robot"][slot]["energy"] >= 3] if tid else []
+        if pending and pending["step"] == "boost" and is_bot(state, tid):
+            return {"kind": "boost_radar", "slot": spare[0]} if spare else \
+                {"kind": "decline_boost"}
         if pending and pending["step"] == "choose":
-            spare = [slot for slot in radar_spendable(tokens[tid]["robot"], parts)
-                     if tokens[tid]["robot"][slot]["energy"] >= 3]
-            if pending["chooser"] != tid and is_bot(state, tid) and spare:
+            if pending["chooser"] != tid and is_bot(state, tid) and spare and \
+                    not pending["success"]:  # a table of before: no boost step
                 return {"kind": "boost_radar", "slot": spare[0]}
             if is_bot(state, pending["chooser"]):
                 return {"kind": "choose_part", "slot": aim(state)}
@@ -219,7 +243,7 @@ def _repair(state: State, tid: str) -> dict[str, Any] | None:
             if seat["robot"][slot] is None and SLOT_FAMILY[slot] == card(parts,
                                                                          card_id)["family"]:
                 return {"kind": "install", "seat": tid, "card": card_id, "slot": slot}
-    spendable = (seat["credits"] - RESERVE) // RECHARGE_COST
+    spendable = (seat["credits"] - reserve(state)) // RECHARGE_COST
     for slot in ("torse", *[s for s in SLOTS if s != "torse"]):
         part = seat["robot"][slot]
         if part and part["energy"] < MAX_ENERGY and spendable > 0:
@@ -241,19 +265,23 @@ def _market_move(state: State) -> dict[str, Any] | None:
     repair = _repair(state, tid) if seat["robot"]["torse"] else None
     if repair and repair["kind"] == "install":
         return repair
-    best: tuple[int, dict[str, Any]] | None = None
+    best: tuple[tuple[bool, int], dict[str, Any]] | None = None
     for card_id in state["market"]:
         found = card(parts, card_id)
-        if found["value"] > seat["credits"] - RESERVE:
-            continue
         for slot in SLOTS:
             if SLOT_FAMILY[slot] != found["family"] or slot == "torse":
                 continue
             current = seat["robot"][slot]
+            # a missing place is worth the crédits of a cheap torse, not of the dearest
+            keep = cheapest_torse(state) if current is None else reserve(state)
+            if found["value"] > seat["credits"] - keep:
+                continue
             gain = _strength(state, card_id) - (_strength(state, current["card"])
                                                 if current else 0)
-            if gain > 1 and (best is None or gain > best[0]):
-                best = (gain, {"kind": "buy", "card": card_id, "place": slot})
+            # a missing place first: a robot of a torse alone loses its next fight at once
+            rank = (current is None, gain)
+            if gain > 1 and (best is None or rank > best[0]):
+                best = (rank, {"kind": "buy", "card": card_id, "place": slot})
     return best[1] if best else {"kind": "pass"}
 
 
@@ -290,7 +318,7 @@ def stand_in(state: State) -> dict[str, Any] | None:
     tid = waiting_seat(state)
     if tid is None:
         return None
-    trial = copy.deepcopy(state)
+    trial = copy_state(state)
     trial["tokens"][tid]["bot"] = True
     return next_move(trial)
 
@@ -298,7 +326,7 @@ def stand_in(state: State) -> dict[str, Any] | None:
 def play_once(em: Any, dice: Dice, handlers: Mapping[str, Callable[..., None]],
               move: dict[str, Any]) -> None:
     first = len(em.events)
-    handlers[move["kind"]](copy.deepcopy(em.state), move, BOT, dice, em)
+    handlers[move["kind"]](copy_state(em.state), move, BOT, dice, em)
     if len(em.events) > first:
         # the bot's own move says so in the log; what follows from it (a fight's end,
         # the bets…) is the table's
@@ -328,7 +356,7 @@ def run(em: Any, dice: CountingDice, handlers: Mapping[str, Callable[..., None]]
         move = next_move(em.state)
         if move is None or dice.thrown >= DICE_BUDGET:
             return done
-        mark = (len(em.events), copy.deepcopy(em.state))
+        mark = (len(em.events), copy_state(em.state))
         try:
             play_once(em, dice, handlers, move)
             settle(em, dice, mark[0])

@@ -4,12 +4,11 @@ its own events), drawing cards, roll records for the roll log, who may act for a
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from app.rules.dice import Dice, Die, RollRecord
-from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State
+from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State, copy_state
 from app.rules.mecha_ring import match
 from app.rules.mecha_ring.robot import draw
 
@@ -47,7 +46,8 @@ class MechaRefusal(IllegalAction):
         "not_yours": "ce n'est pas votre Combatank",
         "no_such_card": "cette carte n'est pas là",
         "not_a_target": "ce morceau ne peut pas être visé maintenant",
-        "too_poor": "pas assez de crédits ({cost} nécessaires, {credits} restants)",
+        "too_poor": "pas assez de crédits ({cost:nécessaire|nécessaires}, "
+                    "{credits:restant|restants})",
         "slot_taken": "cette place du robot n'est pas libre",
         "wrong_slot": "cette carte ne va pas à cette place",
         "no_energy": "pas d'énergie à dépenser ici",
@@ -80,7 +80,7 @@ class Emitter:
     """Events as a handler produces them, each folded at once into a private copy."""
 
     def __init__(self, state: State, now: float | None = None) -> None:
-        self.state = copy.deepcopy(state)
+        self.state = copy_state(state)
         self.events: list[Event] = []
         self.now = now
 

@@ -10,6 +10,7 @@ from app.rules.mecha_ring.actions import RECHARGE_COST, TIMER_MAX, TIMER_MIN
 from app.rules.mecha_ring.bots import next_move, stand_in, waiting_seat
 from app.rules.mecha_ring.content import MAX_ENERGY
 from app.rules.mecha_ring.match import current_attacker, fighters, in_tournament, sfx_card
+from app.rules.mecha_ring.reactions import relevant
 from app.rules.mecha_ring.robot import (
     SLOT_FAMILY,
     SLOTS,
@@ -94,8 +95,9 @@ def _fight_forms(state: State, actor: Actor, mine: list[str]) -> list[ActionForm
     elif step == "climb" and fight["climb_queue"] and fight["climb_queue"][0] in mine:
         tid = fight["climb_queue"][0]
         place = fight["order"].index(tid)
+        last = fight.get("spend_last", False)
         forms.append(ActionForm("climb", "Climb one place", "mecha_ring/_climb.html", {
-            "seat": tid, "can_climb": place > 0 and legs_spendable(tokens[tid]["robot"]),
+            "seat": tid, "can_climb": place > 0 and legs_spendable(tokens[tid]["robot"], last),
             "over": fight["order"][place - 1] if place > 0 else None}))
     elif step == "attack":
         tid = current_attacker(state)
@@ -103,6 +105,16 @@ def _fight_forms(state: State, actor: Actor, mine: list[str]) -> list[ActionForm
         if pending is None and tid in mine:
             forms.append(ActionForm("attack", "Attack", "mecha_ring/_attack.html", {
                 "seat": tid, "targets": [other for other in fighters(state) if other != tid]}))
+        elif pending and pending["step"] == "boost" and tid in mine:
+            forms += [ActionForm("boost_radar", "Spend radar energy",
+                                 "mecha_ring/_boost_radar.html",
+                                 {"seat": tid, "slots": radar_spendable(
+                                     tokens[tid]["robot"], parts, last=True),
+                                  "defender": pending["defender"],
+                                  "aims": targets(tokens[pending["defender"]]["robot"])}),
+                      ActionForm("decline_boost", "Let the defender choose",
+                                 "mecha_ring/_decline_boost.html",
+                                 {"seat": tid, "defender": pending["defender"]})]
         elif pending and pending["step"] == "choose":
             if pending["chooser"] in mine:
                 robot = tokens[pending["defender"]]["robot"]
@@ -134,8 +146,10 @@ def _window_forms(state: State, actor: Actor) -> list[ActionForm]:
         not actor.is_gm or tokens[tid].get("owner_id") in (None, actor.user_id))]
     forms: list[ActionForm] = []
     if asked:
+        # the cards that can change the next step: named, and each may be muted this fight
+        cards = {tid: relevant(state, tid) if window.get("relevant") else [] for tid in asked}
         forms.append(ActionForm("pass_reaction", "No reaction", "mecha_ring/_pass_reaction.html",
-                                {"seats": asked, "after": window["after"],
+                                {"seats": asked, "after": window["after"], "cards": cards,
                                  "awaited": True}))
     if actor.is_gm:
         forms.append(ActionForm("close_window", "Close the reaction window",

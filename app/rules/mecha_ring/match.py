@@ -10,11 +10,10 @@ and the other players' hands.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.rules.match import Actor, Event, State
+from app.rules.match import Actor, Event, State, copy_state
 from app.rules.mecha_ring import reactions
 from app.rules.mecha_ring.content import MAX_ENERGY, instances, key_of
 from app.rules.mecha_ring.robot import SLOTS, standing
@@ -70,7 +69,7 @@ def whose_turn(state: State) -> str | None:
         return fight["climb_queue"][0] if fight["climb_queue"] else None
     if fight["step"] == "attack":
         pending = fight["pending"]
-        if pending and pending["step"] == "choose":
+        if pending and pending["step"] in ("choose", "boost"):
             return pending["chooser"]
         if pending and pending["step"] == "window":
             return pending["defender"]
@@ -145,7 +144,7 @@ def _take(state: State, pile: str, card: str) -> None:
 def _started(state: State, p: dict) -> None:
     state.clear()
     state.update(name=p["name"], status="running", phase="setup",
-                 catalogue=copy.deepcopy(p["catalogue"]), seats=list(p["draft_order"]),
+                 catalogue=copy_state(p["catalogue"]), seats=list(p["draft_order"]),
                  tokens={}, piles=new_piles(p["catalogue"]), market=[], fight=None,
                  shop=None, first_to_12=None, result=None, turn=None, notes=0,
                  challenger=None, history=[], window=None, timer=p.get("timer") or 0,
@@ -160,12 +159,23 @@ def _started(state: State, p: dict) -> None:
 
 def _drafted(state: State, p: dict) -> None:
     for step in p["steps"]:
+        if "card" not in step:
+            continue  # a discard, face down: ``discards_on_top`` names it, to the host only
         _take(state, step["from"], step["card"])
         if step["slot"]:
             state["tokens"][step["seat"]]["robot"][step["slot"]] = {
                 "card": step["card"], "energy": MAX_ENERGY}
-    # § Mise en place: "Toutes les cartes défaussées sont mélangées et remises sur le dessus".
-    state["piles"]["parts_top"] = list(p["discards"])
+    if all("card" in step for step in p["steps"]):
+        # A log from before the discards were face down names them here (taken above).
+        state["piles"]["parts_top"] = list(p["discards"])
+
+
+def _discards_on_top(state: State, p: dict) -> None:
+    """§ Mise en place: "Toutes les cartes défaussées sont mélangées et remises sur le
+    dessus de la pioche"."""
+    for card_id in p["cards"]:
+        _take(state, "parts", card_id)
+    state["piles"]["parts_top"] = list(p["cards"])
 
 
 def _dealt(state: State, p: dict) -> None:
@@ -200,13 +210,16 @@ def _fight_started(state: State, p: dict) -> None:
                       "challenger": p["challenger"]}
     for tid in p["seats"]:
         state["tokens"][tid]["fight_loot"] = []
+        state["tokens"][tid].pop("muted", None)  # asked again in the new fight
 
 
 def _order_rolled(state: State, p: dict) -> None:
     fight = state["fight"]
-    fight.update(step="climb", order=list(p["order"]), rolls=copy.deepcopy(p["dice"]),
-                 tiebreaks=copy.deepcopy(p["tiebreaks"]),
+    fight.update(step="climb", order=list(p["order"]), rolls=copy_state(p["dice"]),
+                 tiebreaks=copy_state(p["tiebreaks"]),
                  climb_queue=[tid for tid in reversed(p["order"])], attacker=0, pending=None)
+    if p.get("spend_last"):  # a part may spend its last point (the text; issue 25)
+        fight["spend_last"] = True
     _skip_climbs(state)
 
 
@@ -217,7 +230,8 @@ def _skip_climbs(state: State) -> None:
     fight = state["fight"]
     while fight["climb_queue"]:
         tid = fight["climb_queue"][0]
-        if fight["order"].index(tid) > 0 and legs_spendable(state["tokens"][tid]["robot"]):
+        if fight["order"].index(tid) > 0 and legs_spendable(state["tokens"][tid]["robot"],
+                                                            fight.get("spend_last", False)):
             return
         fight["climb_queue"].pop(0)
     fight["step"] = "attack"
@@ -230,6 +244,7 @@ def _climbed(state: State, p: dict) -> None:
     if p["climb"]:
         state["tokens"][tid]["robot"]["jambes"]["energy"] -= 1
         fight["order"] = list(p["order"])
+        _spent_out(state, tid, "jambes", p)
     fight["climb_queue"].pop(0)
     _skip_climbs(state)
 
@@ -251,16 +266,39 @@ def _radar(state: State, p: dict) -> None:
         attacker["buffs"]["sure_radar"] = False
     if p.get("jammed"):
         attacker["buffs"]["jammed"] = False
-    state["fight"]["pending"] = {"defender": p["defender"], "step": "choose",
-                                 "chooser": p["chooser"], "success": p["success"],
-                                 "slot": None}
+    # the attacker first says whether it spends radar energy (issue 25: the text's order,
+    # no race with the defender), when it may
+    asked = p.get("ask_boost", False)
+    state["fight"]["pending"] = {"defender": p["defender"],
+                                 "step": "boost" if asked else "choose",
+                                 "chooser": p["attacker"] if asked else p["chooser"],
+                                 "success": p["success"], "slot": None}
+
+
+def _spent_out(state: State, tid: str, slot: str, p: dict) -> None:
+    """A part that spent its last point is destroyed: "le joueur en donne la carte à son
+    adversaire" — the one it climbed over, or the defender it aims at (``to``)."""
+    if not p.get("destroyed"):
+        return
+    state["tokens"][tid]["robot"][slot] = None
+    winner = state["tokens"][p["to"]]
+    winner["loot"].append(p["destroyed"])
+    winner["fight_loot"].append(p["destroyed"])
+    if p.get("first_to_12") and not state["first_to_12"]:
+        state["first_to_12"] = p["first_to_12"]
 
 
 def _boosted(state: State, p: dict) -> None:
     state["tokens"][p["attacker"]]["robot"][p["slot"]]["energy"] -= 1
     pending = state["fight"]["pending"]
-    pending["chooser"] = p["attacker"]
-    pending["success"] = True
+    pending.update(chooser=p["attacker"], success=True, step="choose")
+    _spent_out(state, p["attacker"], p["slot"], p)
+
+
+def _boost_declined(state: State, p: dict) -> None:
+    """The attacker keeps its radar energy: the defender chooses the part."""
+    pending = state["fight"]["pending"]
+    pending.update(chooser=pending["defender"], step="choose")
 
 
 def _chosen(state: State, p: dict) -> None:
@@ -337,9 +375,12 @@ def _torso(state: State, p: dict) -> None:
     if p["paid"]:
         seat["credits"] -= p["cost"]
         seat["robot"]["torse"] = {"card": p["card"], "energy": MAX_ENERGY}
-    else:  # cannot pay: out of the tournament, the torse goes back to its pile
+        return
+    seat["out"] = True  # cannot pay: out of the tournament
+    if p.get("aside"):  # the torse shown lies face up beside the ring (house)
+        state["piles"].setdefault("torse_aside", []).append(p["card"])
+    else:  # a log from before: it went back to its pile
         state["piles"]["torse"].append(p["card"])
-        seat["out"] = True
 
 
 def _market_opened(state: State, p: dict) -> None:
@@ -451,6 +492,15 @@ def _note(state: State, p: dict) -> None:
 def _window_opened(state: State, p: dict) -> None:
     state["window"] = {"after": p["after"], "by": p.get("by"), "passed": [], "waiting": [],
                        "plays": 0}
+    if p.get("relevant"):  # asks only whose card can change the next step (issue 25)
+        state["window"]["relevant"] = True
+
+
+def _reaction_muted(state: State, p: dict) -> None:
+    """« Never ask me this fight » for these cards (their player's and the host's to know:
+    the event is ``quiet``)."""
+    seat = state["tokens"][p["seat"]]
+    seat["muted"] = sorted({*seat.get("muted", []), *p["cards"]})
 
 
 def _reaction_passed(state: State, p: dict) -> None:
@@ -484,18 +534,32 @@ def _seat_away(state: State, p: dict) -> None:
 
 def _seat_back(state: State, p: dict) -> None:
     seat = state["tokens"][p["seat"]]
+    if (state.get("late") or {}).get("seat") == p["seat"]:
+        state["late"] = None
     if seat.get("away") == "bot":
         seat["bot"] = False
     seat["away"] = None
 
 
+def _timed_out(state: State, p: dict) -> None:
+    """A seat's time ran out (``row``: how many times in a row; a log from before only
+    explains, what follows it changes the state)."""
+    if "row" in p:
+        state["late"] = {"seat": p["seat"], "row": p["row"]}
+
+
+def _present(state: State, p: dict) -> None:
+    state["late"] = None
+
+
 def _nothing(state: State, p: dict) -> None:
-    """An event that only explains (``timed_out``): what follows it changes the state."""
+    """An event that only explains: what follows it changes the state."""
 
 
 _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "tournament_started": _started,
     "drafted": _drafted,
+    "discards_on_top": _discards_on_top,
     "dealt": _dealt,
     "market_dealt": _market_dealt,
     "credits_given": _credits,
@@ -504,6 +568,7 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "climbed": _climbed,
     "radar_rolled": _radar,
     "radar_boosted": _boosted,
+    "boost_declined": _boost_declined,
     "part_chosen": _chosen,
     "struck": _struck,
     "installed": _installed,
@@ -524,10 +589,12 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "modifier_set": _modifier,
     "window_opened": _window_opened,
     "reaction_passed": _reaction_passed,
+    "reaction_muted": _reaction_muted,
     "window_closed": _window_closed,
     "attack_skipped": _attack_skipped,
     "timer_set": _timer_set,
-    "timed_out": _nothing,
+    "timed_out": _timed_out,
+    "seat_present": _present,
     "seat_away": _seat_away,
     "seat_back": _seat_back,
 }
@@ -535,36 +602,45 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
 
 # — what a viewer sees —————————————————————————————————————————————————————————————
 
+# Piles every player sees card by card, face up: the SFX cards played and the torses drawn
+# but not paid (``sfx_played`` and ``torso_drawn`` name each to everyone).
+OPEN_PILES = frozenset({"sfx_discard", "torse_aside"})
+
+
 def view(state: State, viewer: Actor) -> State:
     """Hands and piles are secret (issue: "hands and the order of the decks are never sent to
-    anyone else"): a player sees their own hands, the counts of the others' and of the piles;
-    the GM (the host) sees everything."""
+    anyone else"): a player sees their own hands, the counts of the others' and of the piles
+    (the ``OPEN_PILES`` face up); the GM (the host) sees everything."""
     if not state.get("tokens"):
         return state
-    if viewer.is_gm:
-        if not state.get("window"):
-            return state
-        shown = copy.deepcopy(state)  # the host sees whom the window waits for, and theirs
-        shown["window"]["mine"] = [tid for tid in state["window"]["waiting"]
-                                   if state["tokens"][tid].get("owner_id") in (
-                                       None, viewer.user_id)]
-        shown["window"]["host_view"] = True
-        return shown
-    shown = copy.deepcopy(state)
-    shown["piles"] = {name: len(cards) for name, cards in state["piles"].items()}
-    for seat in shown["tokens"].values():
-        if not viewer.controls(seat):
-            seat["hand"] = len(seat["hand"])
-            seat["sfx_hand"] = len(seat["sfx_hand"])
-    window = shown.get("window")
+    window = state.get("window")
+    if viewer.is_gm:  # the host sees whom the window waits for, and theirs
+        return state if not window else {**state, "window": {**window, "mine": [
+            tid for tid in window["waiting"]
+            if state["tokens"][tid].get("owner_id") in (None, viewer.user_id)],
+            "host_view": True}}
+    # A new dict wherever the view differs; the rest is the state's own (callers copy).
+    shown = {**state, "piles": {name: list(cards) if name in OPEN_PILES else len(cards)
+                                for name, cards in state["piles"].items()},
+             "tokens": {tid: seat if viewer.controls(seat) else _hidden_hands(seat)
+                        for tid, seat in state["tokens"].items()}}
     if window:
         # who may react depends on the hands: a player learns only about their own seats
-        mine = [tid for tid in window["waiting"] if viewer.controls(shown["tokens"][tid])]
+        mine = [tid for tid in window["waiting"] if viewer.controls(state["tokens"][tid])]
         shown["window"] = {"after": window["after"], "by": window.get("by"),
                            "plays": window.get("plays", 0),
+                           **({"relevant": True} if window.get("relevant") else {}),
                            "waiting": mine, "mine": mine, "passed": [
                                tid for tid in window["passed"]
-                               if viewer.controls(shown["tokens"][tid])]}
+                               if viewer.controls(state["tokens"][tid])]}
+    return shown
+
+
+def _hidden_hands(seat: Mapping[str, Any]) -> dict[str, Any]:
+    """Another team's seat as a player sees it: the hands as counts; which cards it asked not
+    to be asked about is not shown at all (they are cards of its hand)."""
+    shown = {key: value for key, value in seat.items() if key != "muted"}
+    shown.update(hand=len(seat["hand"]), sfx_hand=len(seat["sfx_hand"]))
     return shown
 
 
@@ -578,7 +654,7 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
         sheet = sheets.get(seat.get("character_id"))
         if sheet is None:
             continue
-        new = copy.deepcopy(sheet)
+        new = copy_state(sheet)
         new["tournaments"] = int(new.get("tournaments", 0)) + 1
         if result["winner"] == tid:
             new["wins"] = int(new.get("wins", 0)) + 1

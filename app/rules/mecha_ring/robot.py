@@ -75,15 +75,22 @@ def targets(robot: Robot) -> list[str]:
     return [slot for slot in present if slot != "torse"]
 
 
-def radar_spendable(robot: Robot, catalogue: Catalogue) -> list[str]:
-    """Parts with a Radar value that can spend a point (house: never the last point)."""
-    return [slot for slot in SLOTS if robot[slot] and robot[slot]["energy"] > 1
+def _floor(slot: str, last: bool) -> int:
+    """The energy a part must keep when it spends one: none when its last point may go (the
+    text, issue 25: the part is destroyed), but never the torse's (a Combatank does not fell
+    itself); one before (the house rule of older tournaments)."""
+    return 0 if last and slot != "torse" else 1
+
+
+def radar_spendable(robot: Robot, catalogue: Catalogue, last: bool = False) -> list[str]:
+    """Parts with a Radar value that can spend a point (``last``: its last one too)."""
+    return [slot for slot in SLOTS if robot[slot] and robot[slot]["energy"] > _floor(slot, last)
             and card(catalogue, robot[slot]["card"])["radar"] > 0]
 
 
-def legs_spendable(robot: Robot) -> bool:
+def legs_spendable(robot: Robot, last: bool = False) -> bool:
     legs = robot.get("jambes")
-    return bool(legs) and legs["energy"] > 1
+    return bool(legs) and legs["energy"] > _floor("jambes", last)
 
 
 def missing_energy(robot: Robot) -> int:

@@ -5,11 +5,10 @@ crédits by robot value and the challenger; then the first fight."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from app.rules.dice import Dice
-from app.rules.match import Event, MatchSetup
+from app.rules.match import Event, MatchSetup, copy_state
 from app.rules.mecha_ring.common import Emitter, draw_card
 from app.rules.mecha_ring.content import deck
 from app.rules.mecha_ring.robot import SLOT_FAMILY, card, free_slot, robot_value
@@ -44,6 +43,9 @@ def start(setup: MatchSetup, dice: Dice) -> list[Event]:
     refill_market(em, dice, len(order) + 1)
     _credits(em, order)
     start_fight(em, 1)
+    from app.rules.mecha_ring.actions import settle
+
+    settle(em, dice)  # the first round's order needs nobody's decision: it is rolled
     return em.events
 
 
@@ -80,8 +82,8 @@ def _draft(em: Emitter, dice: Dice, order: list[str]) -> None:
     """"piocher d'abord une carte Torse, puis piocher une carte « morceau de robot » et la
     placer si possible dans son Combatank, ou bien la défausser s'il a déjà cette pièce, et
     ainsi de suite jusqu'à ce que les robots de tous soient entièrement prêts"."""
-    piles = copy.deepcopy(em.state["piles"])
-    robots = {tid: copy.deepcopy(em.state["tokens"][tid]["robot"]) for tid in order}
+    piles = copy_state(em.state["piles"])
+    robots = {tid: copy_state(em.state["tokens"][tid]["robot"]) for tid in order}
     parts = em.state["catalogue"]["parts"]
     steps: list[dict[str, Any]] = []
     discards: list[str] = []
@@ -102,11 +104,16 @@ def _draft(em: Emitter, dice: Dice, order: list[str]) -> None:
             slot = free_slot(robots[tid], card(parts, found["card"])["family"])
             if slot is not None and SLOT_FAMILY[slot] != "torse":
                 robots[tid][slot] = {"card": found["card"], "energy": 4}
-            else:
-                slot = None
+                steps.append({"seat": tid, **found, "slot": slot})
+            else:  # a discard, face down (house): only its count and its drawer are public
                 discards.append(found["card"])
-            steps.append({"seat": tid, **found, "slot": slot})
-    em.emit("drafted", {"steps": steps, "discards": discards})
+                steps.append({"seat": tid, "from": found["from"], "slot": None})
+    em.emit("drafted", {"steps": steps, "discards": [step["seat"] for step in steps
+                                                     if step["slot"] is None]})
+    if discards:
+        # The discards go on top of the pile: the next parts dealt come from them, so who
+        # knew them would know those hands (``view`` hides the piles): the host's only.
+        em.emit("discards_on_top", {"cards": discards}, "gm")
 
 
 def deal(em: Emitter, dice: Dice, tid: str, count: int, *, sfx: int, actor) -> None:
@@ -114,7 +121,7 @@ def deal(em: Emitter, dice: Dice, tid: str, count: int, *, sfx: int, actor) -> N
     their pile (its discards shuffled back when it runs out — house)."""
     from app.rules.mecha_ring.common import private
 
-    piles = copy.deepcopy(em.state["piles"])
+    piles = copy_state(em.state["piles"])
     cards = [found for _ in range(count)
              if (found := draw_card(piles, dice, "parts_top", "parts"))]
     reshuffled = False
@@ -136,7 +143,7 @@ def deal(em: Emitter, dice: Dice, tid: str, count: int, *, sfx: int, actor) -> N
 
 
 def refill_market(em: Emitter, dice: Dice, count: int) -> None:
-    piles = copy.deepcopy(em.state["piles"])
+    piles = copy_state(em.state["piles"])
     cards = [found for _ in range(count)
              if (found := draw_card(piles, dice, "parts_top", "parts"))]
     if cards:

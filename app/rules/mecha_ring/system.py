@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.rules.mecha_ring import actions, forms, match, setup, standings
+from app.rules.mecha_ring import (
+    actions,
+    ending,
+    forms,
+    match,
+    setup,
+    standings,
+    state_check,
+)
+from app.rules.mecha_ring import odds as mecha_odds
 from app.rules.mecha_ring import sheet as team
 from app.rules.mecha_ring.content import EFFECTS, FAMILIES, PARTS, SFX, deck, left_out, rule
 from app.rules.system import (
@@ -50,6 +59,9 @@ class MechaRingSystem:
     key = "mecha_ring"
     name_fr = "Mecha-Ring"
     name_en = "Mecha-Ring"
+    summary = N_("Teams build Combatanks from cards (torse, tête, bras, jambes) and fight MMMA "
+                 "tournaments: the Mouvement order, a radar to aim, attack dice against défense "
+                 "dice, and crédits to repair, bet and buy between fights.")
     seed_file = "002_4824fb48e45db48f.txt"
     uses_board = False
     uses_clock = True  # the turn timer: ``decide`` takes the server's ``now``
@@ -161,10 +173,15 @@ class MechaRingSystem:
     # — the table —
     start = staticmethod(setup.start)
     decide = staticmethod(actions.decide)
+    # an attack's odds before it is made (issue 27, docs/odds.md § Mecha-Ring)
+    odds = staticmethod(mecha_odds.odds)
+    odds_kinds = mecha_odds.KINDS
     evolve = staticmethod(match.evolve)
     legal_actions = staticmethod(forms.legal_actions)
     view = staticmethod(match.view)
+    check_state = staticmethod(state_check.check_state)
     between_matches = staticmethod(match.between_matches)
+    outcome = staticmethod(ending.outcome)  # app/rules/outcome.py
 
 
 MECHA_RING = MechaRingSystem()

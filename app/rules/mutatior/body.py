@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from app.rules.mutatior.content import IMPLANTS, ORGAN_WEIGHTS, SKILLS, Implant, rule
@@ -216,7 +217,7 @@ class Mutant:
         moved = self.live_pump * factor
         return int(moved) if float(moved).is_integer() else moved
 
-    @property
+    @cached_property  # a Mutant does not change; a throw asks a body several times
     def death_reasons(self) -> tuple[str, ...]:
         """§ 1-5 Dégâts: dead without biomoteur, muscle or lobe, or with an empty trunk."""
         reasons = []

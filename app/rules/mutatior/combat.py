@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from app.rules.dice import Dice, Die, Modifier, RollRecord
+from app.rules import notation
+from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.match import IllegalAction
 from app.rules.mutatior.body import Limb, Mutant
 from app.rules.purposes import Purpose
@@ -49,10 +50,9 @@ class IllegalMelee(IllegalAction):
 
 def _roll(dice: Dice, purpose: str, count: int, modifiers: Sequence[Modifier] = (),
           target: int | None = None) -> RollRecord:
-    faces = dice.roll(6, count=count)
     mods = tuple(m for m in modifiers if m.value)
-    return RollRecord(purpose, f"{count}d6", tuple(Die(6, face) for face in faces), mods,
-                      sum(faces) + sum(m.value for m in mods), target)
+    record = notation.roll(f"{count}d6", dice, purpose=purpose)
+    return record.with_modifiers(*mods).with_target(target)
 
 
 def _natural(record: RollRecord) -> int:
@@ -231,12 +231,16 @@ def tie_break(attacker: Mutant, defender: Mutant, dice: Dice, *,
     own = pump_roll(attacker, dice, modifiers=attacker_modifiers, purpose=Purpose("pump (tie)"))
     other = pump_roll(defender, dice, modifiers=defender_modifiers,
                       purpose=Purpose("pump (tie)"))
+    return TieBreak(own, other, tie_winner(own, other))
+
+
+def tie_winner(own: PumpRoll, other: PumpRoll) -> str | None:
+    """Who wins a tie by the two pump rolls (the attacker's, the defender's): of two
+    successes the lower 2d6; one success alone; none, nobody (the odds judge with it too)."""
     if own.success and other.success:
-        winner = (ATTACKER if own.natural < other.natural
-                  else DEFENDER if other.natural < own.natural else None)
-    else:
-        winner = ATTACKER if own.success else DEFENDER if other.success else None
-    return TieBreak(own, other, winner)
+        return (ATTACKER if own.natural < other.natural
+                else DEFENDER if other.natural < own.natural else None)
+    return ATTACKER if own.success else DEFENDER if other.success else None
 
 
 @dataclass(frozen=True)
@@ -335,8 +339,7 @@ def shoot(shooter: Mutant, limb_name: str, target: Mutant, dice: Dice, *, aimed_
 
 def _located(dice: Dice, count: int, purpose: str) -> RollRecord:
     """A random limb among ``count``: one die with that many sides (a d1 for a lone limb)."""
-    face = dice.roll(count)[0]
-    return RollRecord(purpose, f"1d{count}", (Die(count, face),), (), face)
+    return notation.roll(f"1d{count}", dice, purpose=purpose)
 
 
 # — § 1-5 Dégâts —

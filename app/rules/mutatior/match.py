@@ -28,7 +28,7 @@ from app.rules import board
 from app.rules.action_fields import choice_field, flag, int_field, require_gm, text_field
 from app.rules.dice import Dice
 from app.rules.match import ActionForm, Actor, Event, MatchSetup, State, handler_for
-from app.rules.mutatior import arena, campaign, combat
+from app.rules.mutatior import arena, campaign, combat, match_flow
 from app.rules.mutatior.body import CATEGORIES_T, free_rerolls, validate_team
 from app.rules.mutatior.match_arena import (
     _decide_crowd,
@@ -52,7 +52,6 @@ from app.rules.mutatior.match_fight import (
     _decide_sponge,
     _decide_sprint,
     _round_events,
-    _turn_start,
     attack_options,
     next_placer,
     shoot_options,
@@ -68,7 +67,6 @@ from app.rules.mutatior.match_state import (
     _alive,
     _cm,
     _in_arena,
-    _next_in_order,
     _phase,
     _record,
     _refuse,
@@ -173,7 +171,8 @@ def _judged(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     """The handler's events, the turn passing if its mutant died, and the re-roll point: a
     roll of the fight may be re-rolled at once, and only at once (§ 3 Relances)."""
     events = handler(state, action, actor, dice)
-    events += _dead_turn_passes(state, events, dice)
+    if action.get("kind") != "note":  # a note changes nothing of the fight
+        events += match_flow.settle(state, events, dice)
     if events and state.get("phase") == "fight":
         events[0].payload["reroll_point"] = _reroll_point(state, action, actor) \
             if action.get("kind") in REROLLABLE else None
@@ -237,25 +236,6 @@ def _decide_reroll(state: State, action, actor: Actor, dice: Dice) -> list[Event
                      character_ids=frozenset(point["actor"]["character_ids"]))
     handler = _DECIDE[point["action"]["kind"]]
     return [first, *_judged(after, point["action"], original, dice, handler)]
-
-
-def _dead_turn_passes(state: State, events: list[Event], dice: Dice) -> list[Event]:
-    """A mutant that dies (or leaves) during its own turn loses it: the next one plays."""
-    if not events or state.get("phase") != "fight":
-        return []
-    after = _simulate(state, events)
-    current = after.get("turn")
-    if after.get("phase") != "fight" or current is None or after.get("pending") \
-            or _alive(after, current):
-        return []
-    following = _next_in_order(after, current)
-    passed = [Event("turn_ended", {"token": current, "name": after["tokens"][current]["name"],
-                                   "next": following, "lost": True,
-                                   "next_name": after["tokens"][following]["name"]
-                                   if following else None})]
-    if following:
-        passed += _turn_start(_simulate(after, passed), following, dice)
-    return passed
 
 
 # — set-up actions (GM) —
@@ -408,6 +388,7 @@ _DECIDE: dict[str, Callable[[State, Mapping[str, Any], Actor, Dice], list[Event]
     "reroll": _decide_reroll,
     "use_skill": _decide_skill,
     "end_fight": _decide_end_fight,
+    "set_orders": match_flow._decide_orders,
 }
 
 
@@ -445,6 +426,7 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                                         "mutatior/_start.html", {"uneven": _uneven(state)}))
     elif phase == "fight":
         forms += _fight_forms(state, actor, mine, teams)
+    forms += _orders_form(state, mine)
     if actor.is_gm:
         terrain = [shape["id"] for shape in state["board"]["terrain"]]
         if terrain:
@@ -455,18 +437,47 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
             if alive:
                 forms.append(ActionForm("gm_modifier", N_("Situational modifier"),
                                         "mutatior/_gm_modifier.html", {"tokens": alive}))
-            forms += [ActionForm("gm_correct", N_("Correct a wound"), "mutatior/_gm_correct.html",
-                                 {"limbs": [f"{tid}:{limb['name']}" for tid in state["tokens"]
-                                            for limb in state["bodies"][tid]["limbs"]]}),
-                      ActionForm("end_fight", N_("End the fight"), "mutatior/_end_fight.html",
-                                 {"teams": list(state["team_order"]),
-                                  "spoils": spoil_choices(state)})]
+            forms.append(ActionForm("gm_correct", N_("Correct a wound"),
+                                    "mutatior/_gm_correct.html",
+                                    {"limbs": [f"{tid}:{limb['name']}"
+                                               for tid in state["tokens"]
+                                               for limb in state["bodies"][tid]["limbs"]]}))
+            forms = _with_end_form(state, forms)
     forms.append(ActionForm("note", N_("Add a note"), "mutatior/_note.html"))
     return forms
 
 
+def _with_end_form(state: State, forms: list[ActionForm]) -> list[ActionForm]:
+    """The GM's « Terminer le combat »: once the fight is decided (§ 3-2), it is what the
+    table awaits, first in the GM's panel; before, one of the GM's tools."""
+    decided = match_flow.decided(state)
+    standing = match_flow.standing_teams(state)
+    end = ActionForm("end_fight", N_("End the fight"), "mutatior/_end_fight.html",
+                     {"teams": list(state["team_order"]), "spoils": spoil_choices(state),
+                      "awaited": decided, "winner": standing[0] if len(standing) == 1
+                      else None})
+    return [end, *forms] if decided else [*forms, end]
+
+
+def _orders_form(state: State, mine: list[str]) -> list[ActionForm]:
+    """Standing orders for the trainer's mutants still in the arena, from the set-up until
+    the fight is decided (``match_flow``)."""
+    if state.get("phase") not in ("setup", "fight") or match_flow.decided(state):
+        return []
+    living = [tid for tid in mine if _alive(state, tid)]
+    if not living:
+        return []
+    return [ActionForm("set_orders", N_("Standing orders"), "mutatior/_orders.html", {
+        "tokens": living, "strikes": list(match_flow.STRIKES),
+        "limbs": {tid: match_flow.order_limbs(state, tid) for tid in living},
+        "orders": {tid: dict(match_flow.orders(state, tid)) for tid in living},
+        "setting": True})]
+
+
 def _fight_forms(state: State, actor: Actor, mine: list[str],
                  teams: list[str]) -> list[ActionForm]:
+    if match_flow.decided(state):
+        return _decided_forms(state, actor, teams)
     forms: list[ActionForm] = []
     pending = state.get("pending")
     current = state.get("turn")
@@ -522,6 +533,25 @@ def _fight_forms(state: State, actor: Actor, mine: list[str],
     if sponge:
         forms.append(ActionForm("sponge", N_("Throw in the sponge"), "mutatior/_sponge.html",
                                 {"tokens": sponge}))
+    forms += _crowd_forms(state, actor, teams)
+    if actor.is_gm:
+        pieces = [tid for tid in state["tokens"] if state["tokens"][tid]["kind"] != "mutant"
+                  and _alive(state, tid)]
+        if pieces:
+            forms.append(ActionForm("move", N_("Move a crowd piece"), "mutatior/_move.html",
+                                    {"tokens": pieces, "pieces": True}))
+    return _merge_moves(forms)
+
+
+def _decided_forms(state: State, actor: Actor, teams: list[str]) -> list[ActionForm]:
+    """A decided fight has no turns: what may still change it is a re-roll of the roll
+    that decided it (§ 3 Relances) and the crowd (§ 3-3: a Huée brings a creature back)."""
+    return _crowd_forms(state, actor, teams)
+
+
+def _crowd_forms(state: State, actor: Actor, teams: list[str]) -> list[ActionForm]:
+    """A re-roll of the last roll, and the crowd events a team may try (§ 3, § 3-3)."""
+    forms = []
     rerolls = reroll_teams(state, actor)
     if rerolls:
         forms.append(ActionForm("reroll", N_("Re-roll"), "mutatior/_reroll.html",
@@ -537,13 +567,7 @@ def _fight_forms(state: State, actor: Actor, mine: list[str],
                         for team in crowd}}))
         forms.append(ActionForm("pass_crowd", N_("Pass"), "mutatior/_pass_crowd.html",
                                 {"teams": crowd}))
-    if actor.is_gm:
-        pieces = [tid for tid in state["tokens"] if state["tokens"][tid]["kind"] != "mutant"
-                  and _alive(state, tid)]
-        if pieces:
-            forms.append(ActionForm("move", N_("Move a crowd piece"), "mutatior/_move.html",
-                                    {"tokens": pieces, "pieces": True}))
-    return _merge_moves(forms)
+    return forms
 
 
 def _merge_moves(forms: list[ActionForm]) -> list[ActionForm]:

@@ -30,6 +30,7 @@ from app.rules.mutatior.match_state import (
     fighters,
     mutant,
 )
+from app.rules.notes import note_event
 
 # — the crowd (§ 3-3 événements) —
 
@@ -182,9 +183,7 @@ def _decide_gm_correct(state: State, action, actor: Actor, dice: Dice) -> list[E
 
 
 def _decide_note(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
-    text = text_field(action, "text", TEXT_MAX, multiline=True)
-    return [Event("note_added", {"text": text, "by": actor.user_id},
-                  visibility="gm" if actor.is_gm and flag(action, "gm_only") else "public")]
+    return [note_event(action, actor, max_length=TEXT_MAX)]
 
 
 # — the end (§ 3-2 Fin du carnage, § 3-3 Les paris) —

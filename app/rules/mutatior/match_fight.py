@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.rules.action_fields import flag, int_field, require_gm
+from app.rules.board import MoveTooFar
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.match import Actor, Event, State
 from app.rules.mutatior import arena, combat, skills
@@ -73,7 +74,7 @@ def _decide_move(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     step = math.hypot(x - token["x"], y - token["y"])
     left = activation["allowance"] - activation["moved"]
     if step > left + ROUNDING_CM:
-        raise _refuse("too_far", mutant=token["name"], left=_cm(left))
+        raise MoveTooFar(name=token["name"], asked=step, allowed=left, unit=board["unit"])
     before = set(in_contact(state, tid))
     moved = {**state, "tokens": {**state["tokens"], tid: {**token, "x": x, "y": y}}}
     left_behind = [other for other in before if other not in set(in_contact(moved, tid))
@@ -237,9 +238,16 @@ def _attack_mode(state: State, tid: str) -> str | None:
 
 def _decide_attack(state: State, action, actor: Actor, dice: Dice) -> list[Event]:
     _phase(state, "fight")
+    tid, _limb = _limb_ref(state, action, "limb")
+    _controlled(state, tid, actor)
+    return strike(state, action, dice)
+
+
+def strike(state: State, action, dice: Dice) -> list[Event]:
+    """A melee attack by the limb ``action["limb"]`` on ``action["target"]`` (``"m1:tête"``
+    each), whoever asks: its owner, or its standing orders (``match_flow``)."""
     tid, limb = _limb_ref(state, action, "limb")
     target, target_limb = _limb_ref(state, action, "target")
-    _controlled(state, tid, actor)
     mode = _attack_mode(state, tid)
     if mode is None:
         raise _refuse("not_your_turn")
@@ -466,9 +474,16 @@ def _decide_decline(state: State, action, actor: Actor, dice: Dice) -> list[Even
     if not pending:
         raise _refuse("illegal_action")
     _controlled(state, pending["by"], actor)
+    return decline(state)
+
+
+def decline(state: State, why: str | None = None) -> list[Event]:
+    """The follow-up under way is let go; ``why`` says it went by itself (``"orders"``: the
+    mutant's standing orders, ``"nothing"``: no limb or target left for it)."""
+    pending = state["pending"]
     payload: dict[str, Any] = {"token": pending["by"],
                                "name": state["tokens"][pending["by"]]["name"],
-                               "for": pending["kind"], "pending": None}
+                               "for": pending["kind"], "pending": None, "auto": why}
     if pending["kind"] == "second_attack":
         payload["activation"] = {"acted": True}
     return [Event("follow_up_declined", payload)]
@@ -479,8 +494,13 @@ def _decide_skip_free(state: State, action, actor: Actor, dice: Dice) -> list[Ev
     _controlled(state, tid, actor)
     if not any(entry["by"] == tid for entry in state["free_attacks"]):
         raise _refuse("illegal_action")
+    return skip_free(state, tid)
+
+
+def skip_free(state: State, tid: str, why: str | None = None) -> list[Event]:
+    """``tid`` lets its free attacks go (``why`` as for ``decline``)."""
     return [Event("free_attacks_skipped", {
-        "token": tid, "name": state["tokens"][tid]["name"],
+        "token": tid, "name": state["tokens"][tid]["name"], "auto": why,
         "free_attacks": [e for e in state["free_attacks"] if e["by"] != tid]})]
 
 
@@ -550,6 +570,8 @@ def _decide_new_round(state: State, action, actor: Actor, dice: Dice) -> list[Ev
         raise _refuse("round_running")
     if not actor.is_gm and not _actor_teams(state, actor):
         raise _refuse("not_allowed")
+    if state.get("decided"):
+        raise _refuse("decided")
     return _round_events(state, dice)
 
 
@@ -656,9 +678,16 @@ def _decide_end_turn(state: State, action, actor: Actor, dice: Dice) -> list[Eve
         raise _refuse("not_your_turn")
     if state.get("pending"):
         raise _refuse("pending_first", mutant=state["tokens"][state["pending"]["by"]]["name"])
+    return end_turn(state, dice)
+
+
+def end_turn(state: State, dice: Dice, why: str | None = None) -> list[Event]:
+    """The active mutant's turn ends and the next one's starts; ``why``: it ended by itself
+    (``"nothing"``: nothing was left to do, ``"lost"``: the mutant died or left)."""
+    current = state["turn"]
     following = _next_in_order(state, current)
     events = [Event("turn_ended", {"token": current, "name": state["tokens"][current]["name"],
-                                   "next": following,
+                                   "next": following, "auto": why,
                                    "next_name": state["tokens"][following]["name"]
                                    if following else None})]
     if following:

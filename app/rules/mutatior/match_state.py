@@ -7,14 +7,15 @@ carry every outcome (``decide`` computed them), so folding only copies them in.
 
 from __future__ import annotations
 
-import copy
+import marshal
 import math
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from app.rules import board
 from app.rules.dice import Modifier, RollRecord
-from app.rules.match import Actor, Event, IllegalAction, State
+from app.rules.match import Actor, Event, IllegalAction, State, copy_state
 from app.rules.mutatior import arena, combat, skills
 from app.rules.mutatior.body import Mutant
 from app.rules.mutatior.content import catalogue
@@ -45,7 +46,6 @@ class IllegalFight(IllegalAction):
         "not_in_setup": "this is done before the fight starts",
         "not_in_fight": "the fight has not started",
         "too_close": "{mutant} must stand at least {cm} cm from the enemies",
-        "too_far": "{mutant} can move {left} cm more this turn",
         "already_acted": "{mutant} has already attacked or shot this turn",
         "not_in_contact": "{mutant} is not in contact with {target}",
         "pending_first": "finish the exchange first: {mutant} may still attack",
@@ -60,13 +60,13 @@ class IllegalFight(IllegalAction):
                         "that the trainers agree to fight anyway",
         "round_running": "the round is not over",
         "no_team": "you have no team in this fight",
+        "decided": 'the fight is decided: all that is left is the GM\'s "End the fight"',
     }
     templates_fr = {
         **arena.IllegalArena.templates_fr,
         "not_in_setup": "cela se fait avant le début du combat",
         "not_in_fight": "le combat n'a pas commencé",
         "too_close": "{mutant} doit être à au moins {cm} cm des ennemis",
-        "too_far": "{mutant} peut encore se déplacer de {left} cm ce tour",
         "already_acted": "{mutant} a déjà attaqué ou tiré ce tour",
         "not_in_contact": "{mutant} n'est pas au contact de {target}",
         "pending_first": "finissez d'abord la passe : {mutant} peut encore attaquer",
@@ -82,6 +82,7 @@ class IllegalFight(IllegalAction):
                         "quand même",
         "round_running": "le tour de jeu n'est pas fini",
         "no_team": "vous n'avez pas d'équipe dans ce combat",
+        "decided": "le combat est joué : il ne reste au MJ qu'à le terminer",
     }
 
 
@@ -108,11 +109,28 @@ def damage_order(state: State, tid: str) -> tuple[str, ...]:
 
 def mutant(state: State, tid: str) -> Mutant:
     """A token's body as a ``Mutant``, its implants read in the catalogue of the campaign's
-    content the match copied at its start."""
-    body = state["bodies"][tid]
-    return Mutant(state["tokens"][tid]["name"], tuple(limb_of(limb) for limb in body["limbs"]),
-                  tuple(body["skills"]), body.get("xp", 0), body.get("fame", 0),
-                  body.get("frenzy"), catalogue=catalogue(state.get("content")))
+    content the match copied at its start.
+
+    A throw asks for the same bodies some twenty times (who is alive, who is in reach…) and
+    building one costs more than the rest of the throw: a ``Mutant`` is immutable, so the one
+    made for the same name, body and content (``marshal``'s bytes of them) is handed again."""
+    found = (state["tokens"][tid]["name"], state["bodies"][tid], state.get("content"))
+    try:
+        key = marshal.dumps(found)
+    except ValueError:  # not plain JSON: built each time
+        return _mutant(*found)
+    return _remembered_mutant(key)
+
+
+@lru_cache(maxsize=1024)
+def _remembered_mutant(key: bytes) -> Mutant:
+    return _mutant(*marshal.loads(key))  # noqa: S302 — bytes ``mutant`` just made
+
+
+def _mutant(name: str, body: Mapping[str, Any], content: Mapping[str, Any] | None) -> Mutant:
+    return Mutant(name, tuple(limb_of(limb) for limb in body["limbs"]), tuple(body["skills"]),
+                  body.get("xp", 0), body.get("fame", 0), body.get("frenzy"),
+                  catalogue=catalogue(content))
 
 
 def _in_arena(state: State, tid: str) -> bool:
@@ -206,7 +224,7 @@ def evolve(state: State, event: Event) -> State:
         # here, not carried by the event, which every player may read).
         point = payload["reroll_point"]
         state["last_roll"] = None if point is None else {
-            **copy.deepcopy(point), "before": {key: copy.deepcopy(value)
+            **copy_state(point), "before": {key: copy_state(value)
                                                for key, value in state.items()
                                                if key not in ("content", "last_roll")}}
     for tid, body in (payload.get("bodies") or {}).items():
@@ -372,7 +390,7 @@ def _sponge(state: State, payload: dict) -> None:
 
 def _rerolled(state: State, payload: dict) -> None:
     content = state.get("content") or {}
-    restored = copy.deepcopy(state["last_roll"]["before"])
+    restored = copy_state(state["last_roll"]["before"])
     state.clear()
     state.update(restored, content=content, last_roll=None)
     team = state["teams"][payload["team"]]
@@ -405,6 +423,22 @@ def _fight_ended(state: State, payload: dict) -> None:
     state["results"] = payload["results"]
 
 
+def _orders_set(state: State, payload: dict) -> None:
+    """A mutant's standing orders (``match_flow``)."""
+    state.setdefault("standing", {})[payload["token"]] = {"strike": payload["strike"],
+                                                          "limb": payload["limb"]}
+
+
+def _fight_decided(state: State, payload: dict) -> None:
+    """The fight is played out (``match_flow.decided``): no turn runs until it resumes or
+    the GM ends it."""
+    state.update(decided=True, turn=None, activation=None, pending=None, free_attacks=[])
+
+
+def _fight_resumed(state: State, payload: dict) -> None:
+    state["decided"] = False
+
+
 _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "arena_set": _arena_set,
     "terrain_added": board.terrain_added,
@@ -426,12 +460,15 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "rerolled": _rerolled,
     "note_added": _noted,
     "fight_ended": _fight_ended,
+    "orders_set": _orders_set,
+    "fight_decided": _fight_decided,
+    "fight_resumed": _fight_resumed,
 }
 
 
 NAMES_TEAMS = frozenset({"rerolled", "entrance_prize", "rerolls_bought", "bet_placed",
                          "fight_started", "crowd_attempt", "crowd_passed", "fight_ended",
-                         "piece_prize", "sponge_thrown"})
+                         "piece_prize", "sponge_thrown", "fight_decided", "fight_resumed"})
 
 
 def team_names(state: State) -> dict[str, dict[str, str]]:
@@ -485,7 +522,7 @@ def _team_field(state: State, action: Mapping[str, Any], actor: Actor, field: st
 
 
 def _simulate(state: State, events: list[Event]) -> State:
-    current = copy.deepcopy(state)
+    current = copy_state(state)
     for event in events:
         current = evolve(current, event)
     return current

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.mutatior.body import ORGANS_PER_LIMB, Limb, Mutant
@@ -27,6 +27,7 @@ from app.rules.mutatior.combat import (
 )
 from app.rules.mutatior.content import SKILLS, rule
 from app.rules.purposes import Purpose
+from app.rules.wording import is_singular
 
 R_SKILLS = rule("2-3 Compétences")
 R_TENTACLE = rule("2-2 Organes / Tentacule et pseudopode")
@@ -56,6 +57,13 @@ class IllegalSkill(IllegalMelee):
         "muscles_stay": "les muscles ne se déplacent pas",
         "not_a_corpse": "{mutant} n'est pas mort",
     }
+
+    def _format_fields(self, lang: str) -> dict[str, Any]:
+        """« 1 lobe », « 3 lobes »: the organ in the form its count wants."""
+        fields = super()._format_fields(lang)
+        if "count" in fields and is_singular(fields["count"], lang):
+            fields["organ"] = str(fields.get("organ", "")).removesuffix("s")
+        return fields
 
 
 def _require(mutant: Mutant, skill: str) -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.mutatior import changes, match
+from app.rules.mutatior import changes, match, match_flow, state_check
+from app.rules.mutatior import odds as mutatior_odds
+from app.rules.mutatior import sheet_rolls as rolls
 from app.rules.mutatior.body import Limb, Mutant, validate
 from app.rules.mutatior.body import derived as body_derived
 from app.rules.mutatior.campaign import _WEIGHT, XP_PER_SKILL
@@ -163,6 +165,11 @@ class MutatiorSystem:
             sheet[key] = _int_or_raw(raw) if raw else 0
         return sheet
 
+    # Rolls from the sheet: pump, initiative, each limb's attack, defence and shot.
+    sheet_roll_options = rolls.OPTIONS
+    sheet_rolls = staticmethod(rolls.sheet_rolls)
+    roll_on_sheet = staticmethod(rolls.roll_on_sheet)
+
     def demo_characters(self) -> list[DemoCharacter]:
         """Two teams for the 2-tonne category, one per demo player (§ 3 Campagne)."""
         return [DemoCharacter(mutant.name, sheet_of(mutant), notes, player=player)
@@ -217,10 +224,15 @@ class MutatiorSystem:
     # — the table: see match.py —
     start = staticmethod(match.start)
     decide = staticmethod(match.decide)
+    # an action's odds before it is made (issue 27, docs/odds.md § Mutatior)
+    odds = staticmethod(mutatior_odds.odds)
+    odds_kinds = mutatior_odds.KINDS
     evolve = staticmethod(match.evolve)
     legal_actions = staticmethod(match.legal_actions)
     view = staticmethod(match.view)
+    check_state = staticmethod(state_check.check_state)
     between_matches = staticmethod(match.between_matches)
+    outcome = staticmethod(match_flow.outcome)
 
 
 # — the demo teams —
@@ -248,10 +260,10 @@ def gelatron() -> Mutant:
 
 def demo_teams() -> list[tuple[Mutant, str, int]]:
     return [
-        (scarabator(), "§ Feuilles de mutants: 565 kg, cerveau 5, pompe 12, Gros tas.", 0),
-        (nurglie(), "§ Feuilles de mutants: 355 kg, cerveau 1, pompe 5, Obsédé.", 0),
-        (grosbaf(), "§ Exemple de combat: le yéti cornu de Patom.", 0),
-        (zetzet(), "§ Exemple de combat: le cobra bleu de Yetzar.", 1),
+        (scarabator(), "§ Feuilles de mutants : 565 kg, cerveau 5, pompe 12, Gros tas.", 0),
+        (nurglie(), "§ Feuilles de mutants : 355 kg, cerveau 1, pompe 5, Obsédé.", 0),
+        (grosbaf(), "§ Exemple de combat : le yéti cornu de Patom.", 0),
+        (zetzet(), "§ Exemple de combat : le cobra bleu de Yetzar.", 1),
         (cafardor(), "Mutant maison : un cafard rapide à queue épineuse.", 1),
         (gelatron(), "Mutant maison : une gelée à tentacule.", 1),
     ]

@@ -13,8 +13,8 @@ from typing import Any
 from app.rules import notation
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.purposes import Purpose
-from app.rules.tiamat.content import DEVICES, Technique, techniques
-from app.rules.tiamat.pools import formula_pool, pool
+from app.rules.tiamat.content import DEVICES, Hold, Technique, techniques
+from app.rules.tiamat.pools import Pool, formula_pool, pool_expression
 from app.rules.tiamat.talents import blind_fighter, has
 
 RULE_ATTACK = "Tiamat § Combat « versus » / Résolution d'une attaque"
@@ -91,13 +91,30 @@ def roll_location(dice: Dice, technique: Technique, target_down: bool,
     return location_from(table, record.total), record
 
 
-def _needs(special: str) -> str | None:
-    text = special.lower()
-    if "doit être à terre" in text:
-        return "down"
-    if "doit être debout" in text or "doit être de bout" in text or "ne doit pas être" in text:
-        return "up"
-    return None
+# « Posture »: debout, à terre, and « assis ou à genoux », which « est considéré comme
+# « A terre » mais peut cependant exécuter des actions de parade ».
+POSTURES = ("debout", "a_terre", "a_genoux")
+# « Localisation … Spéciale : Sauf indication contraire, une telle attaque ne peut être
+# portée que sur un personnage debout »; « Haut … uniquement contre un adversaire … debout ».
+STANDING_ONLY = ("haut", "tete", "torse", "bras", "jambes", "choix")
+
+
+def is_down(fighter: Mapping[str, Any]) -> bool:
+    return fighter.get("posture") in ("a_terre", "a_genoux")
+
+
+# « Le personnage peut dégainer son arme et tirer en même temps » (Tir rapide, Shuriken),
+# « dégaine son sabre et frappe dans le même mouvement » (Nukitsuke, attack or defence).
+DRAWN_WITH = ("tir_rapide", "shuriken", "nukitsuke")
+
+
+def drawn_weapon(fighter: Mapping[str, Any], technique: Technique) -> str | None:
+    """The weapon carried that comes to hand with this technique (the first suitable one),
+    or None when it is already in hand or the technique draws nothing."""
+    if technique.key not in DRAWN_WITH or weapon_ok(technique, held_weapon(fighter)):
+        return None
+    return next((key for key, spec in (fighter.get("arsenal") or {}).items()
+                 if weapon_ok(technique, spec)), None)
 
 
 def held_weapon(fighter: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -132,6 +149,13 @@ def weapon_ok(technique: Technique, held: Mapping[str, Any] | None,
     return False
 
 
+def hold_of(fighter: Mapping[str, Any]) -> Hold:
+    """How the hold on this fighter is escaped (the holding technique's ``hold``; Force /
+    Force, one try a turn, for a hold from before holds were data)."""
+    technique = techniques().get(fighter.get("hold") or "")
+    return (technique.hold if technique else None) or Hold()
+
+
 def degagement_cost(fighter: Mapping[str, Any]) -> int:
     """Dégagement's énergie (doubled by a grave wound to the torso)."""
     return techniques()["degagement"].energie * (
@@ -153,69 +177,117 @@ def fires(technique: Technique, ranged: bool) -> bool:
 
 
 def wound_blocks(technique: Technique, wounds: list[str]) -> bool:
-    """« Blessures graves »: an arm stops Poings, Arme de contact and Prise; a leg stops
-    Pieds and Prise — unless the technique says it works anyway."""
-    special = technique.special.lower()
-    arms = any(w.startswith("bras") for w in wounds)
-    legs = any(w.startswith("jambe") for w in wounds)
-    if arms and technique.type in ("poings", "arme_contact", "prise") and (
-            "blessure grave aux bras" not in special):
-        return True
-    return legs and technique.type in ("pieds", "prise") and (
-        "blessure grave aux jambes" not in special)
+    """« Blessures graves »: an arm stops every « Poings », « Arme de contact » and « Prise »;
+    a leg every « Pieds » and « Prise » — by the technique's type; only a technique that
+    says it works despite that wound escapes (Coup de tête, Frappe du héron)."""
+    arms = any(w.startswith("bras") for w in wounds) and "bras" not in technique.works_wounded
+    legs = any(w.startswith("jambe") for w in wounds) and (
+        "jambes" not in technique.works_wounded)
+    return (arms and technique.type in ("poings", "arme_contact", "prise")) or (
+        legs and technique.type in ("pieds", "prise"))
+
+
+def two_handed(fighter: Mapping[str, Any]) -> bool:
+    """An arme de Kendo is held in both hands (« Il doit tenir son arme à deux mains »)."""
+    weapon = held_weapon(fighter)
+    return bool(weapon and weapon.get("kendo"))
+
+
+def lethal_attack(attacker: Mapping[str, Any], technique: Technique,
+                  chain: str | None = None) -> bool:
+    """« Létale » by the technique, its chain, or a lethal weapon for « Puissance de
+    l'arme » (« un pistolet ajoute l'attribut Létale »)."""
+    weapon = held_weapon(attacker)
+    chain_info = techniques()[chain].chain if chain else None
+    return "letale" in technique.attributes or bool(
+        chain_info and "letale" in chain_info.attributes) or bool(
+        technique.puissance.weapon and weapon is not None and weapon["letale"])
 
 
 def attack_problem(attacker: Mapping[str, Any], target: Mapping[str, Any] | None,
-                   technique: Technique, *, free: bool = False) -> str | None:
+                   technique: Technique, *, free: bool = False,
+                   chain: str | None = None) -> str | None:
     """Why this attack may not be made now (a code), or None. « S'il ne remplit pas certaines
     conditions, l'attaque est un échec et l'action est perdue »: Tablée refuses it instead,
-    so a click never wastes an action (docs/rules-notes.md § Tiamat)."""
+    so a click never wastes an action (docs/rules-notes.md § Tiamat). The conditions a
+    technique states are data (``Technique.user``, ``target``, ``works_wounded``)."""
     if not technique.is_attack:
         return "not_an_attack"
-    if "contre-attaque" in technique.special.lower() or (
-            "contre_attaque" in technique.attributes and technique.key not in (
-                "nukitsuke",)):
+    if technique.counter_only:
         return "defence_only"
+    if attacker.get("held_by"):
+        return "held"  # « Soumission »: only trying to break free
     if not free and attacker.get("actions_left", 0) < 1:
         return "no_action_left"
-    down = attacker.get("posture") == "a_terre"
-    special = technique.special.lower()
-    if down and "à terre" not in special and technique.key not in ("visee",):
-        return "attacker_down"
-    if not down and technique.key == "panthere_bondissante":
+    down = is_down(attacker)
+    if down and technique.user == "standing":
+        return "attacker_down"  # « Il ne peut exécuter d'attaque (sauf technique …) »
+    if not down and technique.user == "down":
         return "attacker_must_be_down"
+    problem = _gear_problem(attacker, technique, chain)
+    if problem:
+        return problem
+    if wound_blocks(technique, attacker.get("wounds") or []):
+        return "wounded"
+    if not free:
+        problem = _cost_problem(attacker, technique)
+        if problem:
+            return problem
+    if technique.no_furie and attacker.get("furie"):
+        return "no_furie_allowed"
+    return None if target is None else target_problem(attacker, target, technique, chain)
+
+
+def _gear_problem(attacker: Mapping[str, Any], technique: Technique,
+                  chain: str | None) -> str | None:
+    """The weapon it needs, its ammunition, the two hands a sword takes, the eyes."""
     if not weapon_ok(technique, held_weapon(attacker), attacker.get("arsenal")):
         return "device_needed" if technique.weapon.lower() in DEVICES else "weapon_needed"
     if technique.type == "distance" and rounds_left(attacker, attacker.get("weapon")) == 0:
         return "no_ammo"  # « Munitions »: an empty weapon fires nothing until reloaded
+    if technique.type == "poings" and two_handed(attacker) and chain != "baffe_de_haohmaru":
+        # « l'utilisation de coups de poing … lui est donc impossible. La seule exception est
+        # la technique « La baffe d'Haohmaru » » (Techniques de Kendo).
+        return "two_handed"
     if "aveugle" in (attacker.get("states") or {}) and (technique.type == "distance" or (
             technique.location not in ("aleatoire", None) and not blind_fighter(attacker))):
         return "blinded"  # « États § Aveuglé »: Aléatoire only (Combat aveugle: any), no ranged
-    if wound_blocks(technique, attacker.get("wounds") or []):
-        return "wounded"
-    if not free:
-        energie = technique.energie * (2 if "torse" in (attacker.get("wounds") or []) else 1)
-        if energie and (attacker.get("energie", 0) < energie or "terrorise" in (
-                attacker.get("states") or {})):
-            return "no_energie"
-        if technique.furie and attacker.get("furie", 0) < technique.furie:
-            return "no_furie"
-    if technique.key in ("gotonpo", "maki_otoshi", "suriage_waza") and attacker.get("furie"):
-        return "no_furie_allowed"
-    if target is not None:
-        target_down = target.get("posture") == "a_terre"
-        need = _needs(technique.special)
-        if need == "down" and not target_down:
-            return "target_must_be_down"
-        if need == "up" and target_down:
-            return "target_must_be_up"
-        if target_down and technique.location in ("haut", "tete", "torse", "bras") and (
-                technique.key != "piqure_du_scorpion"):
-            return "target_down"
-        if target.get("quadruped") and (technique.location == "haut" or technique.type == "prise"):
-            return "quadruped"  # « Combat contre un animal »
-        if technique.key == "coup_dans_l_entrejambe" and target.get("sexe") == "feminin":
-            return "target_not_male"  # « La cible doit être de sexe masculin » (sheet's sexe)
+    return None
+
+
+def _cost_problem(fighter: Mapping[str, Any], technique: Technique) -> str | None:
+    """Énergie (doubled by a torso wound; none to spend while terrorisé) and furie."""
+    energie = technique.energie * (2 if "torse" in (fighter.get("wounds") or []) else 1)
+    if energie and "terrorise" in (fighter.get("states") or {}):
+        return "terrorised"  # « Terrorisé : ne peut plus dépenser de point d'énergie »
+    if energie and fighter.get("energie", 0) < energie:
+        return "no_energie"
+    if technique.furie and fighter.get("furie", 0) < technique.furie:
+        return "no_furie"
+    return None
+
+
+def target_problem(attacker: Mapping[str, Any], target: Mapping[str, Any],
+                   technique: Technique, chain: str | None = None) -> str | None:
+    """Why this technique cannot reach this target (a code), or None."""
+    if target.get("ko") and not target.get("dead") and not lethal_attack(
+            attacker, technique, chain):
+        return "ko_needs_lethal"  # « Les attaques non létales ne lui infligent plus … »
+    target_down = is_down(target)
+    if technique.target == "down" and not target_down:
+        return "target_must_be_down"
+    if technique.target == "standing" and target_down:
+        return "target_must_be_up"
+    if target_down and technique.target is None and technique.location in STANDING_ONLY:
+        return "target_down"
+    if target.get("quadruped") and (technique.location == "haut" or technique.type == "prise"):
+        return "quadruped"  # « Combat contre un animal »
+    if technique.key == "coup_dans_l_entrejambe" and target.get("sexe") == "feminin":
+        return "target_not_male"  # « La cible doit être de sexe masculin » (sheet's sexe)
+    if technique.key == "morsure_du_cobra" and (attacker.get("initiative") or 0) <= (
+            target.get("initiative") or 0):
+        return "cobra_initiative"  # « un score d'initiative supérieur à celui de son
+        # adversaire pour pouvoir exécuter cette technique pendant ce tour »
     return None
 
 
@@ -225,19 +297,43 @@ def defence_problem(defender: Mapping[str, Any], technique: Technique,
     """Why this defence may not answer this attack (a code), or None."""
     if not technique.is_defence:
         return "not_a_defence"
+    if defender.get("held_by"):
+        return "held"
     if defender.get("actions_left", 0) < 1:
         return "no_action_left"
-    if defender.get("posture") == "a_terre" and technique.type == "esquive":
-        return "defender_down"
-    if not weapon_ok(technique, held_weapon(defender), defender.get("arsenal")):
+    problem = _posture_defence_problem(defender, technique)
+    if problem:
+        return problem
+    if not weapon_ok(technique, held_weapon(defender), defender.get("arsenal")) and not (
+            drawn_weapon(defender, technique)):
         return "device_needed" if technique.weapon.lower() in DEVICES else "weapon_needed"
-    energie = technique.energie * (2 if "torse" in (defender.get("wounds") or []) else 1)
-    if energie and defender.get("energie", 0) < energie:
-        return "no_energie"
-    if technique.furie and defender.get("furie", 0) < technique.furie:
-        return "no_furie"
-    if technique.key == "gotonpo" and defender.get("furie"):
+    if technique.type == "parade" and not technique.weapon and two_handed(defender):
+        return "two_handed"  # « parades à mains nues … impossible » with a sword in hand
+    problem = _cost_problem(defender, technique)
+    if problem:
+        return problem
+    if technique.no_furie and defender.get("furie"):
         return "no_furie_allowed"  # « Le personnage ne doit pas avoir de point de furie »
+    return _against_problem(technique, attack, attack_attributes, combo, ranged)
+
+
+def _posture_defence_problem(defender: Mapping[str, Any], technique: Technique
+                             ) -> str | None:
+    """« Lorsqu'il se trouve à terre, le personnage ne peut exécuter de parade ou
+    d'esquive … Un personnage assis ou à genoux … peut cependant exécuter des actions de
+    parade »; a counter-attack is an attack made in defence: not from the ground either."""
+    if not is_down(defender) or technique.user != "standing":
+        return None
+    kneeling = defender.get("posture") == "a_genoux"
+    if technique.type == "parade" and kneeling:
+        return None
+    return "defender_down"
+
+
+def _against_problem(technique: Technique, attack: Technique,
+                     attack_attributes: tuple[str, ...], combo: bool,
+                     ranged: bool | None) -> str | None:
+    """What the defence's own rule says it may answer."""
     special = technique.special.lower()
     if ranged is None:  # a technique thrown « au choix » (Capture du Kusarigama) says so
         ranged = attack.type == "distance"
@@ -275,10 +371,11 @@ class Damage:
     notes: list[str] = field(default_factory=list)
 
 
-def damage_pool(attacker: Mapping[str, Any], technique: Technique, *, extra_d6: int = 0,
-                purpose: str = Purpose("power"), dice: Dice) -> RollRecord | None:
-    """The puissance roll: the technique's formula, the weapon's dice for « Puissance de
-    l'arme ». A firearm rolls its d6 only, without critical (« Dommage des armes »)."""
+def damage_expression(attacker: Mapping[str, Any], technique: Technique, *,
+                      extra_d6: int = 0) -> str | None:
+    """What the puissance roll throws: the technique's formula, the weapon's dice for
+    « Puissance de l'arme ». A firearm rolls its d6 only, without critical (« Dommage des
+    armes »). None: the technique has no puissance."""
     formula = technique.puissance
     if formula.none:
         return None
@@ -287,10 +384,15 @@ def damage_pool(attacker: Mapping[str, Any], technique: Technique, *, extra_d6: 
     d10, d6, flat = formula_pool(formula, attacker.get("characteristics") or {},
                                  extra_d6=extra_d6, weapon=spec)
     if formula.weapon and weapon is not None and not weapon["uses_force"] and d10 <= 0:
-        record = notation.roll(f"{max(1, d6)}d6" + (f"{flat:+d}" if flat else ""), dice,
-                               purpose=purpose)
-        return record
-    return pool(dice, d10, d6=d6, flat=flat, purpose=purpose)
+        return f"{max(1, d6)}d6" + (f"{flat:+d}" if flat else "")
+    return pool_expression(d10, d6, flat)
+
+
+def damage_pool(attacker: Mapping[str, Any], technique: Technique, *, extra_d6: int = 0,
+                purpose: str = Purpose("power"), dice: Dice) -> RollRecord | None:
+    """The puissance roll (``damage_expression``)."""
+    expression = damage_expression(attacker, technique, extra_d6=extra_d6)
+    return None if expression is None else notation.roll(expression, dice, purpose=purpose)
 
 
 def apply_damage(target: Mapping[str, Any], record: RollRecord | None, location: str | None,
@@ -324,9 +426,9 @@ def apply_damage(target: Mapping[str, Any], record: RollRecord | None, location:
     return damage
 
 
-def precision_roll(dice: Dice, fighter: Mapping[str, Any], technique: Technique, *,
-                   extra_d10: int = 0, extra_d6: int = 0, modifiers: tuple[Modifier, ...] = (),
-                   single_die: bool = False, purpose: str = Purpose("accuracy")) -> RollRecord:
+def precision_pool(fighter: Mapping[str, Any], technique: Technique, *, extra_d10: int = 0,
+                   extra_d6: int = 0, modifiers: tuple[Modifier, ...] = (),
+                   single_die: bool = False) -> Pool:
     """A technique's précision for this fighter, with « Se préparer » (+1D10), a head wound
     or aveuglé (−1D10), a surprise's single die, and named modifiers (range, situation)."""
     d10, d6, flat = formula_pool(technique.precision, fighter.get("characteristics") or {},
@@ -336,7 +438,15 @@ def precision_roll(dice: Dice, fighter: Mapping[str, Any], technique: Technique,
         d10 = 1
     if "ivre" in (fighter.get("states") or {}):
         modifiers = (*modifiers, Modifier(-1, "ivre"))  # « un malus d'un point »
-    return pool(dice, d10, d6=d6, flat=flat, purpose=purpose, labels=modifiers)
+    return Pool(d10, d6, flat, tuple(modifiers))
+
+
+def precision_roll(dice: Dice, fighter: Mapping[str, Any], technique: Technique, *,
+                   extra_d10: int = 0, extra_d6: int = 0, modifiers: tuple[Modifier, ...] = (),
+                   single_die: bool = False, purpose: str = Purpose("accuracy")) -> RollRecord:
+    """The précision roll of ``precision_pool``."""
+    return precision_pool(fighter, technique, extra_d10=extra_d10, extra_d6=extra_d6,
+                          modifiers=modifiers, single_die=single_die).roll(dice, purpose)
 
 
 def technique(key: str) -> Technique:

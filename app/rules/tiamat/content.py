@@ -184,6 +184,19 @@ class Chain:
 
 
 @dataclass(frozen=True)
+class Hold:
+    """How a hold (« Soumission ») is escaped: an opposed test of ``test`` (Force / Force by
+    default), ``per_turn`` tries a turn (1, or 0: each try is an action, as many as the
+    actions left), what each try costs the victim (« energie », « sante »), and the state it
+    leaves when released (« sonne », « epuise »)."""
+
+    test: str = "force"
+    per_turn: int = 1
+    try_cost: str | None = None
+    released: str | None = None
+
+
+@dataclass(frozen=True)
 class Technique:
     key: str
     name: str
@@ -205,6 +218,19 @@ class Technique:
     chain: Chain | None = None
     also_ranged: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # The conditions a technique states, as data (« conditions » in the JSON), never read
+    # from its text: who may use it from the ground (« standing », the default; « ground »:
+    # standing or on the ground; « down »: only from the ground), what its target must be
+    # (« down », « standing », or « any »: on the ground whatever the location), the
+    # posture it ends in, whether a counter-attack is also an attack (Nukitsuke), the grave
+    # wounds it works despite, and how its hold is escaped.
+    user: str = "standing"
+    target: str | None = None
+    ends: str | None = None
+    also_attack: bool = False
+    works_wounded: tuple[str, ...] = ()
+    hold: Hold | None = None
+    no_furie: bool = False  # « Le personnage ne doit pas avoir de point de furie »
     # For English readers (``data/techniques_en.json``): the special rules and the weapon
     # needed in English; the names stay French (game terms). Empty: show the French.
     special_en: str = ""
@@ -231,6 +257,12 @@ class Technique:
     @property
     def is_defence(self) -> bool:
         return self.type in DEFENCE_TYPES or "contre_attaque" in self.attributes
+
+    @property
+    def counter_only(self) -> bool:
+        """« Contre-attaque : Cette technique doit être utilisée uniquement comme action de
+        défense » (Nukitsuke: « en attaque comme en défense »)."""
+        return "contre_attaque" in self.attributes and not self.also_attack
 
     @property
     def energie(self) -> int:
@@ -276,12 +308,31 @@ def techniques() -> dict[str, Technique]:
                         chain.get("stun_d6", False), chain.get("stun_fight", False),
                         chain.get("furie_d6", 0), chain.get("stand_up", False),
                         chain.get("location")) if chain else None,
-            also_ranged=bool(entry.get("also_ranged")))
+            also_ranged=bool(entry.get("also_ranged")), **_conditions(entry))
     for technique in found.values():
         for key in [k for group in technique.prerequisites for k in group] + list(
                 technique.combo):
             if key not in found:
                 raise ValueError(f"{technique.key}: unknown technique {key!r}")
+    return found
+
+
+USERS = ("standing", "ground", "down")
+TARGETS = (None, "down", "standing", "any")
+WOUNDABLE = ("bras", "jambes")
+
+
+def _conditions(entry: dict[str, Any]) -> dict[str, Any]:
+    """The technique's stated conditions (``Technique.user`` …), checked on loading."""
+    found = dict(entry.get("conditions") or {})
+    hold = found.pop("hold", None)
+    if hold is not None:
+        found["hold"] = Hold(**hold)
+    found["works_wounded"] = tuple(found.get("works_wounded", ()))
+    if found.get("user", "standing") not in USERS or found.get("target") not in TARGETS or (
+            not set(found["works_wounded"]) <= set(WOUNDABLE)) or found.get("ends") not in (
+            None, "standing", "down"):
+        raise ValueError(f"{entry['key']}: unreadable conditions {entry['conditions']!r}")
     return found
 
 

@@ -29,7 +29,8 @@ class TiamatRefusal(IllegalAction):
         "target_must_be_up": "{technique} needs a standing target",
         "target_down": "{technique} cannot reach a target on the ground",
         "not_a_defence": "{technique} is not a defence",
-        "defender_down": "on the ground, no dodge",
+        "defender_down": "on the ground: no parry, dodge or counter-attack (sitting or "
+                         "kneeling: parries only)",
         "not_against_ranged": "{technique} does not work against ranged attacks",
         "only_against_ranged": "{technique} works only against ranged attacks",
         "not_against_holds": "{technique} does not work against holds",
@@ -59,6 +60,21 @@ class TiamatRefusal(IllegalAction):
         "hang_gotonpo": "only a Gotonpo leaves the fighter hanging from the scenery",
         "not_chained": "{name} is not caught in this fighter's kusarigama",
         "immune": "{name} has Immunité biologique: neither poisoned nor ill",
+        "fight_decided": "the fight is decided: the GM ends the match, or corrects a value "
+                         "to let it go on",
+        "held": "{name} is held: it can only try to break free",
+        "two_handed": "{technique}: the arme de Kendo is held in both hands (no punch, no "
+                      "bare-hand parry)",
+        "terrorised": "terrorisé: {name} cannot spend énergie ({technique})",
+        "ko_needs_lethal": "{target} is KO: only a lethal attack still does anything "
+                           "({technique} is not lethal)",
+        "must_be_sheathed": "Héritage d'Hanzô Hattori: {name}'s sabre must be in its sheath",
+        "cannot_run": "{name} has a grave leg wound: no running",
+        "run_full_turn": "running takes the whole turn: no action spent yet",
+        "not_later": "{name} may wait only for a fighter who has not played yet this round",
+        "not_terrorised": "{name} is not terrorised by another fighter",
+        "fear_once": "{name} has already fought its fear this round",
+        "target_out": "{name} is out of the fight",
     }
     templates_fr: ClassVar[dict[str, str]] = {
         **IllegalAction.templates_fr,
@@ -82,7 +98,8 @@ class TiamatRefusal(IllegalAction):
         "target_must_be_up": "{technique} demande un adversaire debout",
         "target_down": "{technique} ne peut viser un adversaire à terre",
         "not_a_defence": "{technique} n'est pas une défense",
-        "defender_down": "à terre, pas d'esquive",
+        "defender_down": "à terre : ni parade, ni esquive, ni contre-attaque (assis ou à "
+                         "genoux : les parades seulement)",
         "not_against_ranged": "{technique} ne fonctionne pas contre les attaques à distance",
         "only_against_ranged": "{technique} ne fonctionne que contre les attaques à distance",
         "not_against_holds": "{technique} ne fonctionne pas contre les prises",
@@ -117,4 +134,22 @@ class TiamatRefusal(IllegalAction):
         "hang_gotonpo": "seul un Gotonpo laisse le personnage suspendu au décor",
         "not_chained": "{name} n'est pas pris dans la chaîne de ce kusarigama",
         "immune": "{name} a l'Immunité biologique : ni empoisonné ni malade",
+        "fight_decided": "le combat est joué : le MJ termine le match, ou corrige une valeur "
+                         "pour le poursuivre",
+        "held": "{name} est immobilisé : il ne peut que tenter de se libérer",
+        "two_handed": "{technique} : l'arme de Kendo se tient à deux mains (ni coup de poing, "
+                      "ni parade à mains nues)",
+        "terrorised": "terrorisé : {name} ne peut dépenser aucun point d'énergie "
+                      "({technique})",
+        "ko_needs_lethal": "{target} est KO : seule une attaque létale lui fait encore "
+                           "quelque chose ({technique} ne l'est pas)",
+        "must_be_sheathed": "Héritage d'Hanzô Hattori : le sabre de {name} doit être au "
+                            "fourreau",
+        "cannot_run": "{name} a une blessure grave à la jambe : plus de course possible",
+        "run_full_turn": "courir prend le tour complet : aucune action ne doit être dépensée",
+        "not_later": "{name} ne peut attendre qu'un combattant qui n'a pas encore joué ce "
+                     "tour",
+        "not_terrorised": "{name} n'est pas terrorisé par un autre combattant",
+        "fear_once": "{name} a déjà tenté de vaincre sa peur ce tour",
+        "target_out": "{name} est hors de combat",
     }

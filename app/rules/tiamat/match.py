@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from app.rules.dice import Dice
-from app.rules.match import ActionForm, Actor, Event, MatchSetup, State
+from app.rules.match import ActionForm, Actor, Event, MatchSetup, State, copy_state
 from app.rules.tiamat.combat import (
     LOCATION_NAMES,
     RANGE_MODIFIERS,
@@ -21,16 +22,21 @@ from app.rules.tiamat.combat import (
     attack_problem,
     defence_problem,
     degagement_cost,
+    hold_of,
+    is_down,
     rounds_left,
+    weapon_ok,
 )
 from app.rules.tiamat.content import (
     ARMOURS,
+    CHAR_NAMES,
     all_weapons,
     standard_techniques,
     techniques,
     weapon_spec,
 )
 from app.rules.tiamat.sheet import characteristics, derived
+from app.rules.tiamat.sides import OPPONENTS, PLAYERS, active, decided, outcome, side_of
 
 RULE_FURIE = "Tiamat § Conception du personnage / Points de furie"
 
@@ -79,6 +85,15 @@ def participant_from(pid: str, name: str, sheet: Mapping[str, Any],
         "temp_wounds": {},
         "hanging": False,  # Gotonpo: « suspendu d'une main à un élément du décor »
         "talent_used": [],  # talents that work once a fight (Ténacité, Sursaut d'énergie)
+        # The side it fights on (``sides.py``): the players' fighters against the others.
+        "side": PLAYERS if kind == "pj" or owner_id is not None else OPPONENTS,
+        "fled": False,  # « prend la fuite »: out of the fight
+        # « toujours parer avec … »: the defence that answers an attack by itself when it is
+        # legal and affordable (a technique, "instinctive", or None: ask its player).
+        "standing_defence": None,
+        "hold": None,  # the technique holding it (``Technique.hold``: how it escapes)
+        "terrorised_by": None, "fear_tried": 0,  # « Terrorisé »: whom to overcome, when tried
+        "free_move": False,  # henchmen: « une action de mouvement gratuite » this round
     }
 
 
@@ -101,15 +116,20 @@ def evolve(state: State, event: Event) -> State:
                      simultaneous=[], orders={}, orders_revealed={})
         return state
     if event.kind == "participant_added":
-        member = copy.deepcopy(payload["participant"])
+        member = copy_state(payload["participant"])
         state["participants"][member["id"]] = member
         return state
     for pid, fields in (payload.get("changes") or {}).items():
         participant = state["participants"].get(pid)
         if participant is not None:
-            participant.update(copy.deepcopy(fields))
+            participant.update(copy_state(fields))
     for key, value in (payload.get("set") or {}).items():
-        state[key] = copy.deepcopy(value)
+        state[key] = copy_state(value)
+    if event.kind == "orders_written" and "set" not in payload:
+        # The writer's own orders join the others' (a log from before carries the whole map
+        # under ``set``, folded above as it always was).
+        state["orders"] = {**(state.get("orders") or {}), payload["participant"]:
+                           payload["orders"]}
     if event.kind == "match_ended":
         state["status"] = "finished"
     return state
@@ -117,26 +137,58 @@ def evolve(state: State, event: Event) -> State:
 
 # — who may act ————————————————————————————————————————————————————————————————
 
-def active(participant: Mapping[str, Any]) -> bool:
-    if participant.get("kind") == "hommes_de_main":
-        return participant["down"] < participant["members"]
-    return not participant.get("ko") and not participant.get("dead")
+# The standard techniques a fighter reaches for first, after its own (a weapon's in hand
+# before the bare hands'): the form's first choice is the likely one.
+STANDARD_ORDER = ("attaque_armee", "visee", "tir_en_rafale", "coup_de_poing", "coup_de_pied",
+                  "lancer_de_projectile", "attaque_avec_arme_improvisee", "gifle")
 
 
-def usable_attacks(state: State, pid: str, *, free_options: list[dict] | None = None
-                   ) -> list[str]:
+@cache
+def _standard_in_order() -> list[str]:
+    """The standard techniques, likely ones first (the catalogue does not change: sorted
+    once, not at every defence a throw weighs)."""
+    return sorted(standard_techniques(), key=lambda k: (
+        STANDARD_ORDER.index(k) if k in STANDARD_ORDER else len(STANDARD_ORDER), k))
+
+
+def _repertoire(participant: Mapping[str, Any]) -> list[str]:
+    """The techniques a fighter may reach for: its own, then the standard ones (henchmen use
+    none that costs énergie or furie, « Beat them all § Points d'énergie »)."""
+    keys = list(dict.fromkeys(participant["techniques"] + _standard_in_order()))
+    if participant["kind"] != "hommes_de_main":
+        return keys
+    return [k for k in keys if not (techniques()[k].energie or techniques()[k].furie)]
+
+
+def usable_attacks(state: State, pid: str) -> list[str]:
+    """The attacks this fighter may make now, whatever the target; one needing the weapon in
+    its hand first."""
     participant = state["participants"][pid]
-    keys = list(dict.fromkeys(participant["techniques"] + standard_techniques()))
-    catalogue = techniques()
-    henchmen = participant["kind"] == "hommes_de_main"
-    found = []
-    for key in keys:
-        technique = catalogue[key]
-        if henchmen and (technique.energie or technique.furie):
-            continue  # « n'utilisent pas les techniques nécessitant la dépense de tels points »
-        if attack_problem(participant, None, technique) is None:
-            found.append(key)
-    return found
+    found = [key for key in _repertoire(participant)
+             if attack_problem(participant, None, techniques()[key]) is None]
+    armed = [key for key in found if techniques()[key].weapon and participant.get("weapon")]
+    return armed + [key for key in found if key not in armed]
+
+
+def targetable(participant: Mapping[str, Any]) -> bool:
+    """In the fight, or KO and alive (« S'il subit une attaque létale, il meurt »: only a
+    lethal technique reaches it, ``combat.target_problem``)."""
+    return active(participant) or (participant.get("ko") and not participant.get("dead")
+                                   and not participant.get("fled")
+                                   and participant.get("kind") != "hommes_de_main")
+
+
+def attack_choices(state: State, pid: str) -> tuple[list[str], list[str]]:
+    """(techniques, targets) for the attack form: only pairs the rules accept now — a
+    technique usable against at least one fighter there, a target at least one offered
+    technique can reach (never a fighter out of the fight)."""
+    participants = state["participants"]
+    me = participants[pid]
+    targets = [q for q, p in participants.items() if q != pid and targetable(p)]
+    allowed = {(key, q) for key in usable_attacks(state, pid) for q in targets
+               if attack_problem(me, participants[q], techniques()[key]) is None}
+    return ([key for key in usable_attacks(state, pid) if any(k == key for k, _ in allowed)],
+            [q for q in targets if any(t == q for _, t in allowed)])
 
 
 def defence_options(state: State) -> list[str]:
@@ -145,90 +197,47 @@ def defence_options(state: State) -> list[str]:
         return []
     defender = state["participants"][pending["target"]]
     attack = techniques()[pending["technique"]]
-    keys = list(dict.fromkeys(defender["techniques"] + standard_techniques()))
-    henchmen = defender["kind"] == "hommes_de_main"
-    found = []
-    for key in keys:
-        technique = techniques()[key]
-        if henchmen and (technique.energie or technique.furie):
-            continue
-        if defence_problem(defender, technique, attack, tuple(pending["attributes"]),
-                           bool(pending.get("free")), pending.get("ranged")) is None:
-            found.append(key)
-    return found
+    return [key for key in _repertoire(defender)
+            if defence_problem(defender, techniques()[key], attack,
+                               tuple(pending["attributes"]), bool(pending.get("free")),
+                               pending.get("ranged")) is None]
+
+
+def known_defences(participant: Mapping[str, Any]) -> list[str]:
+    """The defences a fighter could answer with in this fight (the weapon or device it asks
+    for is carried): the choices of its standing defence."""
+    arsenal = participant.get("arsenal") or {}
+    return [key for key in _repertoire(participant) if techniques()[key].is_defence
+            and any(weapon_ok(techniques()[key], spec, arsenal)
+                    for spec in (None, *arsenal.values()))]
+
+
+def later_fighters(state: State, pid: str) -> list[str]:
+    """Who has not played yet this round, after ``pid``: whom it may wait for."""
+    order = state.get("order") or []
+    start = order.index(pid) + 1 if pid in order else len(order)
+    return [q for q in order[start:] if active(state["participants"][q])]
 
 
 def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if actor.is_spectator or state.get("status") == "finished":
         return []
+    if decided(state):
+        return _after_the_fight(state, actor)
+    if state.get("pending"):
+        return _while_pending(state, actor)
     forms: list[ActionForm] = []
     participants = state.get("participants", {})
-    pending = state.get("pending")
-    ids = list(participants)
-    names = {pid: p["name"] for pid, p in participants.items()}
-    if pending:
-        defender = participants[pending["target"]]
-        if actor.controls(defender):
-            options = defence_options(state)
-            forms.append(ActionForm("defend", "Defend", "tiamat/_defend.html", {
-                "options": options, "pending": pending,
-                "names": names, "gotonpo": "gotonpo" in options}))
-        if actor.is_gm:
-            forms.append(ActionForm("gm_adjust", "Correct a value", "tiamat/_adjust.html",
-                                    {"participants": ids}))
-        return forms
     combo = state.get("combo")
-    turn = state.get("turn")
     if combo and actor.controls(participants[combo["pid"]]):
-        forms.append(ActionForm("combo", "Combo", "tiamat/_combo.html", {
-            "options": combo["options"], "target": combo["target"], "names": names}))
-    if actor.is_gm:
+        forms += _combo_forms(state, combo)
+    if actor.is_gm and not state.get("turn"):
         forms.append(ActionForm("roll_initiative", "Roll initiative",
                                 "tiamat/_initiative.html", {"participants": [
                                     pid for pid, p in participants.items() if active(p)]}))
+    turn = state.get("turn")
     if turn and actor.controls(participants[turn]) and active(participants[turn]):
-        me = participants[turn]
-        targets = [pid for pid, p in participants.items() if pid != turn and active(p)]
-        if me.get("held_by"):
-            if me["actions_left"] > 0:
-                forms.append(ActionForm("escape", "Break free", "tiamat/_escape.html", {
-                    "degagement": "degagement" in me["techniques"]
-                    and me["energie"] >= degagement_cost(me)
-                    and "terrorise" not in me["states"]}))
-        elif me["actions_left"] > 0:
-            attacks = usable_attacks(state, turn)
-            if attacks and targets:
-                forms.append(ActionForm("attack", "Attack", "tiamat/_attack.html", {
-                    "techniques": attacks, "targets": targets, "names": names,
-                    "ranges": list(RANGE_MODIFIERS), "situations": list(SITUATION_MODIFIERS),
-                    "locations": list(LOCATION_NAMES),
-                    "boost": "boost_d_energie" in me["talents"]}))
-            held = (me.get("arsenal") or {}).get(me.get("weapon") or "")
-            forms.append(ActionForm("manoeuvre", "Move or get ready", "tiamat/_manoeuvre.html",
-                                    {"weapons": [k for k in me["weapons"] if me["arsenal"].get(
-                                        k, {}).get("kind") != "artifice"],
-                                     "posture": me["posture"],
-                                     "weapon_names": {k: w["name"] for k, w in me[
-                                         "arsenal"].items()},
-                                     "terrains": list(TERRAINS),
-                                     "reload": bool(held and held.get("reload") and (
-                                         rounds_left(me, me["weapon"]) or 0) < held["ammo"])}))
-            chained = [pid for pid, p in participants.items()
-                       if p.get("held_by") == turn and p.get("held_with") == "kusarigama"]
-            if chained:
-                forms.append(ActionForm("kusarigama_throw", "Throw with the kusarigama",
-                                        "tiamat/_kusarigama.html",
-                                        {"targets": chained, "names": names}))
-            if me["posture"] != "a_terre":
-                forms.append(ActionForm("jump", "Jump", "tiamat/_jump.html", {
-                    "free": me["characteristics"]["habilete"],
-                    "most": me["characteristics"]["habilete"] + 5}))
-        finishable = [pid for pid, p in participants.items()
-                      if p.get("ko") and not p.get("dead") and pid != turn]
-        if finishable and me["actions_left"] == me["actions"]:
-            forms.append(ActionForm("coup_de_grace", "Finish off", "tiamat/_coup_de_grace.html",
-                                    {"targets": finishable, "names": names}))
-        forms.append(ActionForm("end_turn", "End the turn", "tiamat/_end_turn.html", {}))
+        forms += _turn_forms(state, turn)
     tied = [pid for group in state.get("simultaneous") or [] for pid in group
             if actor.controls(participants[pid])]
     if tied:
@@ -237,30 +246,201 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
     if actor.is_gm and state.get("orders"):
         forms.append(ActionForm("reveal_orders", "Reveal the orders", "tiamat/_reveal.html",
                                 {}))
-    if actor.is_gm or any(actor.controls(p) for p in participants.values()):
-        own = [pid for pid, p in participants.items() if actor.controls(p)]
-        forms.append(ActionForm("test", "Test", "tiamat/_test.html", {"participants": own}))
+    forms += _always(state, actor)
+    if actor.is_gm:
+        forms += _gm_tools(state)
+    return forms
+
+
+def _names(state: State) -> dict[str, str]:
+    return {pid: p["name"] for pid, p in state.get("participants", {}).items()}
+
+
+def _while_pending(state: State, actor: Actor) -> list[ActionForm]:
+    """An attack waits for its target's defence: only the defence, and the GM's
+    corrections."""
+    pending = state["pending"]
+    forms: list[ActionForm] = []
+    if actor.controls(state["participants"][pending["target"]]):
+        options = defence_options(state)
+        forms.append(ActionForm("defend", "Defend", "tiamat/_defend.html", {
+            "options": options, "pending": pending, "names": _names(state),
+            "gotonpo": "gotonpo" in options}))
     if actor.is_gm:
         forms.append(ActionForm("gm_adjust", "Correct a value", "tiamat/_adjust.html",
-                                {"participants": ids}))
-        forms.append(ActionForm("opposed", "Opposed roll", "tiamat/_opposed.html",
-                                {"participants": ids}))
-        forms.append(ActionForm("recover", "Rest and recovery", "tiamat/_recover.html",
-                                {"participants": [pid for pid, p in participants.items()
-                                                  if p["kind"] != "hommes_de_main"]}))
-        forms.append(ActionForm("end", "End the match", "tiamat/_end.html", {}))
+                                {"participants": list(state["participants"])}))
     return forms
+
+
+def finishers(state: State, actor: Actor, target: Mapping[str, Any]) -> list[str]:
+    """The fighters this actor plays that may finish ``target`` off once the fight is
+    decided: still in the fight, on another side."""
+    return [pid for pid, p in state["participants"].items() if actor.controls(p)
+            and active(p) and side_of(p) != side_of(target)]
+
+
+def _after_the_fight(state: State, actor: Actor) -> list[ActionForm]:
+    """One side can no longer fight: nobody is asked to play; the GM is awaited to end the
+    match (its form first), and may still correct a value to let the fight go on. A winner
+    may still finish off a beaten enemy (« Mise à mort »)."""
+    forms: list[ActionForm] = []
+    if actor.is_gm:
+        forms.append(ActionForm("end_match", "End the match", "tiamat/_end.html", {
+            "awaited": True, "outcome": outcome(state).to_dict()}))
+    participants = state["participants"]
+    beaten = [pid for pid, p in participants.items() if p.get("ko") and not p.get("dead")
+              and not p.get("fled") and finishers(state, actor, p)]
+    if beaten:
+        killers = list(dict.fromkeys(k for pid in beaten
+                                     for k in finishers(state, actor, participants[pid])))
+        forms.append(ActionForm("coup_de_grace", "Finish off", "tiamat/_coup_de_grace.html",
+                                {"targets": beaten, "names": _names(state),
+                                 "killers": killers, "after": True}))
+    forms += _always(state, actor)
+    if actor.is_gm:
+        forms += [form for form in _gm_tools(state) if form.kind != "end_match"]
+    return forms
+
+
+def _combo_forms(state: State, combo: Mapping[str, Any]) -> list[ActionForm]:
+    """The free follow-up on offer, and a way to let it go (so the turn may move on)."""
+    return [ActionForm("combo", "Combo", "tiamat/_combo.html", {
+                "options": combo["options"], "target": combo["target"],
+                "names": _names(state)}),
+            ActionForm("skip_combo", "Do not chain", "tiamat/_skip_combo.html", {})]
+
+
+def _turn_forms(state: State, turn: str) -> list[ActionForm]:
+    """What the fighter whose turn it is may do: a held fighter only tries to break free."""
+    participants = state["participants"]
+    me = participants[turn]
+    forms: list[ActionForm] = []
+    if me.get("held_by"):
+        if me["actions_left"] > 0:
+            forms.append(ActionForm("escape", "Break free", "tiamat/_escape.html", {
+                "degagement": "degagement" in me["techniques"]
+                and me["energie"] >= degagement_cost(me)
+                and "terrorise" not in me["states"],
+                "test": CHAR_NAMES[hold_of(me).test]}))
+    elif me["actions_left"] > 0:
+        forms += _action_forms(state, turn)
+    finishable = [pid for pid, p in participants.items()
+                  if p.get("ko") and not p.get("dead") and not p.get("fled") and pid != turn]
+    if finishable and me["actions_left"] == me["actions"] and not me.get("held_by"):
+        forms.append(ActionForm("coup_de_grace", "Finish off", "tiamat/_coup_de_grace.html",
+                                {"targets": finishable, "names": _names(state)}))
+    forms.append(ActionForm("end_turn", "End the turn", "tiamat/_end_turn.html", {}))
+    return forms
+
+
+def _action_forms(state: State, turn: str) -> list[ActionForm]:
+    participants = state["participants"]
+    me = participants[turn]
+    forms: list[ActionForm] = []
+    attacks, targets = attack_choices(state, turn)
+    if attacks and targets:
+        catalogue = techniques()
+        forms.append(ActionForm("attack", "Attack", "tiamat/_attack.html", {
+            "attacker": turn, "techniques": attacks, "targets": targets, "names": _names(state),
+            "ranges": list(RANGE_MODIFIERS), "situations": list(SITUATION_MODIFIERS),
+            "locations": list(LOCATION_NAMES),
+            # which optional fields the offered techniques read
+            "aimed": any(catalogue[k].location == "choix" for k in attacks),
+            "ranged": any(catalogue[k].type == "distance" or catalogue[k].also_ranged
+                          for k in attacks),
+            "throwable": any(catalogue[k].also_ranged for k in attacks),
+            "boost": "boost_d_energie" in me["talents"]}))
+    held = (me.get("arsenal") or {}).get(me.get("weapon") or "")
+    forms.append(ActionForm("manoeuvre", "Move or get ready", "tiamat/_manoeuvre.html",
+                            {"weapons": [k for k in me["weapons"] if me["arsenal"].get(
+                                k, {}).get("kind") != "artifice"],
+                             "posture": me["posture"], "free_move": bool(me.get("free_move")),
+                             "weapon_names": {k: w["name"] for k, w in me["arsenal"].items()},
+                             "terrains": list(TERRAINS),
+                             "reload": bool(held and held.get("reload") and (
+                                 rounds_left(me, me["weapon"]) or 0) < held["ammo"])}))
+    chained = [pid for pid, p in participants.items() if active(p)
+               and p.get("held_by") == turn and p.get("held_with") == "kusarigama"]
+    if chained:
+        forms.append(ActionForm("kusarigama_throw", "Throw with the kusarigama",
+                                "tiamat/_kusarigama.html",
+                                {"targets": chained, "names": _names(state)}))
+    if not is_down(me):
+        forms.append(ActionForm("jump", "Jump", "tiamat/_jump.html", {
+            "free": me["characteristics"]["habilete"],
+            "most": me["characteristics"]["habilete"] + 5}))
+    source = participants.get(me.get("terrorised_by") or "")
+    if "terrorise" in me["states"] and source and me.get("fear_tried") != state["round"]:
+        forms.append(ActionForm("overcome_fear", "Overcome the fear",
+                                "tiamat/_overcome_fear.html", {"source": source["name"]}))
+    later = later_fighters(state, turn)
+    if later:
+        forms.append(ActionForm("delay_turn", "Play after another fighter",
+                                "tiamat/_delay_turn.html",
+                                {"fighters": later, "names": _names(state)}))
+    return forms
+
+
+def _always(state: State, actor: Actor) -> list[ActionForm]:
+    """What a player (or the GM) may do at any moment of the fight: a test, and each of
+    their fighters' standing defence."""
+    participants = state.get("participants", {})
+    own = [pid for pid, p in participants.items() if actor.controls(p)]
+    if not own:
+        return []
+    testers = own
+    if state.get("round") and not decided(state) and not actor.is_gm:
+        testers = [pid for pid in own if pid == state.get("turn")]  # a test is an action
+    forms = [ActionForm("test", "Test", "tiamat/_test.html", {
+        "participants": testers, "helpers": [pid for pid, p in participants.items()
+                                             if actor.controls(p) and active(p)]})
+             ] if testers else []
+    defenders = [pid for pid in own if active(participants[pid])]
+    if defenders and not decided(state):
+        forms.append(ActionForm("standing_defence", "Standing defence",
+                                "tiamat/_standing_defence.html", {
+                                    "participants": defenders, "names": _names(state),
+                                    "options": {pid: known_defences(participants[pid])
+                                                for pid in defenders},
+                                    "current": {pid: participants[pid].get(
+                                        "standing_defence") for pid in defenders},
+                                    "setting": True}))
+    return forms
+
+
+def _gm_tools(state: State) -> list[ActionForm]:
+    participants = state.get("participants", {})
+    ids = list(participants)
+    return [
+        ActionForm("gm_adjust", "Correct a value", "tiamat/_adjust.html",
+                   {"participants": ids}),
+        ActionForm("opposed", "Opposed roll", "tiamat/_opposed.html", {"participants": ids}),
+        ActionForm("recover", "Rest and recovery", "tiamat/_recover.html",
+                   {"participants": [pid for pid, p in participants.items()
+                                     if p["kind"] != "hommes_de_main"]}),
+        ActionForm("end_match", "End the match", "tiamat/_end.html", {}),
+    ]
 
 
 def view(state: State, viewer: Actor) -> State:
     """Secret orders (« inscrivent secrètement leurs actions ») stay with their writer and the
-    GM until revealed: others only learn that orders were written."""
+    GM until revealed: others only learn that orders were written. A standing defence is its
+    fighter's player's and the GM's: an attacker learns it when it answers."""
+    if viewer.is_gm:
+        return state
+    participants = state.get("participants") or {}
     orders = state.get("orders") or {}
-    if viewer.is_gm or not orders:
+    hidden = [pid for pid, p in participants.items()
+              if p.get("standing_defence") and not viewer.controls(p)]
+    if not orders and not hidden:
         return state
     shown = copy.copy(state)
-    shown["orders"] = {pid: (text if viewer.controls(state["participants"][pid]) else "")
-                       for pid, text in orders.items()}
+    if orders:
+        shown["orders"] = {pid: (text if viewer.controls(participants[pid]) else "")
+                           for pid, text in orders.items()}
+    if hidden:
+        shown["participants"] = {pid: ({**p, "standing_defence": None} if pid in hidden
+                                       else p) for pid, p in participants.items()}
     return shown
 
 
@@ -272,7 +452,7 @@ def between_matches(state: State, sheets: Mapping[int, dict]) -> dict[int, dict]
         sheet = sheets.get(participant.get("character_id"))
         if sheet is None or participant["kind"] == "hommes_de_main":
             continue
-        new = copy.deepcopy(sheet)
+        new = copy_state(sheet)
         new["sante"] = 0 if participant["dead"] else participant["sante"]
         new["energie"] = participant["energie"]
         new["furie"] = 0

@@ -10,15 +10,23 @@ answers with its défense instinctive at once.
 
 from __future__ import annotations
 
-import copy
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from app.rules import notation
 from app.rules.action_fields import flag, int_field, require_gm, text_field
 from app.rules.dice import Dice, Modifier, RollRecord
-from app.rules.match import FIELD_LABELS, Actor, Event, IllegalAction, State, handler_for
+from app.rules.match import (
+    FIELD_LABELS,
+    Actor,
+    Event,
+    IllegalAction,
+    State,
+    copy_state,
+    handler_for,
+)
 from app.rules.purposes import Purpose
 from app.rules.tiamat.combat import (
     ARMED_PARADES,
@@ -30,31 +38,59 @@ from app.rules.tiamat.combat import (
     SITUATION_NAMES,
     TERRAIN_NAMES,
     TERRAINS,
+    Damage,
     apply_damage,
     attack_problem,
+    damage_expression,
     damage_pool,
     defence_problem,
     degagement_cost,
+    drawn_weapon,
     fires,
     held_weapon,
-    precision_roll,
+    hold_of,
+    is_down,
+    lethal_attack,
+    precision_pool,
     roll_location,
     rounds_left,
-    weapon_ok,
 )
 from app.rules.tiamat.content import (
     CHAR_NAMES,
     SKILL_NAMES,
+    Hold,
     Technique,
     techniques,
 )
 from app.rules.tiamat.errors import TiamatRefusal
-from app.rules.tiamat.match import active, defence_options
-from app.rules.tiamat.pools import DIFFICULTIES, DIFFICULTY_NAMES, opposed, pool, simple_test
+from app.rules.tiamat.match import active, defence_options, finishers, targetable
+from app.rules.tiamat.pools import (
+    DIFFICULTIES,
+    DIFFICULTY_NAMES,
+    Pool,
+    opposed,
+    pool,
+    simple_test,
+)
+from app.rules.tiamat.sides import SIDES, decided, side_of
 from app.rules.tiamat.talents import blind_fighter, has, once_left, test_dice
+from app.rules.tiamat.turns import (
+    RULE_INITIATIVE,
+    delay_turn,
+    end_match,
+    end_turn,
+    folded,
+    follow_on,
+    initiative,
+    next_turn,
+    refuse_when_decided,
+    require_turn,
+    skip_combo,
+    standing_defence,
+)
 
-RULE_INITIATIVE = "Tiamat § Combat « versus » / Initiative"
 RULE_MOVES = "Tiamat § Combat « versus » / Mouvements"
+RULE_FLEE = "Tiamat § Combat « Beat them all » / Exemple de combat (« prend la fuite »)"
 RULE_PREPARE = "Tiamat § Combat « versus » / Se préparer"
 RULE_POSTURE = "Tiamat § Combat « versus » / Posture"
 RULE_COMBO = "Tiamat § Techniques / Combo / Les enchaînements"
@@ -66,7 +102,7 @@ RULE_RUN = "Tiamat § Combat « versus » / Mouvements / Course ; Compétences /
 RULE_DURATION = "Tiamat § Techniques / Règles spéciales (« pendant 1D6 tours »)"
 RULE_GOTONPO = "Tiamat § LISTE DES TECHNIQUES / GOTONPO"
 RULE_KUSARIGAMA = "Tiamat § LISTE DES TECHNIQUES / CAPTURE DU KUSARIGAMA"
-DRAW_AND_SHOOT = ("tir_rapide", "shuriken")
+
 FOREVER = 10_000
 NAME_MAX = 80
 
@@ -99,147 +135,36 @@ def _rolls(*records: RollRecord | None) -> list[dict[str, Any]]:
     return [record.to_dict() for record in records if record is not None]
 
 
-def _expire(participant: Mapping[str, Any], round_number: int) -> dict[str, Any]:
-    return {name: until for name, until in (participant.get("states") or {}).items()
-            if until >= round_number}
-
-
-def _expiries(participant: Mapping[str, Any], round_number: int
-              ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """What ends when round ``round_number`` begins: states whose last round is over, and
-    grave wounds that lasted « 1D6 tours » (« Les effets spéciaux … ne durent en général que
-    jusqu'à la fin du tour suivant »). Returns (changes, what ended for the log)."""
-    states = participant.get("states") or {}
-    kept = _expire(participant, round_number)
-    ended_states = [name for name in states if name not in kept and name != "court"]
-    temp = participant.get("temp_wounds") or {}
-    healed = sorted(where for where, until in temp.items() if until < round_number)
-    changes: dict[str, Any] = {"states": kept}
-    if healed:
-        changes["temp_wounds"] = {w: u for w, u in temp.items() if w not in healed}
-        changes["wounds"] = [w for w in participant["wounds"] if w not in healed]
-    ended = {k: v for k, v in (("states", ended_states), ("wounds", healed)) if v}
-    return changes, ended
-
-
-# — initiative ————————————————————————————————————————————————————————————————
-
-def _initiative(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
-                ) -> list[Event]:
-    """« Chaque personnage lance autant de dés que sa valeur d'initiative … En cas d'égalité,
-    c'est le personnage ayant la caractéristique Rapidité la plus élevée »; a group of
-    henchmen rolls once and loses a tie to a single character; épuisé −1D10, a surprised
-    fighter one die (first round), an Impulsion +1, a sonné fighter acts last."""
-    require_gm(actor)
-    if state.get("pending"):
-        raise _refuse("attack_pending")
-    round_number = state["round"] + 1
-    surprised = [pid for pid in state["participants"] if flag(action, f"surprised_{pid}")]
-    if round_number > 1:
-        surprised = []
-    rolls: list[RollRecord] = []
-    changes: dict[str, dict[str, Any]] = {}
-    scores: dict[str, tuple] = {}
-    ended: dict[str, dict[str, Any]] = {}
-    for pid, p in state["participants"].items():
-        expiry, over = _expiries(p, round_number)
-        if over:
-            ended[pid] = over
-        if not active(p):
-            changes[pid] = {"actions_left": 0, "initiative": None, **expiry}
-            continue
-        states = expiry["states"]
-        d10 = p["characteristics"]["rapidite"] - ("epuise" in states) - ("aveugle" in states)
-        if pid in surprised:
-            d10 = 1
-        labels = (Modifier(p["impulsion"], "Impulsion"),) if p["impulsion"] else ()
-        if has(p, "reflexes_du_guepard"):  # house talent
-            labels = (*labels, Modifier(1, "Réflexes du guépard"))
-        record = pool(dice, d10, purpose=f"initiative — {p['name']}", labels=labels)
-        rolls.append(record)
-        stunned = "sonne" in states
-        left = max(0, p["actions"] - (1 if stunned else 0))
-        if p.get("held_by"):
-            left = min(left, 1)
-        changes[pid] = {"initiative": record.total, "actions_left": left, "impulsion": 0,
-                        "chain": [], **expiry}
-        scores[pid] = (0 if stunned else 1, record.total, p["characteristics"]["rapidite"],
-                       0 if p["kind"] == "hommes_de_main" else 1)
-    order = sorted(scores, key=lambda pid: scores[pid], reverse=True)
-    ties = [[pid for pid in order if scores[pid] == key] for key in dict.fromkeys(
-        scores[pid] for pid in order)]
-    simultaneous = [group for group in ties if len(group) > 1]
-    return [Event("initiative_rolled", {
-        "round": round_number, "order": order, "scores": {pid: changes[pid]["initiative"]
-                                                          for pid in order},
-        "simultaneous": simultaneous, "surprised": surprised, "rolls": _rolls(*rolls),
-        "ended": ended,
-        "names": {pid: p["name"] for pid, p in state["participants"].items()},
-        "changes": changes, "rule": RULE_INITIATIVE,
-        "set": {"round": round_number, "order": order, "turn": order[0] if order else None,
-                "combo": None, "surprised": surprised, "simultaneous": simultaneous,
-                "orders": {}, "orders_revealed": {}}})]
-
-
-def _require_turn(state: State, actor: Actor) -> dict[str, Any]:
-    if not state.get("round"):
-        raise _refuse("no_round")
-    if state.get("pending"):
-        raise _refuse("attack_pending")
-    turn = state.get("turn")
-    if turn is None:
-        raise _refuse("not_your_turn")
-    me = state["participants"][turn]
-    _control(actor, me)
-    return me
-
-
-def _next_turn(state: State, after: str) -> str | None:
-    order = state["order"]
-    start = order.index(after) + 1 if after in order else 0
-    for pid in order[start:]:
-        if active(state["participants"][pid]):
-            return pid
-    return None
-
-
-def _end_turn(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
-              ) -> list[Event]:
-    """« Retarder une action »: actions not spent are kept to defend until the round ends."""
-    me = _require_turn(state, actor)
-    following = _next_turn(state, me["id"])
-    return [Event("turn_ended", {"name": me["name"], "kept": me["actions_left"],
-                                 "next": following and state["participants"][following]["name"],
-                                 "set": {"turn": following, "combo": None}})]
-
-
 # — attacks —————————————————————————————————————————————————————————————————
 
-def _check_attack(attacker: dict, target: dict, technique: Technique, *, free: bool) -> None:
+def _check_attack(attacker: dict, target: dict, technique: Technique, *, free: bool,
+                  chain: str | None = None) -> None:
     if attacker["id"] == target["id"]:
         raise _refuse("target_self")
+    if not targetable(target):
+        raise _refuse("target_out", name=target["name"])
     if technique.key not in attacker["techniques"] and not technique.standard and not free:
         raise _refuse("not_known", name=attacker["name"], technique=technique.name)
     if attacker["kind"] == "hommes_de_main" and (technique.energie or technique.furie):
         raise _refuse("henchmen_no_points")
-    problem = attack_problem(attacker, target, technique, free=free)
+    problem = attack_problem(attacker, target, technique, free=free, chain=chain)
     if problem:
         raise _refuse(problem, name=attacker["name"], technique=technique.name,
-                      weapon=technique.weapon)
-    if not active(target):
-        raise _refuse("unknown_participant", participant=target["name"])
+                      weapon=technique.weapon, target=target["name"])
 
 
 def _modifiers(action: Mapping[str, Any], technique: Technique,
                attacker: Mapping[str, Any]) -> list[list]:
     """Ranged modifiers (« Attaque à distance ») and the GM's situational bonus; Œil d'aigle
-    ignores long range, Vision du ki darkness (house talents)."""
+    ignores long range, Vision du ki darkness (house talents). « Certaines armes n'ayant
+    qu'une seule valeur de portée, comme les shurikens, ne subissent pas ce modificateur »:
+    only a weapon with its three ranges (bout portant / courte / longue) takes one."""
     found: list[list] = []
     if technique.type == "distance" or (technique.also_ranged and flag(action, "ranged")):
         distance = _choice(action, "range", RANGE_NAMES, "courte")
-        if distance == "longue" and has(attacker, "oeil_d_aigle"):
-            pass
-        elif RANGE_MODIFIERS[distance]:
+        ignored = not three_ranges(attacker, technique) or (
+            distance == "longue" and has(attacker, "oeil_d_aigle"))
+        if RANGE_MODIFIERS[distance] and not ignored:
             found.append([RANGE_MODIFIERS[distance], {"bout_portant": "bout portant",
                                                       "longue": "longue portée"}[distance]])
         for key, value in SITUATION_MODIFIERS.items():
@@ -251,6 +176,14 @@ def _modifiers(action: Mapping[str, Any], technique: Technique,
     if bonus:
         found.append([bonus, "MJ"])
     return found
+
+
+def three_ranges(attacker: Mapping[str, Any], technique: Technique) -> bool:
+    """The technique fires the weapon in hand, and that weapon has three ranges (a
+    technique's own range — Capture du Kusarigama's 4 m, Lancer de projectile — is one)."""
+    weapon = held_weapon(attacker)
+    return technique.puissance.weapon and weapon is not None and len(
+        weapon.get("ranges") or ()) >= 3
 
 
 def _ammunition(attacker: dict, technique: Technique, ranged: bool, dice: Dice,
@@ -278,10 +211,9 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
     modifiers = _modifiers(action, technique, attacker)
     chosen = action.get("location") if technique.location == "choix" else None
     attributes = list(technique.attributes)
-    if technique.key == "nukitsuke":
+    if technique.also_attack:  # « En attaque la technique gagne l'attribut : attaque surprise »
         attributes = [a for a in attributes if a != "contre_attaque"]
-    weapon = held_weapon(attacker)
-    if technique.puissance.weapon and weapon is not None and weapon["letale"]:
+    if lethal_attack(attacker, technique):
         attributes.append("letale")  # « un pistolet ajoute l'attribut Létale »
     chain_info = techniques()[chain].chain if chain else None
     if chain_info:
@@ -304,8 +236,9 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
         boost = 1
     if "torse" in attacker["wounds"] and cost.get("energie"):
         cost["energie"] *= 2  # « Le coût de ses techniques … s'en trouve donc doublé »
-    if cost.get("energie") and (attacker["energie"] < cost["energie"] or "terrorise" in (
-            attacker.get("states") or {})):
+    if cost.get("energie") and "terrorise" in (attacker.get("states") or {}):
+        raise _refuse("terrorised", name=attacker["name"], technique=technique.name)
+    if cost.get("energie") and attacker["energie"] < cost["energie"]:
         raise _refuse("no_energie", technique=technique.name)
     if cost.get("energie"):
         changes["energie"] = max(0, attacker["energie"] - cost["energie"])
@@ -322,6 +255,8 @@ def _declare(state: State, attacker: dict, target: dict, technique: Technique,
     if pending["ranged"] and target.get("states", {}).get("court") == state["round"] and not (
             flag(action, "situation_cible_court")):
         pending["modifiers"].append([-3, SITUATION_NAMES["cible_court"]])  # « Course »
+    if pending["ranged"] and is_down(target) and not flag(action, "situation_cible_a_terre"):
+        pending["modifiers"].append([-2, SITUATION_NAMES["cible_a_terre"]])  # « Cible à terre »
     ammo = _ammunition(attacker, technique, pending["ranged"], dice, changes)
     if attacker.get("hanging") and technique.key != "shuriken":
         # Gotonpo: « s'il tente une autre action, il la terminera en rejoignant le sol ».
@@ -351,32 +286,39 @@ def _gm_modifier_only(action: Mapping[str, Any], actor: Actor) -> None:
 
 def _attack(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             ) -> list[Event]:
+    events = declare_attack(state, action, actor, dice)
+    return events + _auto_defence(state, events, dice)
+
+
+def declare_attack(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                   ) -> list[Event]:
+    """The attack declared (its cost spent, nothing rolled but a burst's rounds), before
+    its target answers."""
     _gm_modifier_only(action, actor)
-    attacker = _require_turn(state, actor)
+    attacker = require_turn(state, actor)
     target = _participant(state, action, "target")
     technique = _technique(action)
-    drawn = None
-    if technique.key in DRAW_AND_SHOOT and not weapon_ok(technique, held_weapon(attacker)):
-        # « Le personnage peut dégainer son arme et tirer en même temps » (Tir rapide,
-        # Shuriken): the first suitable weapon carried comes to hand with the attack.
-        drawn = next((key for key, spec in attacker["arsenal"].items()
-                      if weapon_ok(technique, spec)), None)
-        if drawn:
-            attacker = {**attacker, "weapon": drawn}
-    if technique.key == "morsure_du_cobra" and (attacker.get("initiative") or 0) <= (
-            target.get("initiative") or 0):
-        raise _refuse("cobra_initiative", technique=technique.name)
+    drawn = drawn_weapon(attacker, technique)
+    if drawn:
+        attacker = {**attacker, "weapon": drawn}
     _check_attack(attacker, target, technique, free=False)
     events = _declare(state, attacker, target, technique, action, free=False, dice=dice)
     if drawn:
         events[0].payload["changes"][attacker["id"]]["weapon"] = drawn
         events[0].payload["drawn"] = attacker["arsenal"][drawn]["name"]
-    return events + _auto_defence(state, events, dice)
+    return events
 
 
 def _combo(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    events = declare_combo(state, action, actor, dice)
+    return events + _auto_defence(state, events, dice)
+
+
+def declare_combo(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                  ) -> list[Event]:
     """« Combo »: the next technique is free (no action, no cost); a chain's finisher costs
-    the chain's price instead and carries its bonus (« Les enchaînements »)."""
+    the chain's price instead and carries its bonus (« Les enchaînements »). Declared, before
+    its target answers."""
     _gm_modifier_only(action, actor)
     combo = state.get("combo")
     if not combo or state.get("pending"):
@@ -388,35 +330,73 @@ def _combo(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) ->
     technique = techniques()[option["technique"]]
     target = state["participants"][combo["target"]]
     chain = option.get("chain")
+    chain_info = techniques()[chain].chain if chain else None
+    events: list[Event] = []
+    if chain_info and chain_info.stand_up and is_down(attacker):
+        # Enchaînement de la Panthère: « Il se relève ensuite gratuitement » before its blow.
+        events.append(Event("manoeuvred", {"name": attacker["name"], "what": "stand_up",
+                                           "free": True, "rule": RULE_COMBO,
+                                           "changes": {attacker["id"]: {"posture": "debout"}}}))
+        attacker = {**attacker, "posture": "debout"}
+    if chain == "heritage_d_hanzo_hattori" and held_weapon(attacker):
+        # « son sabre doit être dans son fourreau »: Nukitsuke draws it in the same blow.
+        raise _refuse("must_be_sheathed", name=attacker["name"])
     if chain:
         price = techniques()[chain].cost
         if price.get("furie", 0) > attacker["furie"]:
             raise _refuse("no_furie", technique=techniques()[chain].name)
-    problem = attack_problem(attacker, target, technique, free=True)
-    if problem:
-        raise _refuse(problem, name=attacker["name"], technique=technique.name,
-                      weapon=technique.weapon)
-    events = _declare(state, attacker, target, technique, action, free=True, chain=chain,
-                      dice=dice)
-    return events + _auto_defence(state, events, dice)
+        if techniques()[chain].no_furie and attacker["furie"]:
+            raise _refuse("no_furie_allowed", technique=techniques()[chain].name)
+    drawn = drawn_weapon(attacker, technique)
+    if drawn:
+        attacker = {**attacker, "weapon": drawn}
+    _check_attack(attacker, target, technique, free=True, chain=chain)
+    declared = _declare(folded(state, events), attacker, target, technique, action, free=True,
+                        chain=chain, dice=dice)
+    if drawn:
+        declared[0].payload["changes"][attacker["id"]]["weapon"] = drawn
+        declared[0].payload["drawn"] = attacker["arsenal"][drawn]["name"]
+    return events + declared
+
+
+def automatic_answer(after: State) -> tuple[str | None, Technique | None]:
+    """How the pending attack is answered at once: ``"forced"`` when its target has nothing
+    to choose (no action left, KO, held, no defence usable: its défense instinctive),
+    ``"standing"`` for a standing defence legal and affordable against it (« toujours parer
+    avec … »), with that defence (None: the défense instinctive); ``(None, None)``: the
+    target is asked."""
+    defender = after["participants"][after["pending"]["target"]]
+    options = defence_options(after)
+    if defender["actions_left"] <= 0 or defender.get("ko") or defender.get("held_by") or (
+            not options):
+        return "forced", None
+    standing = defender.get("standing_defence")
+    if standing == "instinctive":
+        return "standing", None
+    if standing in options:
+        return "standing", techniques()[standing]
+    return None, None
 
 
 def _auto_defence(state: State, declared: list[Event], dice: Dice) -> list[Event]:
-    """A target with no action left, KO or held defends by instinct at once."""
-    from app.rules.match import fold
-    from app.rules.tiamat import system
-
-    after = fold(system.TIAMAT, declared, state)
-    pending = after["pending"]
-    defender = after["participants"][pending["target"]]
-    if defender["actions_left"] > 0 and not defender.get("ko") and not defender.get(
-            "held_by") and defence_options(after):
+    """The attack answered at once when ``automatic_answer`` says so; else it waits."""
+    after = folded(state, declared)
+    how, defence = automatic_answer(after)
+    if how is None:
         return []
-    return _resolve(after, None, dice)
+    return _resolve(after, defence, dice, standing=how == "standing")
 
 
 def _defend(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             ) -> list[Event]:
+    defence, hang = chosen_defence(state, action, actor)
+    return _resolve(state, defence, dice, hang=hang)
+
+
+def chosen_defence(state: State, action: Mapping[str, Any], actor: Actor
+                   ) -> tuple[Technique | None, bool]:
+    """The defence the form chooses against the pending attack (None: the défense
+    instinctive), checked, and Gotonpo's « suspendu »."""
     pending = state.get("pending")
     if not pending:
         raise _refuse("nothing_to_defend")
@@ -426,7 +406,7 @@ def _defend(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if flag(action, "hang") and choice != "gotonpo":
         raise _refuse("hang_gotonpo")
     if choice == "instinctive":
-        return _resolve(state, None, dice)
+        return None, False
     technique = _technique(action)
     if technique.key not in defender["techniques"] and not technique.standard:
         raise _refuse("not_known", name=defender["name"], technique=technique.name)
@@ -436,7 +416,7 @@ def _defend(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if problem:
         raise _refuse(problem, name=defender["name"], technique=technique.name,
                       weapon=technique.weapon)
-    return _resolve(state, technique, dice, hang=flag(action, "hang"))
+    return technique, flag(action, "hang")
 
 
 def _effects(state: State, attacker: dict, target: dict, technique: Technique,
@@ -483,6 +463,8 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
         if attribute in attributes:
             states[name] = max(states.get(name, 0), round_number + 1)
             notes.append(name)
+            if name == "terrorise":  # « provoquée par un autre personnage »: who to face
+                t["terrorised_by"] = attacker["id"]
     if "desarmante" in attributes and target.get("weapon"):
         t["weapon"] = None
         notes.append("desarme")
@@ -491,6 +473,7 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
     if "soumission" in attributes:
         t["held_by"] = attacker["id"]
         t["held_with"] = "kusarigama" if technique.key == "capture_du_kusarigama" else None
+        t["hold"] = technique.key  # how it is escaped (``Technique.hold``)
         t["escape_tries"] = target["characteristics"]["force"]
         notes.append("soumission")
     if "impulsion" in attributes:
@@ -520,12 +503,8 @@ def _effects(state: State, attacker: dict, target: dict, technique: Technique,
             if left is not None:  # the magazine goes with the weapon
                 a["ammo"] = {**(attacker.get("ammo") or {}), key: left}
             notes.append("weapon_taken")
-    if technique.key == "ma_sutemi_waza":
+    if technique.ends == "down":  # Ma-Sutemi-Waza, Elbow drop: the attacker goes down too
         a["posture"] = "a_terre"
-    if technique.key == "elbow_drop":
-        a["posture"] = "a_terre"
-    if chain_info and chain_info.stand_up:
-        a["posture"] = "debout"
     if states != (target.get("states") or {}):
         t["states"] = states
     return t, a, notes
@@ -544,18 +523,30 @@ def state_malus(fighter: Mapping[str, Any], technique: Any) -> int:
             + ("epuise" in states and char == "rapidite"))
 
 
-def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool = False
-             ) -> list[Event]:
-    """Précision against the defence (« strictement supérieur » hits), then location,
-    puissance − (endurance + armure), furie, grave wounds, KO, death and the attributes."""
+@dataclass(frozen=True)
+class Exchange:
+    """What an attack and its answer throw before anything else: the attacker's précision
+    pool, the defence's (None: a KO target, inert), an attack that cannot be stopped by this
+    defence (« imparable », « inévitable ») and a surprise. ``_resolve`` rolls it; the odds
+    (``app.rules.tiamat.odds``) work out the same pools exactly."""
+
+    attack: Pool
+    defence: Pool | None
+    auto_fail: str | None
+    surprise: bool
+    helpers: int
+
+
+def exchange(state: State, defence: Technique | None) -> Exchange:
+    """The pools of the pending attack answered by ``defence`` (None: the défense
+    instinctive) — « Résolution d'une attaque », « Attaque surprise », « Agir en équipe »."""
     pending = state["pending"]
     attacker = state["participants"][pending["attacker"]]
     defender = state["participants"][pending["target"]]
     technique = techniques()[pending["technique"]]
-    attributes = list(pending["attributes"])
+    attributes = pending["attributes"]
     chain = pending.get("chain")
     chain_info = techniques()[chain].chain if chain else None
-    rolls: list[RollRecord] = []
     henchmen_attack = attacker["kind"] == "hommes_de_main"
     helpers = max(0, attacker["members"] - attacker["down"] - 1) if henchmen_attack else 0
     attack_d10 = pending["prepared"] + helpers + (chain_info.precision_d10 if chain_info else 0)
@@ -564,67 +555,116 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
     # the pending attack (state) keeps the GM's bonus as "MJ": said in the reader's words
     labels = tuple(Modifier(value, Purpose("GM") if label == "MJ" else label)
                    for value, label in pending["modifiers"])
-    attack_roll = precision_roll(
-        dice, attacker, technique, extra_d10=attack_d10,
+    attack = precision_pool(
+        attacker, technique, extra_d10=attack_d10,
         extra_d6=(chain_info.precision_d6 if chain_info else 0) + attacker.get("next_d6", 0),
-        modifiers=labels, purpose=Purpose("accuracy — {technique}", technique=technique.name))
-    rolls.append(attack_roll)
+        modifiers=labels)
     surprise = "attaque_surprise" in attributes and "sixieme_sens" not in defender["talents"]
-    d_changes: dict[str, Any] = {}
-    a_changes: dict[str, Any] = {"next_d6": 0} if attacker.get("next_d6") else {}
-    if technique.key == "panthere_bondissante":
-        a_changes["posture"] = "debout"  # « Que l'attaque soit un succès ou non … debout »
     auto_fail = None
-    if defence is None:
+    answer: Pool | None
+    if defence is None and defender.get("ko"):
+        # « KO … il est inerte et ne peut plus rien faire »: no défense instinctive.
+        answer = None
+    elif defence is None:
         d10 = 1 if surprise else defender["defense_instinctive"] + has(
             defender, "instinct_de_survie")  # house talent: +1D10
-        defence_roll = pool(dice, d10 - (1 if "tete" in defender["wounds"] else 0),
-                            purpose=Purpose("instinctive defence"))
+        drunk = (Modifier(-1, "ivre"),) if "ivre" in defender["states"] else ()
+        answer = Pool(d10 - (1 if "tete" in defender["wounds"] else 0), labels=drunk)
     else:
-        d_changes["actions_left"] = defender["actions_left"] - 1
-        cost = dict(defence.cost)
-        if "torse" in defender["wounds"] and cost.get("energie"):
-            cost["energie"] *= 2
-        if cost.get("energie"):
-            d_changes["energie"] = max(0, defender["energie"] - cost["energie"])
-        if cost.get("furie"):
-            d_changes["furie"] = max(0, defender["furie"] - cost["furie"])
-        counter = "contre_attaque" in defence.attributes or defence.key == "nukitsuke"
+        counter = "contre_attaque" in defence.attributes
         if defence.type == "parade" and "imparable" in attributes and not counter:
             auto_fail = "imparable"
         if defence.type == "esquive" and "inevitable" in attributes and not counter:
             auto_fail = "inevitable"
         extra = defender["prepared"] + (helpers_of(defender))
-        if defender["prepared"]:
-            d_changes["prepared"] = 0
         if technique.key == "do_giri" and defence.type == "esquive":
             extra -= 1  # « un malus d'1D10 s'il tente une esquive contre un Do giri »
         extra -= state_malus(defender, defence)
-        defence_roll = precision_roll(dice, defender, defence, extra_d10=extra,
-                                      extra_d6=defender.get("next_d6", 0), single_die=surprise,
-                                      purpose=Purpose("defence — {technique}",
-                                                      technique=defence.name))
-        if defender.get("next_d6"):
-            d_changes["next_d6"] = 0
-    rolls.append(defence_roll)
-    hit = auto_fail is not None or attack_roll.total > defence_roll.total
+        answer = precision_pool(defender, defence, extra_d10=extra,
+                                extra_d6=defender.get("next_d6", 0), single_die=surprise)
+    return Exchange(attack, answer, auto_fail, surprise, helpers)
+
+
+def defence_changes(defender: Mapping[str, Any], defence: Technique) -> dict[str, Any]:
+    """What answering with a defence technique spends: an action, its énergie (doubled by a
+    torso wound) or furie, the preparation and Tai-sabaki's D6; Nukitsuke draws the sword
+    in the same movement."""
+    changes: dict[str, Any] = {"actions_left": defender["actions_left"] - 1}
+    cost = dict(defence.cost)
+    if "torse" in defender["wounds"] and cost.get("energie"):
+        cost["energie"] *= 2
+    if cost.get("energie"):
+        changes["energie"] = max(0, defender["energie"] - cost["energie"])
+    if cost.get("furie"):
+        changes["furie"] = max(0, defender["furie"] - cost["furie"])
+    if defender["prepared"]:
+        changes["prepared"] = 0
+    if defender.get("next_d6"):
+        changes["next_d6"] = 0
+    drawn = drawn_weapon(defender, defence)
+    if drawn:
+        changes["weapon"] = drawn
+    return changes
+
+
+def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool = False,
+             standing: bool = False) -> list[Event]:
+    """Précision against the defence (« strictement supérieur » hits), then location,
+    puissance − (endurance + armure), furie, grave wounds, KO, death and the attributes."""
+    pending = state["pending"]
+    attacker = state["participants"][pending["attacker"]]
+    defender = state["participants"][pending["target"]]
+    technique = techniques()[pending["technique"]]
+    attributes = list(pending["attributes"])
+    chain = pending.get("chain")
+    rolls: list[RollRecord] = []
+    pools = exchange(state, defence)
+    helpers, surprise, auto_fail = pools.helpers, pools.surprise, pools.auto_fail
+    attack_roll = pools.attack.roll(dice, Purpose("accuracy — {technique}",
+                                                  technique=technique.name))
+    rolls.append(attack_roll)
+    d_changes: dict[str, Any] = {}
+    a_changes: dict[str, Any] = {"next_d6": 0} if attacker.get("next_d6") else {}
+    if technique.user == "down" and technique.ends == "standing":
+        # Panthère bondissante: « Que l'attaque soit un succès ou non, il termine l'action
+        # debout ».
+        a_changes["posture"] = "debout"
+    if pools.defence is None:
+        defence_roll = None
+    elif defence is None:
+        defence_roll = pools.defence.roll(dice, Purpose("instinctive defence"))
+    else:
+        d_changes = defence_changes(defender, defence)
+        defence_roll = pools.defence.roll(dice, Purpose("defence — {technique}",
+                                                        technique=defence.name))
+    defence_total = defence_roll.total if defence_roll else 0
+    if defence_roll:
+        rolls.append(defence_roll)
+    hit = auto_fail is not None or attack_roll.total > defence_total
     countered = (defence is not None and auto_fail is None and (
-        "contre_attaque" in defence.attributes or defence.key == "nukitsuke")
-        and defence_roll.total > attack_roll.total)
+        "contre_attaque" in defence.attributes) and defence_total > attack_roll.total)
     payload: dict[str, Any] = {
         "attacker": attacker["name"], "target": defender["name"], "technique": technique.name,
         "defence": defence.name if defence else None, "attack_total": attack_roll.total,
-        "defence_total": defence_roll.total, "auto_fail": auto_fail, "hit": hit,
+        "defence_total": defence_total, "auto_fail": auto_fail, "hit": hit,
         "surprise": surprise, "helpers": helpers, "chain": chain and techniques()[chain].name,
         "rule": RULE_ATTACK}
+    if standing:
+        payload["standing"] = True
+    if defence_roll is None:
+        payload["inert"] = True
     changes: dict[str, dict[str, Any]] = {attacker["id"]: a_changes, defender["id"]: d_changes}
     combo: dict[str, Any] | None = None
     attacker_chain = list(attacker.get("chain") or [])
     defender_chain = list(defender.get("chain") or [])
     if countered:
         payload["countered"] = True
-        _strike(state, defender, attacker, defence, list(defence.attributes), dice, rolls,
+        striker = {**defender, **d_changes}  # a sword drawn by the counter strikes with it
+        counter = counter_attributes(striker, defence)
+        _strike(state, striker, attacker, defence, counter, dice, rolls,
                 payload, changes, pending_location=None, prefix="counter_")
+        if defence.ends == "standing":
+            changes[defender["id"]]["posture"] = "debout"
         attacker_chain = []
         defender_chain.append(defence.key)
         combo = _combo_offer(defender, attacker, defender_chain, defence)
@@ -632,6 +672,8 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
         _strike(state, attacker, defender, technique, attributes, dice, rolls, payload,
                 changes, pending_location=pending.get("location"), prefix="",
                 chain=chain)
+        if technique.ends == "standing":  # Nukitsuke: « termine son action debout »
+            changes[attacker["id"]]["posture"] = "debout"
         attacker_chain = [] if chain else [*attacker_chain, technique.key]
         if not chain:
             combo = _combo_offer(attacker, defender, attacker_chain, technique)
@@ -682,17 +724,20 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
     if fell:
         payload["fell"] = fell
     turn = state.get("turn")
+    if combo and not active({**state["participants"][combo["target"]],
+                             **changes.get(combo["target"], {})}):
+        combo = None  # no follow-up against a fighter the blow put out of the fight
     following: dict[str, Any] = {"pending": None, "combo": combo}
     turn_p = state["participants"].get(turn) if turn else None
     if countered and defence.key == "ma_sutemi_waza" and turn == attacker["id"]:
         # « Le tour de jeu de l'adversaire prend fin immédiatement » (its actions left stay
         # for defending).
-        following["turn"] = _next_turn(state, turn)
+        following["turn"] = next_turn(state, turn)
     elif turn_p is not None:
         merged = {**turn_p, **changes.get(turn, {})}
         if (merged.get("ko") or merged.get("dead") or (
                 merged["kind"] == "hommes_de_main" and merged["down"] >= merged["members"])):
-            following["turn"] = _next_turn(state, turn)
+            following["turn"] = next_turn(state, turn)
     revived = _exhausted(changes, state)
     if revived:
         payload["sursaut"] = revived
@@ -700,6 +745,16 @@ def _resolve(state: State, defence: Technique | None, dice: Dice, *, hang: bool 
                    set=following, combo=[o["technique"] for o in (combo or {}).get(
                        "options", [])])
     return [Event("attack_resolved", payload)]
+
+
+def counter_attributes(striker: Mapping[str, Any], defence: Technique) -> list[str]:
+    """A counter-attack's attributes: the defence's own (« En défense … contre-attaque »:
+    not its surprise), and Létale by its weapon."""
+    counter = [a for a in defence.attributes if not (
+        defence.also_attack and a == "attaque_surprise")]
+    if lethal_attack(striker, defence):
+        counter.append("letale")
+    return counter
 
 
 def _lethal_parry(state: State, attacker: dict, defender: dict, technique: Technique,
@@ -714,10 +769,9 @@ def _lethal_parry(state: State, attacker: dict, defender: dict, technique: Techn
     if attack is None:
         return
     rolls += [record for record in (attack, parry) if record is not None]
-    resisted = (parry.total if parry else 0) + int(defender.get("armour", 0))
-    loss = max(0, attack.total - resisted)
     merged = {**defender, **changes.get(defender["id"], {})}
-    loss = min(loss, merged["sante"])
+    resisted, loss, dead = parry_damage(defender, merged, attack.total,
+                                        parry.total if parry else 0)
     payload["lethal_parry"] = {"attack": attack.total, "parry": resisted, "loss": loss,
                                "rule": RULE_LETHAL}
     if loss <= 0 or defender["kind"] == "hommes_de_main":
@@ -726,9 +780,19 @@ def _lethal_parry(state: State, attacker: dict, defender: dict, technique: Techn
     t["sante"] = merged["sante"] - loss
     if "terrorise" not in merged.get("states", {}):
         t["furie"] = min(defender["furie_max"], merged["furie"] + 1)
-    if t["sante"] <= 0:
+    if dead:
         t.update(ko=True, dead=True, posture="a_terre", actions_left=0)
         payload["lethal_parry"]["dead"] = True
+
+
+def parry_damage(defender: Mapping[str, Any], merged: Mapping[str, Any], attack: int,
+                 parry: int) -> tuple[int, int, bool]:
+    """« Dommages létaux » parried bare-handed: (Puissance de la parade + armure, santé lost,
+    death). A group of henchmen loses nothing this way."""
+    resisted = parry + int(defender.get("armour", 0))
+    loss = min(max(0, attack - resisted), merged["sante"])
+    dead = loss > 0 and defender["kind"] != "hommes_de_main" and merged["sante"] - loss <= 0
+    return resisted, loss, dead
 
 
 def _exhausted(changes: dict[str, dict[str, Any]], state: State) -> list[str]:
@@ -764,59 +828,26 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
             changes: dict, *, pending_location: str | None, prefix: str,
             chain: str | None = None) -> None:
     """A blow that went through: location, puissance, damage and the attributes."""
-    chain_info = techniques()[chain].chain if chain else None
     tech = technique
-    down = target["posture"] == "a_terre"
-    if chain_info and chain_info.location:
-        location, loc_roll = chain_info.location, None
-        location = "torse" if location == "haut" else location
-    else:
-        location, loc_roll = roll_location(dice, tech, down, pending_location)
+    location, loc_roll = strike_location(dice, target, tech, chain, pending_location)
     if loc_roll:
         rolls.append(loc_roll)
-    extra_d6 = chain_info.puissance_d6 if chain_info else 0
-    if tech.key == "tsuki" and location == "tete":
-        extra_d6 += 1  # « Ajoute 1D6 à la puissance de l'arme si l'attaque touche la tête »
-    if has(attacker, "rage_du_taureau") and attacker["furie_max"] and not tech.puissance.none \
-            and attacker["furie"] * 2 >= attacker["furie_max"]:
-        extra_d6 += 1  # house talent: Rage du taureau
+    expression, rage = strike_power(attacker, tech, chain, location)
+    if rage:
         payload[prefix + "rage"] = True
-    record = damage_pool(attacker, tech, extra_d6=extra_d6, dice=dice,
-                         purpose=Purpose("power — {technique}", technique=tech.name))
+    record = None if expression is None else notation.roll(
+        expression, dice, purpose=Purpose("power — {technique}", technique=tech.name))
     if record:
         rolls.append(record)
     t = dict(changes.get(target["id"]) or {})
-    merged_target = {**target, **t}
-    henchmen = target["kind"] == "hommes_de_main"
-    lethal_parry = None
-    if henchmen:
-        endurance = target["characteristics"]["endurance"]
-        armour = 0 if "fracassante" in attributes else target["armour"]
-        loss = max(0, (record.total if record else 0) - endurance - armour)
-        out = loss >= 1 or "attaque_surprise" in attributes
-        payload[prefix + "damage"] = {"roll": record and record.total, "endurance": endurance,
-                                      "armour": armour, "loss": loss, "location": location,
-                                      "henchman_out": out,
-                                      "dead": out and "letale" in attributes}
-        if out:
+    hurt, damage = strike_damage(target, {**target, **t}, record, location, tech, attributes)
+    payload[prefix + "damage"] = hurt
+    if damage is None:
+        if hurt["henchman_out"]:
             t["down"] = target["down"] + 1
     else:
-        damage = apply_damage(merged_target, record, location, tuple(attributes))
-        if "blessure" in attributes and "équivalent d'une blessure grave" in tech.special:
-            damage.grave = True
-        payload[prefix + "damage"] = {
-            "roll": record and record.total, "endurance": damage.endurance,
-            "armour": damage.armour, "loss": damage.loss, "location": location,
-            "grave": damage.grave, "ko": damage.ko, "dead": damage.dead,
-            "sante_before": target["sante"], "sante": target["sante"] - damage.loss}
-        lethal_parry = None
-        if damage.ko and once_left(target, "tenacite"):
-            # house talent Ténacité: once a fight, the blow leaves 1 santé.
-            damage.loss = max(0, target["sante"] - 1)
-            damage.ko = damage.dead = False
+        if hurt.get("tenacite"):
             t["talent_used"] = [*(target.get("talent_used") or []), "tenacite"]
-            payload[prefix + "damage"].update(loss=damage.loss, sante=1, ko=False,
-                                              dead=False, tenacite=True)
         t["sante"] = target["sante"] - damage.loss
         if damage.furie_gained:
             t["furie"] = min(target["furie_max"], target["furie"] + damage.furie_gained)
@@ -850,7 +881,6 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
             for other in state["participants"].values():  # a hurt holder lets go
                 if other.get("held_by") == target["id"] and other["id"] != attacker["id"]:
                     changes.setdefault(other["id"], {})["held_by"] = None
-    del lethal_parry
     durations: dict[str, int] = {}
     eff_t, eff_a, notes = _effects(state, attacker, {**target, **t}, tech, attributes,
                                    0, location, dice, chain, rolls, durations)
@@ -860,6 +890,61 @@ def _strike(state: State, attacker: dict, target: dict, technique: Technique,
     changes[target["id"]] = t
     changes[attacker["id"]] = {**changes.get(attacker["id"], {}), **eff_a}
     payload[prefix + "effects"] = notes
+
+
+def strike_location(dice: Dice, target: Mapping[str, Any], technique: Technique,
+                    chain: str | None, chosen: str | None) -> tuple[str, RollRecord | None]:
+    """Where a blow that went through lands (« Localisation »): a chain's own location, or
+    the technique's table (a 1D10), or the location chosen."""
+    chain_info = techniques()[chain].chain if chain else None
+    if chain_info and chain_info.location:
+        return ("torse" if chain_info.location == "haut" else chain_info.location), None
+    return roll_location(dice, technique, target["posture"] == "a_terre", chosen)
+
+
+def strike_power(attacker: Mapping[str, Any], technique: Technique, chain: str | None,
+                 location: str) -> tuple[str | None, bool]:
+    """The puissance the blow rolls there (« Dommages »: a chain's bonus D6, Tsuki's D6 to
+    the head, the house talent Rage du taureau), and whether the rage added its D6."""
+    chain_info = techniques()[chain].chain if chain else None
+    extra_d6 = chain_info.puissance_d6 if chain_info else 0
+    if technique.key == "tsuki" and location == "tete":
+        extra_d6 += 1  # « Ajoute 1D6 à la puissance de l'arme si l'attaque touche la tête »
+    rage = bool(has(attacker, "rage_du_taureau") and attacker["furie_max"]
+                and not technique.puissance.none
+                and attacker["furie"] * 2 >= attacker["furie_max"])
+    if rage:
+        extra_d6 += 1  # house talent: Rage du taureau
+    return damage_expression(attacker, technique, extra_d6=extra_d6), rage
+
+
+def strike_damage(target: Mapping[str, Any], merged: Mapping[str, Any],
+                  record: RollRecord | None, location: str, technique: Technique,
+                  attributes: Sequence[str]) -> tuple[dict[str, Any], Damage | None]:
+    """What the puissance does (« Dommages », « Hommes de main », « KO »): the log's
+    damage record, and the ``Damage`` (None for a group of henchmen, where any loss — or a
+    surprise — puts one out). Ténacité (house talent) leaves 1 santé once a fight."""
+    if target["kind"] == "hommes_de_main":
+        endurance = target["characteristics"]["endurance"]
+        armour = 0 if "fracassante" in attributes else target["armour"]
+        loss = max(0, (record.total if record else 0) - endurance - armour)
+        out = loss >= 1 or "attaque_surprise" in attributes
+        return {"roll": record and record.total, "endurance": endurance, "armour": armour,
+                "loss": loss, "location": location, "henchman_out": out,
+                "dead": out and "letale" in attributes}, None
+    damage = apply_damage(merged, record, location, tuple(attributes))
+    if "blessure" in attributes and "équivalent d'une blessure grave" in technique.special:
+        damage.grave = True
+    hurt = {"roll": record and record.total, "endurance": damage.endurance,
+            "armour": damage.armour, "loss": damage.loss, "location": location,
+            "grave": damage.grave, "ko": damage.ko, "dead": damage.dead,
+            "sante_before": target["sante"], "sante": target["sante"] - damage.loss}
+    if damage.ko and once_left(target, "tenacite"):
+        # house talent Ténacité: once a fight, the blow leaves 1 santé.
+        damage.loss = max(0, target["sante"] - 1)
+        damage.ko = damage.dead = False
+        hurt.update(loss=damage.loss, sante=1, ko=False, dead=False, tenacite=True)
+    return hurt, damage
 
 
 def _lasting_wound(technique: Technique) -> bool:
@@ -890,7 +975,15 @@ def _combo_offer(fighter: Mapping[str, Any], target: Mapping[str, Any], progress
 
 # — moving, preparing, posture, weapons ————————————————————————————————————————
 
-MANOEUVRES = ("move", "run", "stand_up", "go_down", "prepare", "draw", "reload")
+MANOEUVRES = ("move", "run", "stand_up", "go_down", "kneel", "prepare", "draw", "reload",
+              "flee")
+
+
+def _not_held(me: Mapping[str, Any]) -> None:
+    """« Soumission : l'adversaire ne peut plus rien faire … mis à part tenter … de se
+    libérer »: every other action of a held fighter is refused, whatever the path."""
+    if me.get("held_by"):
+        raise _refuse("held", name=me["name"])
 
 
 def _run_test(me: Mapping[str, Any], terrain: str, dice: Dice) -> tuple[dict, bool]:
@@ -910,8 +1003,9 @@ def _run_test(me: Mapping[str, Any], terrain: str, dice: Dice) -> tuple[dict, bo
 
 def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                ) -> list[Event]:
-    me = _require_turn(state, actor)
+    me = require_turn(state, actor)
     what = _choice(action, "what", MANOEUVRES)
+    _not_held(me)
     if me["actions_left"] < 1:
         raise _refuse("no_action_left", name=me["name"])
     changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1}
@@ -919,15 +1013,28 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     if me.get("hanging"):
         changes["hanging"] = False  # Gotonpo: any other action ends on the ground
         info["lands"] = True
-    if what == "move":
-        if me["posture"] == "a_terre":
+    if what == "flee":
+        # « Le troisième prend la fuite »: the fighter (a group: those still standing)
+        # leaves the fight, out of it for good; a fighter on the ground stands up first.
+        if is_down(me):
+            raise _refuse("attacker_down", name=me["name"])
+        changes.update(fled=True, actions_left=0)
+        info["rule"] = RULE_FLEE
+    elif what == "move":
+        if is_down(me):
             raise _refuse("attacker_down", name=me["name"])
         info["metres"] = me["move"]
+        if me.get("free_move"):
+            # « Les hommes de mains ont tous droit à une action de mouvement gratuite »
+            changes.update(actions_left=me["actions_left"], free_move=False)
+            info.update(free=True, rule=RULE_BTA)
     elif what == "run":
-        if me["posture"] == "a_terre" or any(w.startswith("jambe") for w in me["wounds"]):
+        if is_down(me):
             raise _refuse("attacker_down", name=me["name"])
+        if any(w.startswith("jambe") for w in me["wounds"]):
+            raise _refuse("cannot_run", name=me["name"])  # « Le personnage ne peut plus courir »
         if me["actions_left"] < me["actions"]:
-            raise _refuse("full_turn")
+            raise _refuse("run_full_turn")
         terrain = _choice(action, "terrain", TERRAIN_NAMES, "plat")
         changes["actions_left"] = 0
         states = dict(me["states"])
@@ -946,8 +1053,8 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         if "vivacite_du_chat" in me["talents"]:  # house: « en parfait équilibre »
             changes["actions_left"] = me["actions_left"]
             info["talent"] = "vivacite_du_chat"
-    elif what == "go_down":
-        changes["posture"] = "a_terre"
+    elif what in ("go_down", "kneel"):
+        changes["posture"] = "a_terre" if what == "go_down" else "a_genoux"
         info["rule"] = RULE_POSTURE
     elif what == "prepare":
         bonus = 2 if "concentration" in me["talents"] else 1  # house: Concentration
@@ -982,43 +1089,119 @@ def _manoeuvre(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
 
 def _escape(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
             ) -> list[Event]:
-    """« Soumission »: one try a turn, Force / Force (the initiator loses ties); as many tries
-    as the victim's Force, then KO."""
-    me = _require_turn(state, actor)
+    """« Soumission »: a try is an action, an opposed test (the initiator loses ties): Force
+    / Force, one try a turn, as many tries as the victim's Force, then KO — or what the hold
+    says instead (Prise de l'ours: Endurance / Endurance, 1 énergie a try; Portes de
+    l'enfer: 1 santé a try, sonné when released; Prise du sommeil: épuisé when released)."""
+    me = require_turn(state, actor)
     holder_id = me.get("held_by")
     if not holder_id:
         raise _refuse("not_held", name=me["name"])
     if me["actions_left"] <= 0:  # a try is an action (Règles de combat § Soumission)
         raise _refuse("no_action_left", name=me["name"])
     holder = state["participants"][holder_id]
+    hold = hold_of(me)
     # « … ou en utilisant la technique de Krav-maga « Dégagement » »: its précision (Force
-    # + 2D6) instead of Force alone, for its 3 énergie; it is not one of the Force tries
-    # (house: a failed Dégagement brings no KO nearer).
+    # + 2D6) instead, for its 3 énergie; it is not one of the tries (house: a failed
+    # Dégagement brings no KO nearer).
     technique = techniques()["degagement"] if flag(action, "degagement") else None
     energie = degagement_cost(me) if technique else 0
     if technique and technique.key not in me["techniques"]:
         raise _refuse("not_known", name=me["name"], technique=technique.name)
-    if technique and (me["energie"] < energie or "terrorise" in me["states"]):
+    if technique and "terrorise" in me["states"]:
+        raise _refuse("terrorised", name=me["name"], technique=technique.name)
+    if technique and me["energie"] < energie:
         raise _refuse("no_energie", name=me["name"], technique=technique.name)
-    mine = pool(dice, me["characteristics"]["force"], d6=technique.precision.d6 if technique
-                else 0, purpose=Purpose("breaking free (Force)"))
-    theirs = pool(dice, holder["characteristics"]["force"], purpose=Purpose("holding on (Force)"))
+    char = "force" if technique else hold.test
+    mine = pool(dice, me["characteristics"][char], d6=technique.precision.d6 if technique
+                else 0, purpose=Purpose("breaking free ({char})", char=CHAR_NAMES[char]))
+    theirs = pool(dice, holder["characteristics"][char],
+                  purpose=Purpose("holding on ({char})", char=CHAR_NAMES[char]))
     free = mine.total > theirs.total
     tries = me["escape_tries"] - (0 if technique else 1)
-    changes: dict[str, Any] = {"actions_left": 0 if not free else me["actions_left"] - 1,
-                               "escape_tries": tries}
+    spent = me["actions_left"] - 1 if free or not hold.per_turn else 0
+    changes: dict[str, Any] = {"actions_left": spent, "escape_tries": tries}
     if technique:
         changes["energie"] = me["energie"] - energie
+    paid = _try_cost(me, hold, changes)
+    dead = changes.get("dead", False)
     if free:
-        changes["held_by"] = None
-    elif tries <= 0:
+        changes.update(held_by=None, **_released(state, me, hold))
+    elif tries <= 0 and not changes.get("ko"):
         changes.update(ko=True, held_by=None, posture="a_terre", actions_left=0)
-    return [Event("escape_tried", {"name": me["name"], "holder": holder["name"],
-                                   "technique": technique.name if technique else None,
-                                   "free": free, "tries_left": tries, "ko": bool(
-                                       not free and tries <= 0),
-                                   "rolls": _rolls(mine, theirs), "rule": RULE_SUBMISSION,
-                                   "changes": {me["id"]: changes}})]
+    payload = {"name": me["name"], "holder": holder["name"],
+               "technique": technique.name if technique else None,
+               "characteristic": CHAR_NAMES[char], "free": free, "tries_left": tries,
+               "ko": bool(changes.get("ko")), "dead": dead, "paid": paid,
+               "released": hold.released if free else None,
+               "rolls": _rolls(mine, theirs), "rule": RULE_SUBMISSION,
+               "changes": {me["id"]: changes}}
+    revived = _exhausted({me["id"]: changes}, state)
+    if revived:
+        payload["sursaut"] = revived
+    return [Event("escape_tried", payload)]
+
+
+def _try_cost(me: Mapping[str, Any], hold: Hold, changes: dict[str, Any]) -> dict[str, int]:
+    """What a try costs the victim: « Il perd 1 point d'énergie à chaque tentative » (Prise
+    de l'ours), « Il perd 1 point de santé à chaque tentative » (Portes de l'enfer, a lethal
+    hold: at 0 santé the victim dies, « Dommages létaux »)."""
+    if hold.try_cost == "energie":
+        changes["energie"] = max(0, changes.get("energie", me["energie"]) - 1)
+        return {"energie": 1}
+    if hold.try_cost == "sante":
+        changes["sante"] = max(0, me["sante"] - 1)
+        if changes["sante"] == 0:
+            changes.update(ko=True, dead=True, held_by=None, posture="a_terre",
+                           actions_left=0)
+        return {"sante": 1}
+    return {}
+
+
+def _released(state: State, me: Mapping[str, Any], hold: Hold) -> dict[str, Any]:
+    """What a hold leaves when it lets go: « Lorsqu'il se libère, l'adversaire est sonné
+    jusqu'à la fin de son prochain tour » (Portes de l'enfer); « Une fois libéré,
+    l'adversaire est épuisé comme s'il n'avait plus de point d'énergie » (Prise du sommeil:
+    until the fight ends, « épuisé »)."""
+    if hold.released == "sonne":
+        return {"states": {**me["states"], "sonne": state["round"] + 1}}
+    if hold.released == "epuise":
+        return {"states": {**me["states"], "epuise": FOREVER}}
+    return {}
+
+
+def _overcome_fear(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
+                   ) -> list[Event]:
+    """« Terrorisé … Dans le cas où la terreur est provoquée par un autre personnage ou un
+    animal, le personnage peut faire un test d'opposition (Volonté/Tempérament) à chaque tour
+    pour vaincre sa peur mais cela compte comme une action »: on its turn, once a round,
+    Volonté against the Tempérament of who terrorised it (the initiator loses ties); ivre,
+    −1 and +1D6 (« pour résister à l'état Terrorisé »); a success ends the state."""
+    me = require_turn(state, actor)
+    _not_held(me)
+    source = state["participants"].get(me.get("terrorised_by") or "")
+    if "terrorise" not in me["states"] or source is None:
+        raise _refuse("not_terrorised", name=me["name"])
+    if me.get("fear_tried") == state["round"]:
+        raise _refuse("fear_once", name=me["name"])
+    if me["actions_left"] < 1:
+        raise _refuse("no_action_left", name=me["name"])
+    drunk = "ivre" in me["states"]
+    mine = pool(dice, me["characteristics"]["volonte"], d6=int(drunk),
+                labels=(Modifier(-1, "ivre"),) if drunk else (),
+                purpose=Purpose("overcoming fear — {name}", name=me["name"]))
+    theirs = pool(dice, source["characteristics"]["temperament"],
+                  purpose=Purpose("frightening — {name}", name=source["name"]))
+    won = opposed(mine, theirs)
+    changes: dict[str, Any] = {"actions_left": me["actions_left"] - 1,
+                               "fear_tried": state["round"]}
+    if won:
+        changes["states"] = {k: v for k, v in me["states"].items() if k != "terrorise"}
+    return [Event("fear_fought", {
+        "name": me["name"], "source": source["name"], "total": mine.total,
+        "against": theirs.total, "won": won, "rolls": _rolls(mine, theirs),
+        "rule": "Tiamat § États / Terrorisé", "changes": {me["id"]: changes},
+        "set": {"combo": None}})]
 
 
 def _kusarigama_throw(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -1026,7 +1209,8 @@ def _kusarigama_throw(state: State, action: Mapping[str, Any], actor: Actor, dic
     """Capture du Kusarigama: « Il peut aussi faire un jet d'opposition Force/Force pour
     projeter son adversaire à terre » — one action (house), the thrower initiates and loses
     ties (« Jet d'opposition »); the chain still holds the target."""
-    me = _require_turn(state, actor)
+    me = require_turn(state, actor)
+    _not_held(me)
     target = _participant(state, action, "target")
     if target.get("held_by") != me["id"] or target.get("held_with") != "kusarigama":
         raise _refuse("not_chained", name=target["name"])
@@ -1050,22 +1234,43 @@ def _kusarigama_throw(state: State, action: Mapping[str, Any], actor: Actor, dic
 
 def _coup_de_grace(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                    ) -> list[Event]:
-    """« Mise à mort »: the whole turn spent on a KO enemy kills it."""
-    me = _require_turn(state, actor)
+    """« Mise à mort »: the whole turn spent on a KO enemy kills it. Once the fight is
+    decided there are no turns: a winner still standing finishes off a beaten enemy."""
     target = _participant(state, action, "target")
     if not target.get("ko") or target.get("dead"):
         raise _refuse("not_ko", name=target["name"])
-    if me["actions_left"] < me["actions"]:
-        raise _refuse("full_turn")
+    if decided(state):
+        me = _finisher(state, action, actor, target)
+        changes: dict[str, dict[str, Any]] = {target["id"]: {"dead": True}}
+    else:
+        me = require_turn(state, actor)
+        _not_held(me)
+        if me["actions_left"] < me["actions"]:
+            raise _refuse("full_turn")
+        changes = {me["id"]: {"actions_left": 0}, target["id"]: {"dead": True}}
     return [Event("finished_off", {"name": me["name"], "target": target["name"],
-                                   "rule": RULE_KILL,
-                                   "changes": {me["id"]: {"actions_left": 0},
-                                               target["id"]: {"dead": True}}})]
+                                   "rule": RULE_KILL, "changes": changes})]
+
+
+def _finisher(state: State, action: Mapping[str, Any], actor: Actor,
+              target: Mapping[str, Any]) -> dict[str, Any]:
+    """Who finishes off ``target`` after the fight: the fighter named (``participant``),
+    else the first one the actor plays that still stands on another side."""
+    able = finishers(state, actor, target)
+    chosen = action.get("participant") or (able[0] if able else None)
+    if chosen not in able:
+        raise _refuse("not_allowed")
+    return state["participants"][chosen]
 
 
 def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
     """« Jet de dés simple »: Caractéristique x D10 + Compétence against a difficulty, with
-    helpers (« Agir en équipe », +1D10 each) and bonus dice."""
+    bonus dice. « Agir en équipe »: the fighters of the match who help (``helper_<id>``) —
+    « Le jet de dé sera effectué par celui dont la caractéristique nécessaire est la plus
+    élevée. Tous les personnages ayant une compétence utilisable … l'ajoute en bonus. Chaque
+    personnage en plus du premier ajoute un D10 »; helpers from outside the fight
+    (``helpers``) add their D10 only. In a round a test is an action of each member
+    (``_test_costs``)."""
     who = _participant(state, action, "participant")
     _control(actor, who)
     characteristic = _choice(action, "characteristic", CHAR_NAMES)
@@ -1073,25 +1278,74 @@ def _test(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> 
     if skill and skill not in SKILL_NAMES:
         raise _refuse("bad_field", field="skill")
     difficulty = _choice(action, "difficulty", DIFFICULTY_NAMES, "difficile")
-    helpers = int_field(action, "helpers", 0, 10, 0)
+    team = [who, *_team(state, action, actor, who)]
+    outside = int_field(action, "helpers", 0, 10, 0)
     bonus = int_field(action, "bonus_dice", -5, 5, 0)
-    level = int(who["skills"].get(skill, 0)) if skill else 0
-    malus = ("tete" in who["wounds"]) + ("aveugle" in who["states"] and characteristic in (
-        "habilete", "rapidite", "perception")) + ("epuise" in who["states"] and (
+    changes = _test_costs(state, team, actor)
+    # the highest characteristic rolls (the one asking, on a tie)
+    roller = max(team, key=lambda m: (m["characteristics"][characteristic], m is who))
+    level = sum(int(m["skills"].get(skill, 0)) for m in team) if skill else 0
+    malus = ("tete" in roller["wounds"]) + ("aveugle" in roller["states"] and characteristic in (
+        "habilete", "rapidite", "perception")) + ("epuise" in roller["states"] and (
             characteristic == "rapidite"))
-    level -= "ivre" in who["states"]  # « un malus d'un point dans toutes ses actions »
-    gifts = test_dice(who, characteristic, skill or None)  # house talents: +1D10 each
-    test = simple_test(dice, who["characteristics"][characteristic] - malus + len(gifts),
+    level -= "ivre" in roller["states"]  # « un malus d'un point dans toutes ses actions »
+    gifts = test_dice(roller, characteristic, skill or None)  # house talents: +1D10 each
+    helpers = len(team) - 1 + outside
+    test = simple_test(dice, roller["characteristics"][characteristic] - malus + len(gifts),
                        DIFFICULTIES[difficulty], skill=level,
-        skill_name=SKILL_NAMES.get(skill), extra_d10=bonus, helpers=helpers,
-        purpose=Purpose("test — {name}", name=who["name"]))
-    return [Event("tested", {"name": who["name"], "characteristic": CHAR_NAMES[characteristic],
-                             "skill": SKILL_NAMES.get(skill), "level": level,
-                             "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
-                             "total": test.record.total, "success": test.success,
-                             "margin": test.margin, "rolls": _rolls(test.record),
-                             "talents": gifts,
-                             "rule": "Tiamat § Tests et Actions / Jet de dés simple"})]
+                       skill_name=SKILL_NAMES.get(skill), extra_d10=bonus, helpers=helpers,
+                       purpose=Purpose("test — {name}", name=roller["name"]))
+    payload: dict[str, Any] = {
+        "name": who["name"], "characteristic": CHAR_NAMES[characteristic],
+        "skill": SKILL_NAMES.get(skill), "level": level,
+        "difficulty": DIFFICULTIES[difficulty], "helpers": helpers,
+        "total": test.record.total, "success": test.success, "margin": test.margin,
+        "rolls": _rolls(test.record), "talents": gifts,
+        "rule": "Tiamat § Tests et Actions / Jet de dés simple"}
+    if len(team) > 1:
+        payload.update(team=[m["name"] for m in team[1:]], roller=roller["name"],
+                       rule="Tiamat § Tests et Actions / Agir en équipe")
+    if changes:
+        payload.update(changes=changes, action=True)
+    return [Event("tested", payload)]
+
+
+def _team(state: State, action: Mapping[str, Any], actor: Actor, who: Mapping[str, Any]
+          ) -> list[dict[str, Any]]:
+    """The fighters of the match ticked as helpers: still in the fight, played by the one
+    asking (or the GM)."""
+    team = []
+    for pid, fighter in state["participants"].items():
+        if pid == who["id"] or not flag(action, f"helper_{pid}"):
+            continue
+        _control(actor, fighter)
+        if not active(fighter):
+            raise _refuse("target_out", name=fighter["name"])
+        team.append(fighter)
+    return team
+
+
+def _test_costs(state: State, team: list[dict[str, Any]], actor: Actor
+                ) -> dict[str, dict[str, Any]]:
+    """« Autre (utiliser une compétence …) » is one of a round's actions: the one asking
+    tests on its turn and spends an action, each helper one it kept. Outside a round (or
+    once the fight is decided) a test costs nothing; the GM may call for a test at any
+    moment of a round (« Les choix de la caractéristique … sont à l'appréciation du MJ »),
+    which costs nothing either when it is not the fighter's turn."""
+    if not state.get("round") or decided(state):
+        return {}
+    who = team[0]
+    if state.get("turn") != who["id"]:
+        if actor.is_gm:
+            return {}
+        raise _refuse("not_your_turn")
+    changes = {}
+    for member in team:
+        _not_held(member)
+        if member["actions_left"] < 1:
+            raise _refuse("no_action_left", name=member["name"])
+        changes[member["id"]] = {"actions_left": member["actions_left"] - 1}
+    return changes
 
 
 def _opposed(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -1141,10 +1395,11 @@ JUMP_DIFFICULTIES = (4, 6, 8, 10, 15)  # « Saut »: Habileté +1 … +5 mètres
 def _jump(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
     """« Saut »: Habileté metres without a roll; each metre more raises the difficulty a
     level (4, 6, 8, 10, 15), Habileté + Acrobatie; one action."""
-    me = _require_turn(state, actor)
+    me = require_turn(state, actor)
+    _not_held(me)
     if me["actions_left"] < 1:
         raise _refuse("no_action_left", name=me["name"])
-    if me["posture"] == "a_terre":
+    if is_down(me):
         raise _refuse("attacker_down", name=me["name"])
     habilete = me["characteristics"]["habilete"]
     metres = int_field(action, "metres", 1, habilete + len(JUMP_DIFFICULTIES))
@@ -1174,17 +1429,16 @@ def _write_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: D
                   ) -> list[Event]:
     """« Les joueurs inscrivent secrètement leurs actions dans l'ordre où elles seront
     exécutées »: a fighter still tied at initiative writes its orders; only its player and the
-    GM read them until the GM reveals them all."""
+    GM read them until the GM reveals them all. The event carries the writer's orders only
+    (``evolve`` adds them to the others'): its reader must not find the other fighters'."""
     who = _participant(state, action, "participant")
     _control(actor, who)
     if not any(who["id"] in group for group in state.get("simultaneous") or []):
         raise _refuse("not_simultaneous", name=who["name"])
     text = text_field(action, "orders", ORDERS_MAX, multiline=True)
     visibility = "gm" if actor.is_gm else "self"
-    return [Event("orders_written", {
-        "participant": who["id"], "name": who["name"], "orders": text,
-        "rule": RULE_INITIATIVE, "set": {"orders": {**(state.get("orders") or {}),
-                                                     who["id"]: text}}}, visibility)]
+    return [Event("orders_written", {"participant": who["id"], "name": who["name"],
+                                     "orders": text, "rule": RULE_INITIATIVE}, visibility)]
 
 
 def _reveal_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
@@ -1204,12 +1458,13 @@ def _reveal_orders(state: State, action: Mapping[str, Any], actor: Actor, dice: 
 ADJUSTABLE = ("sante", "energie", "furie", "actions_left", "down")
 # What the GM types for a posture, a state or KO: the game's words as the page shows them
 # (« à terre », « sonné »), accents and case optional; the key is also read (the API).
-POSTURE_WORDS = {"debout": "debout", "a_terre": "à terre"}
+POSTURE_WORDS = {"debout": "debout", "a_terre": "à terre", "a_genoux": "à genoux"}
 STATE_WORDS = {"sonne": "sonné", "terrorise": "terrorisé", "epuise": "épuisé",
                "aveugle": "aveuglé", "ivre": "ivre", "empoisonne": "empoisonné",
                "malade": "malade", "aucun": "aucun"}
 # An English reader's words for the same things (the help says « none » clears the states).
-ALIASES = {"none": "aucun", "standing": "debout", "on_the_ground": "a_terre", "down": "a_terre"}
+ALIASES = {"none": "aucun", "standing": "debout", "on_the_ground": "a_terre", "down": "a_terre",
+           "players": "joueurs", "opponents": "adversaires"}
 WOUND_WORDS = {"tete": "tête", "torse": "torse", "bras_droit": "bras droit",
                "bras_gauche": "bras gauche", "jambe_droite": "jambe droite",
                "jambe_gauche": "jambe gauche", "aucun": "aucune", "aucune": "aucune"}
@@ -1270,7 +1525,7 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
     require_gm(actor)
     who = _participant(state, action, "participant")
     field = _choice(action, "field", (*ADJUSTABLE, "posture", "state", "ko", "wound",
-                                      "sexe"))
+                                      "sexe", "side", "fled"))
     reason = text_field(action, "reason", 200, required=False)
     changes: dict[str, Any] = {}
     rolls: list[RollRecord] = []
@@ -1292,6 +1547,13 @@ def _gm_adjust(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
         before = who.get("sexe", "")
         word = _word(action, "value", SEXE_WORDS)
         changes["sexe"] = "" if word == "non_precise" else word
+    elif field == "side":
+        # An ally of the players, or a duel between two player characters (``sides.py``).
+        before = side_of(who)
+        changes["side"] = _word(action, "value", SIDES)
+    elif field == "fled":
+        before = bool(who.get("fled"))
+        changes["fled"] = _word(action, "value", KO_WORDS) in ("oui", "on", "true", "yes", "1")
     elif field == "ko":
         before = who["ko"]
         value = action.get("value")
@@ -1367,21 +1629,22 @@ def _recover(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice
                                 "changes": {who["id"]: changes}})]
 
 
-def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
-    require_gm(actor)
-    return [Event("match_ended", {"set": {"pending": None, "combo": None, "turn": None}})]
-
-
 HANDLERS: dict[str, Callable[..., list[Event]]] = {
-    "roll_initiative": _initiative, "end_turn": _end_turn, "attack": _attack,
+    "roll_initiative": initiative, "end_turn": end_turn, "attack": _attack,
     "combo": _combo, "defend": _defend, "manoeuvre": _manoeuvre, "escape": _escape,
     "coup_de_grace": _coup_de_grace, "kusarigama_throw": _kusarigama_throw, "test": _test,
-    "gm_adjust": _gm_adjust, "end": _end,
+    "gm_adjust": _gm_adjust, "end_match": end_match,
+    "end": end_match,  # the name the API knew first
     "recover": _recover, "opposed": _opposed, "jump": _jump,
     "write_orders": _write_orders, "reveal_orders": _reveal_orders,
+    "skip_combo": skip_combo, "standing_defence": standing_defence, "delay_turn": delay_turn,
+    "overcome_fear": _overcome_fear,
 }
 
 
 def decide(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice) -> list[Event]:
+    """The action's events, then what follows by itself (``turns.follow_on``)."""
     handler = handler_for(HANDLERS, state, action, actor)
-    return handler(copy.deepcopy(state), action, actor, dice)
+    refuse_when_decided(state, action["kind"])
+    events = handler(copy_state(state), action, actor, dice)
+    return events + follow_on(state, events, dice)

@@ -27,19 +27,48 @@ DIFFICULTY_NAMES = {"facile": "facile (4)", "moyennement_facile": "moyennement f
 MAX_POOL = 30
 
 
+def pool_expression(d10: int, d6: int = 0, flat: int = 0) -> str:
+    """The notation of a pool: ``d10`` d10 keeping the best (one die minimum, « Un dé
+    minimum »), criticals on each 10, plus ``d6`` d6 summed and ``flat``."""
+    expression = f"{max(1, min(MAX_POOL, d10))}d10t"
+    if d6 > 0:
+        expression += f"+{d6}d6"
+    if flat:
+        expression += f"{flat:+d}"
+    return expression
+
+
 def pool(dice: Dice, d10: int, *, d6: int = 0, flat: int = 0, purpose: str | None = None,
          labels: tuple[Modifier, ...] = ()) -> RollRecord:
     """Roll ``d10`` d10 keeping the best (one die minimum, « Un dé minimum »), criticals on
     each 10, plus ``d6`` d6 summed and ``flat``; ``labels`` are named fixed modifiers added
     on top (a skill, a range)."""
-    count = max(1, min(MAX_POOL, d10))
-    expression = f"{count}d10t"
-    if d6 > 0:
-        expression += f"+{d6}d6"
-    if flat:
-        expression += f"{flat:+d}"
-    record = notation.roll(expression, dice, purpose=purpose)
+    record = notation.roll(pool_expression(d10, d6, flat), dice, purpose=purpose)
     return record.with_modifiers(*labels) if labels else record
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A pool as the rules will roll it: what ``pool`` throws, and the named modifiers on
+    top. The exact odds (``app.rules.tiamat.odds``) read the same pool the roll throws."""
+
+    d10: int
+    d6: int = 0
+    flat: int = 0
+    labels: tuple[Modifier, ...] = ()
+
+    @property
+    def expression(self) -> str:
+        return pool_expression(self.d10, self.d6, self.flat)
+
+    @property
+    def bonus(self) -> int:
+        """The named modifiers' sum, added to the total after the dice."""
+        return sum(label.value for label in self.labels)
+
+    def roll(self, dice: Dice, purpose: str | None = None) -> RollRecord:
+        return pool(dice, self.d10, d6=self.d6, flat=self.flat, purpose=purpose,
+                    labels=self.labels)
 
 
 def d6_sum(dice: Dice, count: int, purpose: str | None = None) -> RollRecord:

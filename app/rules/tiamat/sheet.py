@@ -56,6 +56,7 @@ MEMBERS = (2, 6)  # « Un groupe d'hommes de mains se compose de deux à six ind
 RULE_MOVE = "Tiamat § Conception du personnage / Vitesse de déplacement"
 RULE_HENCHMEN = "Tiamat § Combat « Beat them all » / hommes de mains"
 RULE_GEAR = "Tiamat § Armes (maison)"  # no weapon table in the text: house gear
+RULE_KENDO = "Tiamat § Conception du personnage / Art martial / Kendo"
 RULE_LOOKS = "Tiamat § Conception du personnage / Apparence et équipement"
 # « préciser … son sexe »: kept on the sheet because Coup dans l'entrejambe asks « La cible
 # doit être de sexe masculin » (house: not said = the GM's call, allowed).
@@ -78,28 +79,42 @@ def blank_sheet() -> Sheet:
 
 
 def roll_talents(dice: Dice) -> tuple[list[str], list[RollRecord]]:
-    """« Déterminer ses talents au hasard »: 1D10 and 1D6 twice; the same result twice is
-    rolled again."""
+    """« Déterminer ses talents au hasard »: 1D10 and 1D6 twice; « le même résultat sur les
+    deux jets » is rolled again. The table repeats its rows (D10 1–3, 4–6, 7–9 give the same
+    talents), so the same result is the same talent, not only the same cell: two cells naming
+    one talent are rolled again too (docs/rules-notes.md § Tiamat / Creation)."""
     from app.rules import notation
 
     talents: list[str] = []
     records: list[RollRecord] = []
-    cells: list[tuple[int, int]] = []
     for _ in range(MAX_TALENT_DRAWS):
         if len(talents) == 2:
             break
         d10 = notation.roll("1d10", dice, purpose="talent (D10)")
         d6 = notation.roll("1d6", dice, purpose="talent (D6)")
-        cell = (d10.total, d6.total)
-        outcome = talent_from_dice(*cell)
-        duplicate = cell in cells
+        outcome = talent_from_dice(d10.total, d6.total)
+        duplicate = outcome in talents
         records += [d10, d6.with_target(None, "relancé" if duplicate
                                         else TALENT_NAMES[outcome])]
-        if duplicate:
-            continue
-        cells.append(cell)
-        talents.append(outcome)
+        if not duplicate:
+            talents.append(outcome)
     return talents, records
+
+
+def rolls_talents(sheet: Mapping[str, Any]) -> bool:
+    """The dice choose the talents of a player character who left them to chance; one
+    chosen talent (« un seul au choix ») and a GM's profile are typed."""
+    return sheet.get("kind", "pj") == "pj" and sheet.get("talent_mode") != "chosen"
+
+
+def roll_creation(sheet: Mapping[str, Any], dice: Dice) -> tuple[Sheet, list[RollRecord]]:
+    """The sheet as its player built it, with what the dice decide at creation rolled into
+    it: the two talents (« A la création d'un personnage, deux talents sont tirés
+    aléatoirement »), unless one was chosen."""
+    if not rolls_talents(sheet):
+        return dict(sheet), []
+    talents, records = roll_talents(dice)
+    return {**sheet, "talents": talents}, records
 
 
 def characteristics(sheet: Mapping[str, Any]) -> dict[str, int]:
@@ -255,6 +270,12 @@ def validate(sheet: Mapping[str, Any], content: Content = NO_CONTENT) -> list[Pr
     for weapon in sheet.get("weapons") or []:
         if weapon not in all_weapons(content):
             problems.append(Problem("weapons", N_("Unknown weapon."), RULE_GEAR))
+    if pj and "kendo" in arts and not any(
+            getattr(all_weapons(content).get(w), "kendo", False)
+            for w in sheet.get("weapons") or []):
+        # « il commence ses aventures avec un Bokken ou un Katana dans son équipement »
+        problems.append(Problem("weapons", N_(
+            "A Kendo fighter starts with a Bokken or a Katana among the weapons."), RULE_KENDO))
     for wound in sheet.get("wounds") or []:
         if wound not in WOUND_LOCATIONS:
             problems.append(Problem("wounds", N_("Unknown location."), RULE_DERIVED))

@@ -24,7 +24,17 @@ from app.rules.system import (
     Problem,
     Sheet,
 )
-from app.rules.tiamat import compendium, match, match_actions, profiles, sheet
+from app.rules.tiamat import (
+    compendium,
+    match,
+    match_actions,
+    profiles,
+    sheet,
+    sides,
+    state_check,
+)
+from app.rules.tiamat import odds as tiamat_odds
+from app.rules.tiamat import sheet_rolls as rolls
 from app.rules.tiamat.content import (
     ARMOURS,
     ARTS,
@@ -78,8 +88,10 @@ class TiamatSystem:
                      "int", low=0, high=200, required=False),
         ContentField("rafale", N_("Tir en rafale"), "bool", required=False),
     ), "Tiamat § Armes / Dommage des armes / Portée des armes / Munitions"),)
-    # The two talents come from the D10 x D6 table (« Déterminer ses talents au hasard »).
+    # The two talents come from the D10 x D6 table (« Déterminer ses talents au hasard »);
+    # everything else is chosen in the builder, on the new-character page too.
     rolled_fields = ("talents",)
+    chooses_before_rolling = True
 
     char_names = CHAR_NAMES
     characteristics = CHARACTERISTICS
@@ -115,10 +127,9 @@ class TiamatSystem:
     def new_sheet(self) -> Sheet:
         return sheet.blank_sheet()
 
-    def roll_sheet(self, dice: Dice) -> tuple[Sheet, list[RollRecord]]:
-        new = sheet.blank_sheet()
-        new["talents"], records = sheet.roll_talents(dice)
-        return new, records
+    def roll_sheet(self, dice: Dice, chosen: Sheet) -> tuple[Sheet, list[RollRecord]]:
+        """The builder's sheet with its talents rolled (``sheet.roll_creation``)."""
+        return sheet.roll_creation(chosen, dice)
 
     def validate_sheet(self, data: Sheet, content: Content = NO_CONTENT) -> list[Problem]:
         return sheet.validate(data, content)
@@ -174,6 +185,11 @@ class TiamatSystem:
             data["actions_override"] = _int(str(form.get("actions_override") or "1"))
         return data
 
+    # Rolls from the sheet: tests and weapons (``sheet_rolls.py``).
+    sheet_roll_options = rolls.OPTIONS
+    sheet_rolls = staticmethod(rolls.sheet_rolls)
+    roll_on_sheet = staticmethod(rolls.roll_on_sheet)
+
     def demo_characters(self) -> list[DemoCharacter]:
         return profiles.demo_characters()
 
@@ -188,7 +204,14 @@ class TiamatSystem:
     evolve = staticmethod(match.evolve)
     legal_actions = staticmethod(match.legal_actions)
     view = staticmethod(match.view)
+    check_state = staticmethod(state_check.check_state)
+    # Who won once one side can no longer fight (``sides.py``): the table page and the API.
+    outcome = staticmethod(sides.outcome)
     between_matches = staticmethod(match.between_matches)
+    # Exact odds before acting (issue 27, ``odds.py``): attacks and their answer, tests and
+    # opposed rolls, on the viewer's view.
+    odds_kinds = tiamat_odds.KINDS
+    odds = staticmethod(tiamat_odds.odds)
 
 
 TIAMAT = TiamatSystem()
