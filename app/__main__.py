@@ -28,6 +28,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> None:
 
     from app.http.ops import configure_request_log
     from app.main import create_app
+    from app.runtime import settle_heap
 
     # One JSON line per request (app.http.ops) replaces uvicorn's access log.
     # X-Forwarded-For is believed only from TABLEE_TRUSTED_PROXIES (create_app), never by
@@ -43,7 +44,9 @@ def _serve(settings: Settings, args: argparse.Namespace) -> None:
         uvicorn.run("app.asgi:create", factory=True, workers=args.workers, **options)
         return
     configure_request_log()
-    uvicorn.run(create_app(settings), **options)
+    app = create_app(settings)
+    settle_heap()
+    uvicorn.run(app, **options)
 
 
 def _backup(settings: Settings, args: argparse.Namespace) -> None:

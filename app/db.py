@@ -9,21 +9,24 @@ SQLite has one writer at a time, and its busy handler polls: a writer that has j
 committed and begins again (a long import in chunks) takes the lock back before the
 writers that were waiting wake up, and can starve them. So this process's writers take
 turns first come, first served (``FairLock``) before asking SQLite for its lock. The async
-routes that write (an action) queue on the event loop instead (``WriteQueue``), before they
-take a thread at all.
+routes that write (an action) queue for one writer thread instead (``WriteQueue``), which
+runs them back to back.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
+import queue
 import sqlite3
 import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
-import anyio
 from anyio import to_thread
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
@@ -35,10 +38,13 @@ T = TypeVar("T")
 
 def make_engine(url: str, *, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> Engine:
     # As many connections as the thread pool has threads (anyio's default: 40), so a busy
-    # worker queues on the database's lock, never on the pool.
+    # worker queues on the database's lock, never on the pool — and on SQLite one more, for
+    # the writer thread of ``WriteQueue``: with forty threads holding the forty connections,
+    # some waiting for the writers' lock (``FairLock``), the writer holding that lock would
+    # wait for a connection that none of them gives back (seen at 500 tables in bench.load).
     if url.startswith("sqlite"):
         in_memory = url in ("sqlite://", "sqlite:///:memory:")
-        pool = {} if in_memory else {"pool_size": 10, "max_overflow": 30}
+        pool = {} if in_memory else {"pool_size": 10, "max_overflow": 31}
         engine = create_engine(url, connect_args={"check_same_thread": False,
                                                   "timeout": busy_timeout_ms / 1000}, **pool)
         _configure_sqlite(engine, busy_timeout_ms)
@@ -165,30 +171,97 @@ class WriteQueue:
     """Runs an async route's blocking write transaction in a worker thread.
 
     On SQLite, where one writer at a time holds the lock anyway, those writes take their
-    turns here, on the event loop, one at a time and in arrival order; then the one whose
-    turn it is takes a thread. Eight actions that each took a thread first and then waited
-    for the write lock woke one another's threads at every turn: that cost about a fifth of
-    an action's CPU (docs/benchmarks.md § Fourth pass). A turn that has not come within the
-    busy timeout fails as a lock not obtained does. Other databases lock rows: no queue.
+    turns in arrival order in one writer thread of this queue, back to back: the next
+    write starts as soon as the last one ends, in that thread. The turn used to be handed
+    over on the event loop (a limiter of one, then a thread of the pool), so each write
+    held it for two of the loop's turns besides its own work — on a worker whose loop was
+    busy writing three thousand streams that was most of the turn, and actions queued by
+    the hundred (docs/benchmarks.md § The load harness). A write whose turn has not come
+    within the busy timeout fails as a lock not obtained does, and never runs; one whose
+    caller leaves before its turn never runs either. Other databases lock rows: a thread
+    of the pool each, no queue.
     """
+
+    IDLE_SECONDS = 5.0  # the writer thread ends after this long without work
 
     def __init__(self, engine: Engine) -> None:
         turn = _WRITE_TURNS.get(engine)
-        self._turns = anyio.CapacityLimiter(1) if turn is not None else None
+        self._queued = turn is not None
         self._wait = turn[1] if turn is not None else 0.0
+        self._jobs: queue.SimpleQueue[_Write] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._writer: threading.Thread | None = None
+        self.waiting = 0  # writes queued whose turn has not come (bench/lagserve.py)
 
     async def run(self, work: Callable[[], T]) -> T:
-        turns = self._turns
-        if turns is None:
+        if not self._queued:
             return await to_thread.run_sync(work)
+        job = _Write(work, contextvars.copy_context(), asyncio.get_running_loop())
+        with self._lock:
+            self.waiting += 1
+            self._jobs.put(job)
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write, name="tablee-writer",
+                                                daemon=True)
+                self._writer.start()
         try:
-            turns.acquire_nowait()
-        except anyio.WouldBlock:
-            with anyio.move_on_after(self._wait) as waiting:
-                await turns.acquire()
-            if waiting.cancelled_caught:
-                raise _locked() from None
-        try:
-            return await to_thread.run_sync(work)
-        finally:
-            turns.release()
+            done, _ = await asyncio.wait({job.done}, timeout=self._wait)
+            if not done and self._drop(job):
+                raise _locked()
+            return await job.done
+        except asyncio.CancelledError:
+            self._drop(job)  # a write that has begun goes on, as it would in a thread
+            raise
+
+    def _drop(self, job: _Write) -> bool:
+        """Take ``job`` out of its turn if it has not begun: True when it never will."""
+        with self._lock:
+            if job.state != "queued":
+                return False
+            job.state = "dropped"
+            self.waiting -= 1
+            return True
+
+    def _write(self) -> None:
+        """The writer thread: each write in turn, until the queue stays empty a while."""
+        while True:
+            try:
+                job = self._jobs.get(timeout=self.IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._jobs.empty():
+                        self._writer = None
+                        return
+                continue
+            with self._lock:
+                if job.state != "queued":
+                    continue  # its caller left, or its turn came too late
+                job.state = "begun"
+                self.waiting -= 1
+            try:
+                result, error = job.context.run(job.work), None
+            except BaseException as exc:  # handed to the caller, raised there
+                result, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the caller's loop closed: nobody to tell
+                job.loop.call_soon_threadsafe(_settle, job.done, result, error)
+
+
+class _Write:
+    """A write waiting for its turn in a ``WriteQueue``, then its answer."""
+
+    __slots__ = ("context", "done", "loop", "state", "work")
+
+    def __init__(self, work: Callable[[], Any], context: contextvars.Context,
+                 loop: asyncio.AbstractEventLoop) -> None:
+        self.work, self.context, self.loop = work, context, loop
+        self.done: asyncio.Future[Any] = loop.create_future()
+        self.state = "queued"  # then "begun", or "dropped" (never to run)
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)

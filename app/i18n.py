@@ -7,13 +7,15 @@ then the language cookie, then ``Accept-Language``), so services and templates c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
 from babel import Locale
-from babel.numbers import format_decimal
 from babel.support import LazyProxy, NullTranslations, Translations
+
+from app.rules import wording
 
 SUPPORTED_LOCALES = ("fr", "en")
 DEFAULT_LOCALE = "fr"
@@ -40,27 +42,31 @@ def get_locale() -> str:
 
 def number(value: float | int, locale: str | None = None) -> str:
     """A number as the reader writes it: « 9,5 » in French, "9.5" in English. Whole numbers
-    stay as they are (ids, dice, years): only a fraction needs the locale's mark."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, float):
-        return str(value)
-    return format_decimal(value, format="#,##0.##", locale=locale or get_locale())
+    stay as they are (ids, dice, years): only a fraction needs the locale's mark
+    (``app.rules.wording.number``, which the rules' own messages use too)."""
+    return wording.number(value, locale or get_locale())
 
 
-def _localised(variables: dict[str, object]) -> dict[str, object]:
+def localised(variables: Mapping[str, object]) -> dict[str, object]:
+    """A message's values with every fraction written as the reader writes it."""
     return {name: number(value) if isinstance(value, float) else value
             for name, value in variables.items()}
 
 
+def elided(text: str, variables: Mapping[str, object]) -> str:
+    """A translated message with French elision made for its values (« la tête d'Équipe »,
+    ``app.rules.wording``); other languages as they are."""
+    return wording.elide(text, variables) if variables and get_locale() == "fr" else text
+
+
 def gettext(message: str, **variables: object) -> str:
     text = translations_for(get_locale()).gettext(message)
-    return text % _localised(variables) if variables else text
+    return elided(text, variables) % localised(variables) if variables else text
 
 
 def ngettext(singular: str, plural: str, n: int, **variables: object) -> str:
     text = translations_for(get_locale()).ngettext(singular, plural, n)
-    return text % {"num": n, **_localised(variables)}
+    return elided(text, variables) % {"num": n, **localised(variables)}
 
 
 def lazy_gettext(message: str, **variables: object) -> LazyProxy:

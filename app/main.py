@@ -29,6 +29,8 @@ from app.http.streams import RAW_SEND
 from app.i18n import gettext as _
 from app.live import make_broker
 from app.services.match_feed import MatchFeeds
+from app.services.simulations import Simulations
+from app.web.import_pages import check_table_page
 from app.web.middleware import BodyTooLarge, WebMiddleware, too_large_error
 from app.web.templating import STATIC_DIR, render
 
@@ -53,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(_app: FastAPI):
         await broker.start()
         yield
+        app.state.simulations.close()
         await broker.close()
         # Close the pooled connections now: left to the garbage collector, PostgreSQL's are
         # reported as leaked (psycopg's ResourceWarning) and held open on the server until then.
@@ -75,6 +78,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.write_queue = WriteQueue(app.state.engine)
     app.state.match_feeds = MatchFeeds(broker, app.state.sessionmaker)
     app.state.metrics = Metrics()
+    app.state.simulations = Simulations()  # started on demand, on every core (docs/odds.md)
+    # An import renders each match's table page before it accepts a file, from the API
+    # too; services do not render pages, so both routers get the web's check from here.
+    app.state.import_page_check = check_table_page
     app.add_middleware(WebMiddleware, settings=settings)
     # Outside the web middleware: its 500 page and its headers get the request id too.
     app.add_middleware(OpsMiddleware, metrics=app.state.metrics)
@@ -177,10 +184,16 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         if isinstance(error, BodyTooLarge):
             return _error_response(request, too_large_error(error.limit))
-        messages = {404: _("Not found."), 405: _("Method not allowed.")}
+        if error.status_code == 400:
+            # A body the framework could not read (a broken form): said in the account's
+            # language, not the framework's English.
+            await viewer_of(request)
+        messages = {400: _("The request's body could not be read."), 404: _("Not found."),
+                    405: _("Method not allowed.")}
         message = messages.get(error.status_code, str(error.detail))
-        app_error = AppError(message, code={404: "not_found", 405: "method_not_allowed"}
-                             .get(error.status_code, "http_error")).with_status(error.status_code)
+        app_error = AppError(message, code={
+            400: "bad_request", 404: "not_found", 405: "method_not_allowed"}
+            .get(error.status_code, "http_error")).with_status(error.status_code)
         response = _error_response(request, app_error)
         for key, value in (error.headers or {}).items():
             response.headers[key] = value

@@ -255,10 +255,14 @@ class Roll(Base):
     """
 
     __tablename__ = "rolls"
-    __table_args__ = (Index("ix_rolls_campaign_id_id", "campaign_id", "id"),)
+    __table_args__ = (Index("ix_rolls_campaign_id_id", "campaign_id", "id"),
+                      Index("ix_rolls_campaign_id_number", "campaign_id", "number", unique=True))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    # The roll's number in its campaign (n°1 is the campaign's first roll), shown to people;
+    # links and the API keep ``id``. Not signed: a campaign file numbers its rolls again.
+    number: Mapped[int]
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     character_id: Mapped[int | None] = mapped_column(

@@ -4,7 +4,8 @@ from fastapi import APIRouter
 
 # "matches" first: the order requests walk the routes (app.main._include_routers).
 API_MODULES = ("matches", "systems", "accounts", "campaigns", "members", "invites",
-               "characters", "transfer", "admin", "backgrounds", "rolls", "content", "chat")
+               "characters", "transfer", "admin", "backgrounds", "rolls", "content", "chat",
+               "pings", "handouts", "dice", "simulations")
 
 
 def routers() -> list[APIRouter]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import File, Form, Request, UploadFile
+from fastapi import File, Form, Query, Request, UploadFile
 from fastapi.responses import Response
 from pydantic import Field
 
@@ -22,7 +22,8 @@ from app.api.matches import ONE, ActionOut, MatchId, _answer, _viewer
 from app.api.schemas import Model, error_responses
 from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, api_router
 from app.http.uploads import image_response, read_upload
-from app.services import board_backgrounds, tables
+from app.rules import map_view
+from app.services import board_backgrounds, map_pictures, tables
 
 router = api_router("matches")
 
@@ -53,13 +54,18 @@ def _image_url(campaign_id: int, image_id: int) -> str:
 
 @router.get(BACKGROUND, response_model=BackgroundOut, responses=error_responses(404))
 def get_background(db: DbSession, access: MemberAccess, match_id: MatchId) -> BackgroundOut:
-    """The map under the board (every member); the pictures used before (listed for the GM)."""
+    """The map under the board (every member: a player's ``url`` is the picture with the fog
+    of war painted on, ``…/map``); the pictures used before (listed for the GM)."""
     match = tables.get_match(db, access, match_id)
     board = (match.state or {}).get("board")
     current = dict(board["background"]) if isinstance(board, dict) and isinstance(
         board.get("background"), dict) else None
-    if current is not None:
+    if current is not None and access.is_gm:
         current["url"] = _image_url(access.campaign.id, current["image_id"])
+    elif current is not None:
+        version = map_view.picture_version(board["background"], board.get("fog"))
+        current["url"] = (f"/api/v1/campaigns/{access.campaign.id}/matches/{match.id}/map"
+                          f"?v={version}")
     used = board_backgrounds.background_images(db, match.id) if access.is_gm else []
     return BackgroundOut(current=current, used=used)
 
@@ -109,6 +115,21 @@ def clear_background(request: Request, db: DbSession, settings: SettingsDep,
 
 
 _IMAGE = {"schema": {"type": "string", "format": "binary"}}
+
+
+@router.get(ONE + "/map", response_class=Response,
+            responses={200: {"description": "The picture under the board as you may see it",
+                             "content": {"image/png": _IMAGE, "image/jpeg": _IMAGE}},
+                       304: {"description": "Not modified (If-None-Match)"},
+                       **error_responses(404)})
+def get_map_picture(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
+                    step: Annotated[int | None, Query(ge=1, le=MAX_ID, description=(
+                        "As it was after this event (the replay)."))] = None,
+                    v: Annotated[str | None, Query(max_length=40, description=(
+                        "Names the version only (for caches)."))] = None):
+    """The picture under the board: the GM's whole; a player's with the hidden ground of the
+    fog of war painted over, so none of it is sent (404 without a picture)."""
+    return image_response(request, map_pictures.map_picture(db, access, match_id, step))
 
 
 @router.get("/campaigns/{campaign_id}/images/{image_id}", response_class=Response,

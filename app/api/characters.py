@@ -9,20 +9,31 @@ a save based on an old ``version`` answers 409 with the saved values in
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import File, Request, UploadFile
 from pydantic import Field
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
+from app.api.rolls import RollOut
 from app.api.schemas import Model, error_responses, text
-from app.http.deps import DbSession, IdParam, MemberAccess, SettingsDep, api_router
+from app.http.deps import (
+    DbSession,
+    IdParam,
+    MemberAccess,
+    SettingsDep,
+    TableDice,
+    api_router,
+)
 from app.http.uploads import image_response, read_upload
+from app.i18n import gettext
 from app.models import Character
-from app.services import characters
+from app.services import characters, rolls
 from app.services.access import CampaignAccess
 from app.services.characters import ACTING_USER, NAME_MAX, NOTES_MAX
+from app.services.content import campaign_content
+from app.services.match_publish import publish_rolled
 
 router = api_router("characters")
 
@@ -64,6 +75,13 @@ class CharacterIn(Model):
     owner_id: UserId | None = Field(
         default=None, description="Omitted: yourself. GM only: a player's id, or null for a "
                                   "non-player character.")
+    roll: bool | None = Field(
+        default=None, description=(
+            "Games that roll part of a new sheet (Cyborg Anti-Alien, Tiamat): the server "
+            "rolls what the dice decide into the sheet sent (Tiamat: the talents, unless "
+            "`talent_mode` is `chosen`; Cyborg: everything but skill 25's name and formula) "
+            "and signs the rolls into the roll log. Always for a player. The GM's sheet is "
+            "rolled when none is sent, or with `true`; otherwise kept as typed (a profile)."))
 
 
 class CharacterPatch(Model):
@@ -71,6 +89,41 @@ class CharacterPatch(Model):
     name: Name | None = None
     notes: Notes | None = None
     sheet: dict[str, Any] | None = None
+
+
+class SheetRollOut(Model):
+    key: str = Field(description="What to send as `roll` to roll it.")
+    label: str = Field(description="As the sheet names it (a game term).")
+    group: str = Field(description="characteristic, skill, weapon, test, attack, defence, "
+                                   "shot, throw or strike.")
+    formula: str = Field(description="What it rolls, as the game writes it (« 72 % », "
+                                     "« 3D10 + 2 », « 2d6 ≤ 12 »).")
+    rule: str = Field(description="The section of the rules the test comes from.")
+
+
+class SheetRollOptionOut(Model):
+    name: str
+    label: str
+    kind: str = Field(description="choice or int")
+    choices: list[str] = Field(description="The values of a choice (blank: the default).")
+    low: int | None = None
+    high: int | None = None
+
+
+class SheetRollsOut(Model):
+    rolls: list[SheetRollOut] = Field(description="Empty for a game whose sheets roll "
+                                                  "nothing, or a sheet with problems.")
+    options: list[SheetRollOptionOut]
+
+
+class SheetRollIn(Model):
+    roll: str = Field(max_length=80, description="A key from GET …/rolls.")
+    options: dict[str, str | int] = Field(
+        default_factory=dict, max_length=10,
+        description="The game's options (GET …/rolls): a difficulty, a modifier…")
+    visibility: Literal["public", "gm", "self"] = Field(
+        default="public", description="public: everyone; gm: the GM only; self: you and "
+                                      "the GM.")
 
 
 class TransferIn(Model):
@@ -108,15 +161,16 @@ def list_characters(db: DbSession, access: MemberAccess):
 @router.post(BASE, status_code=201, response_model=CharacterDetailOut,
              responses=error_responses(404, 409))
 def create_character(body: CharacterIn, db: DbSession, access: MemberAccess,
-                     settings: SettingsDep):
+                     settings: SettingsDep, dice: TableDice):
     """Create a character: players for themselves, the GM for anyone or as an NPC.
 
-    In a game whose creation rolls dice, the server rolls them (for a player, always) and
-    signs them into the campaign's roll log."""
+    In a game whose creation rolls dice, the server rolls them (for a player, always) into
+    the sheet sent and signs them into the campaign's roll log; what the player chose is
+    checked first, so a refused sheet (422, every problem) rolls nothing."""
     owner = body.owner_id if "owner_id" in body.model_fields_set else ACTING_USER
     character = characters.create_character(db=db, access=access, name=body.name,
                                             notes=body.notes, sheet=body.sheet,
-                                            owner_id=owner,
+                                            owner_id=owner, roll=body.roll, dice=dice,
                                             secret=settings.resolved_secret_key)
     return _detail(db, access, character)
 
@@ -141,6 +195,41 @@ def update_character(body: CharacterPatch, db: DbSession, access: MemberAccess,
 def delete_character(db: DbSession, access: MemberAccess, character_id: IdParam):
     characters.delete_character(db=db, access=access, character_id=character_id)
     return Response(status_code=204)
+
+
+@router.get(ONE + "/rolls", response_model=SheetRollsOut, responses=error_responses(404))
+def sheet_rolls(db: DbSession, access: MemberAccess, character_id: IdParam):
+    """What on this character's sheet rolls, and the options a roll takes (every member
+    reads them; its player and the GM roll)."""
+    character = characters.get_character(db=db, access=access, character_id=character_id)
+    system = characters.system_of(access)
+    content = campaign_content(db=db, campaign_id=access.campaign.id)
+    return SheetRollsOut(
+        rolls=[SheetRollOut(key=offer.key, label=offer.label, group=offer.group,
+                            formula=offer.formula, rule=offer.rule)
+               for offer in characters.sheet_rolls(system, character.sheet, content)],
+        options=[SheetRollOptionOut(name=option.name, label=str(gettext(option.label)),
+                                    kind=option.kind,
+                                    choices=[value for value, _label in option.choices],
+                                    low=option.low, high=option.high)
+                 for option in characters.sheet_roll_options(system)])
+
+
+@router.post(ONE + "/rolls", status_code=201, response_model=list[RollOut],
+             response_model_exclude_unset=True, responses=error_responses(403, 404, 409))
+def roll_from_sheet(body: SheetRollIn, request: Request, db: DbSession, access: MemberAccess,
+                    settings: SettingsDep, dice: TableDice, character_id: IdParam):
+    """Roll one thing of the sheet with the game's own test (Tiamat: characteristic D10 pool
+    + skill; Cyborg: percentile skill test…) into the campaign's roll log, signed, with the
+    character; its live stream is told. The character's player and the GM roll. A bad key
+    or option answers 422 with ``error.field`` = ``roll`` or the option's name."""
+    made = characters.roll_from_sheet(
+        db=db, access=access, character_id=character_id, key=body.roll, options=body.options,
+        visibility=body.visibility, secret=settings.resolved_secret_key, dice=dice)
+    publish_rolled(request.app.state.broker, access.campaign.id, made.rolls[-1].id,
+                   made.journals)
+    return [RollOut(**rolls.public_entry(rolls.RollView(roll, visible=True)))
+            for roll in made.rolls]
 
 
 @router.post(ONE + "/transfer", response_model=CharacterDetailOut,

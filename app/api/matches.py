@@ -25,7 +25,9 @@ from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
 from app.db import write_transaction
 from app.errors import NotAuthenticated, NotFound
+from app.http import json_body
 from app.http.deps import (
+    CurrentUser,
     DbSession,
     IdParam,
     MemberAccess,
@@ -43,8 +45,10 @@ from app.http.lean_route import lean_route, path_id
 from app.http.streams import EventStreamResponse, FeedSource, Item, event_stream
 from app.i18n import gettext
 from app.models import Match
+from app.rules import map_actions, map_view
 from app.rules.dice import Dice
 from app.rules.match import Actor
+from app.rules.outcome import Outcome
 from app.services import match_publish, tables
 from app.services.access import CampaignAccess, load_campaign_access
 from app.services.match_feed import Batch, Viewer, to_json
@@ -116,6 +120,15 @@ class MatchOut(Model):
     seq: int = Field(description="The last event's number: send it with your next action.")
     state: dict[str, Any] = Field(description="The state as you may see it.")
     legal_actions: list[LegalAction] = Field(description="What you may do now.")
+    outcome: OutcomeOut | None = Field(
+        default=None, description="Who won and why, once the game says the match is decided "
+        "(``over``: it is finished; otherwise the GM may end it); null while it goes on.")
+
+
+class OutcomeOut(Model):
+    winners: list[str] = Field(description="The winners' names; empty when nobody won.")
+    reason: str = Field(description="Why, in your language.")
+    over: bool
 
 
 class EventOut(Model):
@@ -176,11 +189,24 @@ def _summary(match: Match) -> MatchSummary:
 def _match_out(db: DbSession, access: CampaignAccess, match: Match) -> MatchOut:
     actor = tables.actor_for(db, access)
     # The rules judge on the whole state; only what they offer this actor is sent.
-    forms = tables.system_of(match).legal_actions(copy.deepcopy(match.state), actor)
+    system = tables.system_of(match)
+    forms = map_view.forms_for(system.legal_actions(copy.deepcopy(match.state), actor),
+                               match.state, actor)
+    state = tables.viewer_state(match, actor)
+    if not access.campaign.archived:  # the platform's map tools (app/rules/map_actions.py)
+        forms += map_actions.forms(state, actor, system.key)
     return MatchOut(id=match.id, name=match.name, system=match.system, status=match.status,
-                    seq=match.seq, state=tables.viewer_state(match, actor),
+                    seq=match.seq, state=state,
                     legal_actions=[LegalAction(kind=form.kind, label=gettext(form.label),
-                                               choices=dict(form.choices)) for form in forms])
+                                               choices=dict(form.choices)) for form in forms],
+                    outcome=_outcome_out(map_view.outcome_for(system, match.state, actor)))
+
+
+def _outcome_out(outcome: Outcome | None) -> OutcomeOut | None:
+    if outcome is None:
+        return None
+    return OutcomeOut(winners=list(outcome.winners), over=outcome.over,
+                      reason=gettext(outcome.reason, **outcome.params))
 
 
 def _answer(request: Request, actor: Actor, outcome: tables.ActionOutcome) -> ActionOut:
@@ -213,18 +239,23 @@ async def _lean_action(request: Request) -> Response | None:
             or (key is not None and not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX)
             or request.headers.get("content-type", "").partition(";")[0] != "application/json"):
         return None
+    data = await json_body.read(request)  # read once: the declared route reuses it
+    if isinstance(data, json_body.Unreadable):
+        return None
     try:
-        body = ActionIn.model_validate(json.loads(await request.body()))
-    except (ValueError, ValidationError):  # ValueError: not JSON
+        body = ActionIn.model_validate(data)
+    except ValidationError:
         return None
     return await _act(request, campaign_id, match_id, body, dice_for(request), key)
 
 
 async def post_action(body: ActionIn, request: Request, campaign_id: IdParam, match_id: MatchId,
-                      dice: TableDice, idempotency_key: IdempotencyKey = None) -> Response:
+                      dice: TableDice, user: CurrentUser,
+                      idempotency_key: IdempotencyKey = None) -> Response:
     """Act at the table. 409: the table moved on (``error.details`` has the current ``seq``
     and ``state``). 422: the rules refuse, with the reason; or an Idempotency-Key reused
     for another payload (``idempotency_key_reused``). Spectators watch: 403."""
+    # ``user``: an anonymous caller hears 401 before anything about the body, as elsewhere.
     return await _act(request, campaign_id, match_id, body, dice, idempotency_key)
 
 

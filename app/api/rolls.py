@@ -1,7 +1,8 @@
 """API: the campaign's roll log — free rolls, the paginated log, GM corrections, export.
 
 Same services and permissions as the pages. An entry the caller may not see keeps only
-``id``, ``user_id``, ``user_name``, ``visibility``, ``created_at`` and ``hidden: true``.
+``id``, ``number``, ``user_id``, ``user_name``, ``visibility``, ``created_at`` and
+``hidden: true``.
 A bad expression answers 422 with ``error.field = "expression"`` and
 ``error.details.position`` (0-based) and ``error.details.expected``.
 """
@@ -46,9 +47,11 @@ class CorrectionIn(Model):
 
 
 class RollOut(Model):
-    """A log entry. Hidden from you: only the first six fields are present."""
+    """A log entry. Hidden from you: only the first seven fields are present."""
 
-    id: int
+    id: int = Field(description="The entry's id: what links and corrections use.")
+    number: int = Field(description="Its number in the campaign's log (n°1 is the campaign's "
+                                    "first roll), as pages show it to people. Not signed.")
     user_id: int | None
     user_name: str
     visibility: str
@@ -66,8 +69,10 @@ class RollOut(Model):
     record: dict[str, Any] | None = Field(default=None, description=(
         "The RollRecord: purpose (and, for a purpose the rules named, purpose_message: its "
         "message id and params), expression, dice (each face with kept, exploded, critical, "
-        "success, added, group, sign), modifiers, total, target, outcome; a correction adds "
-        "corrected_from, reason and original_user_id."))
+        "success, added, group, sign, and rerolled or rolled when a die was rerolled or "
+        "changed), modifiers, total, target, outcome, and tree (the expression as evaluated, "
+        "when it is more than a sum of dice and numbers: docs/dice.md § Records); a "
+        "correction adds corrected_from, reason and original_user_id."))
     total: int | None = None
     corrects_id: int | None = None
     corrected_by: list[int] | None = None
@@ -86,6 +91,7 @@ class RollPageOut(Model):
 
 class ExportEntryOut(Model):
     id: int
+    number: int = Field(description="its number in the campaign's log; not signed")
     campaign_id: int
     match_id: int | None
     user_id: int | None
@@ -101,6 +107,9 @@ class ExportEntryOut(Model):
     signature: str
     user_name: str
     match_name: str | None
+    shared_with: str | None = Field(default=None, description=(
+        "For a roll made in a whisper between two members: the other one's name (they alone "
+        "see it, not the GM). Not signed."))
 
 
 class ExportCampaignOut(Model):

@@ -53,6 +53,18 @@ def limit_body(request: Request, settings: SettingsDep) -> None:
         transfer.check_size(int(length), settings)
 
 
+async def readable_version(request: Request) -> None:
+    """A file of another format or version is refused in words that list the versions this
+    Tablée reads, before the schema's checks (they would only name the value they want).
+    A body that is not a JSON object is left for the schema to describe."""
+    try:
+        data = await request.json()
+    except ValueError:  # no body, or not JSON: the schema's own errors say so
+        return
+    if isinstance(data, dict):
+        transfer.check_format(data)
+
+
 @router.get("/campaigns/{campaign_id}/export", response_model=transfer.CampaignExport,
             responses=error_responses(404))
 def export_campaign(db: DbSession, access: MemberAccess) -> transfer.CampaignExport:
@@ -63,19 +75,24 @@ def export_campaign(db: DbSession, access: MemberAccess) -> transfer.CampaignExp
 
 @router.post("/campaigns/import", status_code=201, response_model=ImportOut,
              responses=error_responses(400, 413), dependencies=[Depends(limit_body)])
-def import_campaign(body: transfer.CampaignExport, db: DbSession, settings: SettingsDep,
-                    user: CurrentUser,
+def import_campaign(request: Request, user: CurrentUser,
+                    _known: Annotated[None, Depends(readable_version)],
+                    body: transfer.CampaignExport, db: DbSession, settings: SettingsDep,
                     name: Annotated[str | None, Query(max_length=NAME_MAX)] = None) -> ImportOut:
     """Create a new campaign from an export document, with you as its GM and only member.
 
     ``former_members`` lists the people the file named (with the characters they played,
     which stay without a player): invite them if you wish. Imported rolls and events are
-    marked as imported; every match is rebuilt from its log, and a file whose snapshot
-    disagrees with its log is refused (422, ``error.field`` says where). ``name`` renames
+    marked as imported; every match is rebuilt from its log, checked by its game at every
+    step, and must open for the GM, each player and a spectator (its table page rendered);
+    a file that fails, or whose snapshot disagrees with its log, is refused (422,
+    ``error.field`` says where, e.g. ``matches.0.events.3.payload.token.x``; a format
+    version this Tablée does not read is named with the versions it reads). ``name`` renames
     the new campaign.
     """
     result = transfer.import_campaign(db=db, settings=settings, user=user, document=body,
-                                      name=name)
+                                      name=name,
+                                      page_check=request.app.state.import_page_check)
     return ImportOut(campaign_id=result.campaign.id,
                      former_members=[_former_out(member) for member in result.former_members])
 

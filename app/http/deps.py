@@ -10,18 +10,23 @@ without the right role get 403.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path, Request, params
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
 from app import auth, telemetry
 from app.config import Settings
-from app.errors import CsrfFailed, NotAuthenticated
+from app.errors import CsrfFailed, NotAuthenticated, ValidationFailed
+from app.http import json_body
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
+from app.i18n import lazy_gettext as _l
 from app.models import User
 from app.rules.dice import Dice, SystemDice
 from app.services import instance
@@ -254,9 +259,45 @@ MemberAccess = Annotated[CampaignAccess, Depends(campaign_access)]
 API_PREFIX = "/api/v1"
 
 
+class JsonBodyRoute(APIRoute):
+    """Every router's route class: a JSON body is read by ``app.http.json_body`` (UTF-8,
+    nested at most ``MAX_DEPTH`` deep) before FastAPI's handler asks for it, and one that
+    cannot be read is refused here in the caller's language — after a 401 for an anonymous
+    caller where the route needs a login, as for any other bad body."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        declared = super().get_route_handler()
+        if self.body_field is None or isinstance(self.body_field.field_info, params.Form):
+            return declared  # FastAPI never reads this route's body as JSON
+        strict = bool(getattr(self.strict_content_type, "value", self.strict_content_type))
+        needs_user = _depends_on(self.dependant, require_user)
+
+        async def handler(request: Request) -> Response:
+            if json_body.expected(request, strict=strict) and await request.body():
+                body = await json_body.read(request)
+                if isinstance(body, json_body.Unreadable):
+                    await _refuse_unreadable(request, body, needs_user=needs_user)
+            return await declared(request)
+
+        return handler
+
+
+def _depends_on(dependant: Dependant, call: Callable[..., Any]) -> bool:
+    return any(sub.call is call or _depends_on(sub, call) for sub in dependant.dependencies)
+
+
+async def _refuse_unreadable(request: Request, body: json_body.Unreadable, *,
+                             needs_user: bool) -> None:
+    viewer = await viewer_of(request)  # the caller's language, and whether they logged in
+    if needs_user and viewer.user is None:
+        raise NotAuthenticated()
+    raise ValidationFailed(_l(body.reason, max=json_body.MAX_DEPTH), code="invalid_input")
+
+
 def protected_router(**kwargs) -> APIRouter:
-    """A router whose unsafe requests all pass the CSRF check."""
-    return APIRouter(dependencies=[Depends(verify_csrf)], **kwargs)
+    """A router whose unsafe requests all pass the CSRF check, and whose JSON bodies are
+    read by ``JsonBodyRoute``."""
+    return APIRouter(dependencies=[Depends(verify_csrf)], route_class=JsonBodyRoute, **kwargs)
 
 
 def api_router(tag: str) -> APIRouter:

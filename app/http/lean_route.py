@@ -14,17 +14,19 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import Response
+
+from app.http.deps import JsonBodyRoute
 
 Lean = Callable[[Request], Awaitable[Response | None]]
 
 
-def lean_route(lean: Lean) -> type[APIRoute]:
-    """An ``APIRoute`` class (``route_class_override``) whose requests go to ``lean`` first."""
+def lean_route(lean: Lean) -> type[JsonBodyRoute]:
+    """A route class (``route_class_override``) whose requests go to ``lean`` first; a JSON
+    body ``lean`` could not read is refused by ``JsonBodyRoute`` as on every route."""
 
-    class LeanRoute(APIRoute):
+    class LeanRoute(JsonBodyRoute):
         def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
             declared = super().get_route_handler()
 

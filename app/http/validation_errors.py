@@ -22,6 +22,7 @@ from fastapi import Request
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from app.http.json_body import NOT_JSON
 from app.i18n import gettext, ngettext
 
 
@@ -45,7 +46,6 @@ PATTERN = N_("“%(field)s”: this text holds a character that is not allowed (
              "character or an invisible direction mark) or nothing visible.")
 DATE = N_("“%(field)s”: expected a date and time (ISO 8601, e.g. 2026-05-01T20:15:00Z).")
 INVALID = N_("“%(field)s”: this value is not valid.")
-NOT_JSON = N_("The request's body is not valid JSON.")
 NO_BODY = N_("The request needs a body (a JSON object).")
 ACTION_TOO_LARGE = N_("“%(field)s”: an action is at most %(max)s bytes of JSON.")
 WHOLE_RANGE = N_("“%(field)s”: expected a whole number from %(low)s to %(high)s.")
@@ -75,7 +75,10 @@ def field_path(error: Mapping[str, Any]) -> str | None:
     own check names its field in ``ctx`` (``app.api.schemas.Model``)."""
     if error.get("type") == "json_invalid":
         return None  # the position in the text, not a field
-    parts = [str(part) for part in error.get("loc", ()) if part not in LOCATIONS]
+    loc = list(error.get("loc", ()))
+    if loc and loc[0] in LOCATIONS:
+        loc = loc[1:]  # where it was sent; a field may itself be named « body » (the chat's)
+    parts = [str(part) for part in loc]
     named = (error.get("ctx") or {}).get("field")
     if isinstance(named, str):
         parts.append(named)
@@ -95,6 +98,13 @@ def message(request: Request, error: Mapping[str, Any]) -> str:
     return said if said is not None else gettext(INVALID, field=field)
 
 
+def _choices(ctx: Mapping[str, Any]) -> list[str]:
+    """The values pydantic lists as expected: « 'x' or 'y' », « 1, 2 or 3 », « 1 »."""
+    expected = str(ctx.get("expected", ""))
+    quoted = re.findall(r"'([^']*)'", expected)
+    return quoted or [part for part in re.split(r",\s*|\s+or\s+", expected) if part]
+
+
 def _said(kind: str, ctx: Mapping[str, Any], field: str, request: Request,
           error: Mapping[str, Any]) -> str | None:
     simple = {"missing": REQUIRED, "extra_forbidden": UNKNOWN,
@@ -105,8 +115,7 @@ def _said(kind: str, ctx: Mapping[str, Any], field: str, request: Request,
     if kind in simple:
         return gettext(simple[kind], field=field)
     if kind in ("literal_error", "enum"):
-        choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
-        return gettext(CHOICE, field=field, choices=", ".join(choices) or "?")
+        return gettext(CHOICE, field=field, choices=", ".join(_choices(ctx)) or "?")
     if kind == "action_too_large":
         return gettext(ACTION_TOO_LARGE, field=field, max=ctx.get("max"))
     bounds = _bounds(request, error.get("loc", ()))

@@ -19,6 +19,7 @@ from app.db import write_transaction
 from app.errors import NotFound, ValidationFailed
 from app.i18n import lazy_gettext as _l
 from app.models import Image, Match, MatchEvent
+from app.rules.map_state import fog_active
 from app.rules.match import Event
 from app.services import images, tables
 from app.services.access import CampaignAccess
@@ -63,10 +64,22 @@ def background_images(db: Session, match_id: int) -> list[int]:
 
 
 def campaign_image(db: Session, access: CampaignAccess, image_id: int) -> Image:
-    """A background picture, for a member of a campaign whose match used it."""
-    used = db.scalars(select(MatchEvent.payload).join(Match, Match.id == MatchEvent.match_id)
-                      .where(Match.campaign_id == access.campaign.id, MatchEvent.kind == KIND))
-    if not any((payload or {}).get("image_id") == image_id for payload in used):
+    """A background picture: for the GM, one a match of the campaign used; for the others,
+    one under a board now that no fog covers (a player's board shows it through
+    ``map_pictures``, the fog painted on: a map kept for another scene, or under the fog,
+    is not theirs to see)."""
+    if access.is_gm:
+        used = db.scalars(select(MatchEvent.payload).join(
+            Match, Match.id == MatchEvent.match_id).where(
+                Match.campaign_id == access.campaign.id, MatchEvent.kind == KIND))
+        shown = any((payload or {}).get("image_id") == image_id for payload in used)
+    else:
+        boards = [(state or {}).get("board") or {} for state in db.scalars(
+            select(Match.state).where(Match.campaign_id == access.campaign.id))]
+        shown = any(isinstance(board.get("background"), dict)
+                    and board["background"].get("image_id") == image_id
+                    and not fog_active(board.get("fog")) for board in boards)
+    if not shown:
         raise NotFound()
     image = db.get(Image, image_id)
     if image is None:

@@ -14,7 +14,7 @@ details hold the saved values so the form can show them next to what the user ty
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,14 +28,17 @@ from app.db import write_transaction
 from app.errors import Conflict, Forbidden, NotFound, StaleVersion, ValidationFailed
 from app.i18n import gettext
 from app.i18n import lazy_gettext as _l
-from app.models import Character, Image, Membership, Role, User
+from app.models import Character, Image, Membership, Role, Roll, User
 from app.rules.dice import Dice, SystemDice
+from app.rules.errors import RulesError
 from app.rules.registry import get_system
 from app.rules.system import N_, NO_CONTENT, Content, GameSystem, Problem, Sheet
 from app.rules.text import nul_path
-from app.services import images, validation
+from app.services import images, tables, validation
 from app.services.content import campaign_content
-from app.services.rolls import record_rolls
+from app.services.dice_cap import capped
+from app.services.rolls import check_visibility, may_see, record_rolls
+from app.services.validation import rules_message
 
 if TYPE_CHECKING:
     from app.services.access import CampaignAccess
@@ -256,20 +259,27 @@ def _refused_as_stale(db: Session, character_id: int) -> StaleVersion | NotFound
 def create_character(*, db: Session, access: CampaignAccess, name: object,
                      notes: object = "", sheet: object = None,
                      owner_id: object = ACTING_USER, secret: str = "",
-                     dice: Dice | None = None) -> Character:
+                     dice: Dice | None = None, roll: bool | None = None) -> Character:
     """A new character. ``sheet=None`` starts from the system's blank sheet.
 
     The owner is the acting user unless the GM names a player, or passes ``owner_id=None``
     for a non-player character. In a game whose creation rolls dice (``roll_sheet``) the
-    server rolls: for a blank sheet, and always for a player's rolled values; the rolls are
-    signed into the campaign's roll log with ``secret``.
+    server rolls what the dice decide into the sheet as it was chosen (``roll``: always for
+    a player; for the GM, by default only when no sheet is given — a typed profile is kept
+    as it is). What the player chose is checked before any die is thrown, so a refused
+    sheet costs no roll; the rolls are signed into the campaign's roll log with ``secret``.
     """
     access.require_player_or_gm()
     access.require_writable()
     system = system_of(access)
     cleaned_name, cleaned_notes = _clean_name(name), _clean_notes(notes)
-    sheet, records = _rolled_at_creation(system, access, sheet, dice)
     content = campaign_content(db=db, campaign_id=access.campaign.id)
+    if _rolls_at_creation(system, access, sheet, roll):
+        chosen = system.new_sheet() if sheet is None else sheet
+        _check_choices(system, access, chosen, content)
+        sheet, records = _rolled(system, chosen, dice)
+    else:
+        records = []
     cleaned_sheet = system.new_sheet() if sheet is None else check_sheet(system, sheet, content)
     # A player's new character is judged as a change from the blank sheet: no experience,
     # money or biomass the rules did not give (games with ``validate_change``).
@@ -293,23 +303,52 @@ def create_character(*, db: Session, access: CampaignAccess, name: object,
     return character
 
 
-def _rolled_at_creation(system: GameSystem, access: CampaignAccess, sheet: object,
-                        dice: Dice | None) -> tuple[object, list[dict[str, Any]]]:
-    """The sheet with the server's creation rolls in it, and those rolls.
+def rolls_at_creation(system: GameSystem) -> bool:
+    """The game rolls part of a new character's sheet (``roll_sheet``)."""
+    return getattr(system, "roll_sheet", None) is not None
 
-    A GM's complete sheet (a profile for a creature or a non-player character) is taken as
-    it is; a player's rolled values always come from the server's dice.
-    """
-    roll_sheet = getattr(system, "roll_sheet", None)
-    if roll_sheet is None or (access.is_gm and sheet is not None):
-        return sheet, []
-    rolled, records = roll_sheet(dice or SystemDice())
-    if isinstance(sheet, dict):
-        sheet = {**sheet, **{key: rolled[key] for key in rolled_fields(system) if key in rolled}}
-    else:
-        sheet = rolled
-    return sheet, [record.to_dict() if hasattr(record, "to_dict") else dict(record)
-                   for record in records]
+
+def chooses_before_rolling(system: GameSystem) -> bool:
+    """The player fills the whole builder on the new-character page and the dice roll only
+    their part into it (Tiamat's talents), instead of rolling first and choosing the rest
+    on the edit page (Cyborg's credit, spread over the skills the dice drew)."""
+    return rolls_at_creation(system) and bool(getattr(system, "chooses_before_rolling", False))
+
+
+def _rolls_at_creation(system: GameSystem, access: CampaignAccess, sheet: object,
+                       roll: bool | None) -> bool:
+    """Whether the server rolls this new character: a player's, always; the GM's when asked,
+    or by default when no sheet is given (a GM's complete sheet is a profile, taken as it
+    is). A sheet that is not even an object is left for the checks to refuse."""
+    if not rolls_at_creation(system) or not (sheet is None or isinstance(sheet, dict)):
+        return False
+    if not access.is_gm:
+        return True
+    return sheet is None if roll is None else roll
+
+
+def _top_field(field: str) -> str:
+    return field.split(".", 1)[0]
+
+
+def _check_choices(system: GameSystem, access: CampaignAccess, chosen: Sheet,
+                   content: Content) -> None:
+    """What the player chose, judged before the dice: every problem except those of the
+    values the dice are about to give."""
+    dice_decide = set(rolled_fields(system))
+    problems = [problem for problem in _sheet_problems(system, chosen, content)
+                if _top_field(problem.field) not in dice_decide]
+    if problems:
+        raise SheetInvalid(problems)
+    _check_change(system, access, system.new_sheet(), chosen, content)
+
+
+def _rolled(system: GameSystem, chosen: Sheet, dice: Dice | None
+            ) -> tuple[Sheet, list[dict[str, Any]]]:
+    """The sheet with the server's creation rolls in it, and those rolls."""
+    rolled, records = system.roll_sheet(dice or SystemDice(), chosen)  # type: ignore[attr-defined]
+    return rolled, [record.to_dict() if hasattr(record, "to_dict") else dict(record)
+                    for record in records]
 
 
 def rolled_fields(system: GameSystem) -> tuple[str, ...]:
@@ -448,3 +487,81 @@ def get_portrait(*, db: Session, access: CampaignAccess, character_id: int) -> I
     if image is None:
         raise NotFound(_l("This character has no portrait."))
     return image
+
+
+# --- rolls from the sheet -----------------------------------------------------------------
+
+def sheet_rolls(system: GameSystem, sheet: object, content: Content = NO_CONTENT) -> list[Any]:
+    """What on this sheet rolls (``SheetRoll``s; none for a game without, or a sheet with
+    problems: its numbers mean nothing yet)."""
+    offered = getattr(system, "sheet_rolls", None)
+    if offered is None or _sheet_problems(system, sheet, content):
+        return []
+    return list(offered(sheet, content))
+
+
+def sheet_roll_options(system: GameSystem) -> tuple[Any, ...]:
+    """The choices the page offers beside the sheet's roll buttons (``ContentField``s)."""
+    return tuple(getattr(system, "sheet_roll_options", ()))
+
+
+@dataclass(frozen=True)
+class SheetRolled:
+    """A roll from a sheet: its entries in the roll log, and the line it wrote in the
+    journal of each running match that seats the character (to publish, after the commit)."""
+
+    rolls: list[Roll]
+    journals: list[tables.ActionOutcome]
+
+
+def roll_from_sheet(*, db: Session, access: CampaignAccess, character_id: int, key: object,
+                    options: Mapping[str, Any], visibility: object = "public", secret: str,
+                    dice: Dice) -> SheetRolled:
+    """Roll one thing of a character's sheet with the game's own test (``roll_on_sheet``)
+    and sign it into the campaign's roll log, with the character; the journal of every
+    running match where the character sits shows it (``tables.journal_rolls``). Its player
+    and the GM roll; an unknown key or option is refused on its field and nothing is
+    stored."""
+    character = get_character(db=db, access=access, character_id=character_id)
+    require_edit(access, character)
+    access.require_writable()
+    chosen = check_visibility(visibility, is_gm=access.is_gm)
+    system = system_of(access)
+    content = campaign_content(db=db, campaign_id=access.campaign.id)
+    if getattr(system, "roll_on_sheet", None) is None:
+        raise ValidationFailed(_l("Nothing rolls from this game's sheets."), field="roll",
+                               code="nothing_to_roll")
+    if not sheet_rolls(system, character.sheet, content):
+        raise ValidationFailed(_l("This sheet has problems to fix before it rolls."),
+                               field="roll", code="sheet_invalid")
+    try:
+        records = system.roll_on_sheet(  # type: ignore[attr-defined]
+            character.sheet, str(key or ""), options, capped(dice, access.campaign),
+            name=character.name, content=content)
+    except RulesError as error:
+        raise ValidationFailed(rules_message(error), field=error.fields.get("option", "roll"),
+                               code=error.code) from error
+    except ValidationFailed as error:  # the campaign's cap on dice, said on the button
+        raise ValidationFailed(error.message, field="roll", code=error.code) from error
+    campaign_id, user_id = access.campaign.id, access.user.id
+    character_id, name = character.id, character.name
+    with write_transaction(db):
+        seating = tables.tables_seating(db, campaign_id, character_id)
+        made = record_rolls(db=db, secret=secret, campaign_id=campaign_id, user_id=user_id,
+                            character_id=character_id,
+                            records=[record.to_dict() for record in records],
+                            visibility=chosen)
+        journals = tables.journal_rolls(db, secret, seating, character_id=character_id,
+                                        name=name, made=made, actor=user_id)
+    return SheetRolled(made, journals)
+
+
+def roll_seen_on_sheet(*, db: Session, access: CampaignAccess, character: Character,
+                       roll_id: int) -> Roll | None:
+    """A roll made from this character's sheet, if this viewer may see it (the page shows
+    the last one again after a roll sent without JavaScript)."""
+    roll = db.get(Roll, roll_id)
+    if roll is None or roll.campaign_id != access.campaign.id \
+            or roll.character_id != character.id:
+        return None
+    return roll if may_see(roll, user_id=access.user.id, is_gm=access.is_gm) else None

@@ -13,8 +13,10 @@ query itself, so neither a page, the API nor a live stream can carry it.
 
 An inline roll is a ``Roll`` of the campaign's log, signed like any other, whose visibility
 follows the message's audience: ``public`` at the table, ``self`` (the roller and the GM)
-for a player's whisper, ``gm`` for the GM's. The message carries the result to its own
-readers; the roll log shows it to the roll's.
+for a player's whisper, ``gm`` for the GM's. A roll in a whisper between two members is
+theirs alone, as the whisper is: the roll log reads its message to know (``rolls.whispers``)
+and shows everyone else, the GM included, only that a roll was made. The message carries the
+result to its own readers; the roll log shows it to the roll's.
 """
 
 from __future__ import annotations
@@ -29,12 +31,10 @@ from app.db import write_transaction
 from app.errors import ValidationFailed
 from app.i18n import lazy_gettext as _l
 from app.models import ChatMessage, Match, Membership, Role, User
-from app.rules import notation
-from app.rules.dice import Dice
-from app.rules.errors import NotationError
+from app.rules.dice import Dice, RollRecord
 from app.services import validation
 from app.services.access import CampaignAccess
-from app.services.rolls import notation_failure, record_rolls
+from app.services.rolls import record_rolls, roll_typed
 
 MAX_BODY = 1000
 PAGE_SIZE = 50
@@ -107,24 +107,7 @@ def send(*, db: Session, secret: str, access: CampaignAccess, body: object, to: 
     match = _match_of(db, access, match_id)
     if recipient.audience == "member":
         _check_member(db, access, recipient.user_id)
-    expression = roll_expression(text)
-    record = None
-    if expression is not None:
-        if access.role is Role.SPECTATOR:
-            raise ValidationFailed(_l("Spectators do not roll dice."), field="body",
-                                   code="spectators_do_not_roll")
-        if not expression:
-            raise ValidationFailed(_l("Write a dice expression after /r, for example "
-                                      "/r 2d6+1 # damage."), field="body", code="bad_expression")
-        try:
-            record = notation.roll(expression, dice)
-        except NotationError as error:
-            failure = notation_failure(error)
-            details = dict(failure.details)
-            if isinstance(details.get("position"), int):  # a position in the message
-                details["position"] += text.find(expression, 2)
-            raise ValidationFailed(failure.message, field="body", code=failure.code,
-                                   details=details) from error
+    record = _inline_roll(access, text, dice)
     with write_transaction(db):
         roll = None
         if record is not None:
@@ -140,6 +123,29 @@ def send(*, db: Session, secret: str, access: CampaignAccess, body: object, to: 
         db.add(message)
         db.flush()
     return message
+
+
+def _inline_roll(access: CampaignAccess, text: str, dice: Dice) -> RollRecord | None:
+    """The roll of a ``/r`` message (None for a plain message), rolled as the free roller
+    rolls (``rolls.roll_typed``: the campaign's dice cap included); a refusal names the
+    message's ``body``, its position counted in the message."""
+    expression = roll_expression(text)
+    if expression is None:
+        return None
+    if access.role is Role.SPECTATOR:
+        raise ValidationFailed(_l("Spectators do not roll dice."), field="body",
+                               code="spectators_do_not_roll")
+    if not expression:
+        raise ValidationFailed(_l("Write a dice expression after /r, for example "
+                                  "/r 2d6+1 # damage."), field="body", code="bad_expression")
+    try:
+        return roll_typed(expression, access=access, dice=dice)
+    except ValidationFailed as failure:
+        details = dict(failure.details)
+        if isinstance(details.get("position"), int):  # a position in the message
+            details["position"] += text.find(expression, 2)
+        raise ValidationFailed(failure.message, field="body", code=failure.code,
+                               details=details) from failure
 
 
 def _match_of(db: Session, access: CampaignAccess, match_id: object) -> Match | None:

@@ -1,11 +1,14 @@
 """A campaign's cap on the dice of one roll (issue 10: "1000d6" flooded the journal).
 
 The GM sets it on the campaign's edit page (``Campaign.dice_cap``; ``None`` means
-``DEFAULT_DICE_CAP``), between 1 and the dice notation's own limit. It is applied where the
-server rolls for a member — an action at a table (``tables.apply_action``) and a free roll
-(``rolls.free_roll``) — by wrapping the injected dice: the rules stay pure and unaware of it.
+``DEFAULT_DICE_CAP``), between 1 and the dice notation's own limit. It is applied wherever
+the server rolls for a member — an action at a table (``tables.apply_action``), and an
+expression typed in the free roller or after ``/r`` in the chat (``rolls.roll_typed``) — by
+wrapping the injected dice: the rules stay pure and unaware of it.
 An action counts all the dice it throws; going over refuses it with a message in the user's
-language, and nothing is stored.
+language, and nothing is stored. A dice expression counts the dice it asks for, before any
+is thrown (``reserve``, called by ``app.rules.notation.roll``); the dice its rerolls and
+explosions add are bounded by the notation itself (docs/dice.md § Limits and errors).
 """
 
 from __future__ import annotations
@@ -31,6 +34,16 @@ class CappedDice:
         self.dice, self.cap, self.thrown = dice, cap, 0
 
     def roll(self, sides: int, *, count: int = 1) -> list[int]:
+        self._count(count)
+        return self.dice.roll(sides, count=count)
+
+    def reserve(self, count: int) -> Dice:
+        """The ``count`` dice of an expression, counted before any is thrown; the dice it
+        then throws (rerolls and explosions too) are not counted again."""
+        self._count(count)
+        return self.dice
+
+    def _count(self, count: int) -> None:
         if self.thrown + count > self.cap:
             raise ValidationFailed(
                 _l("This roll asks for %(n)s dice; this campaign allows at most %(cap)s dice "
@@ -38,7 +51,6 @@ class CappedDice:
                    n=self.thrown + count, cap=self.cap),
                 field="expression", code="too_many_dice")
         self.thrown += count
-        return self.dice.roll(sides, count=count)
 
 
 def capped(dice: Dice, campaign: object) -> Dice:

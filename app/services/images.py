@@ -1,4 +1,7 @@
-"""Uploaded pictures: checked by decoding them, then re-encoded before they are stored.
+"""Pictures: checked by decoding them, then re-encoded before they are stored.
+
+``clean_image`` is the one way a picture enters Tablée, whatever brings it: a portrait or a
+map uploaded from a page or the API, a portrait or a map in an imported campaign file.
 
 Nothing about an upload is trusted: not its file name, not the content type the browser
 sends. The bytes must decode with Pillow as PNG, JPEG, WebP or GIF, within a size and
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PIL import Image as PILImage
 from PIL import ImageOps
@@ -41,6 +44,7 @@ class CleanImage:
     data: bytes
     width: int
     height: int
+    source_format: str = ""  # what the upload was (``PNG``…), not what is stored
 
 
 def mebibytes(size: int) -> str:
@@ -72,7 +76,7 @@ def clean_image(data: bytes, *, max_bytes: int, field: str = "portrait") -> Clea
                 raise too_big
             picture.load()
             pixels = _plain_pixels(picture)
-            photo = picture.format == "JPEG"
+            source = picture.format
     except ValidationFailed:
         raise
     except (PILImage.DecompressionBombError, PILImage.DecompressionBombWarning) as error:
@@ -83,7 +87,8 @@ def clean_image(data: bytes, *, max_bytes: int, field: str = "portrait") -> Clea
         # A hostile or broken file can fail in the decoders in many ways (OSError,
         # SyntaxError, struct.error, ValueError…): each means "not an image we accept".
         raise unsupported from error
-    return _encode(pixels, as_jpeg=photo and pixels.mode == "RGB")
+    clean = _encode(pixels, as_jpeg=source == "JPEG" and pixels.mode == "RGB")
+    return replace(clean, source_format=source)
 
 
 def _dimensions_error(field: str) -> ValidationFailed:

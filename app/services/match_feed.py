@@ -24,7 +24,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -39,6 +39,7 @@ from app.services.match_publish import channel
 logger = logging.getLogger(__name__)
 
 SessionFactory = Callable[[], Session]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,10 @@ class Batch:
         if made is None:
             made = self._shared[key] = make()
         return made
+
+    def known(self, key: tuple[object, ...]) -> Any:
+        """What ``once`` made for ``key`` in this batch, if it did (else None)."""
+        return self._shared.get(key)
 
     def as_json(self, event: dict[str, Any], actor: Actor) -> str:
         """The event as ``actor`` may see it, in JSON (shared like ``shared``)."""
@@ -322,6 +327,22 @@ class Viewer:
     def may_use(self, batch: Batch, sent: int) -> bool:
         """``batch`` may be sent to this viewer from ``sent`` on, as it is."""
         return batch.covers(sent) and self.allowed(batch)
+
+    def remember(self, batch: Batch, key: tuple[object, ...] | None,
+                 make: Callable[[], T]) -> T:
+        """``make()``, made once for ``key`` by the streams of this match: kept in ``batch``,
+        or lent by the pump's latest batch when that one made it already (a stream that
+        reconnects reads a batch of its own). Safe only because a key names everything
+        its value is made from — any batch of the match may then lend it. ``None``: made
+        for this caller alone."""
+        if key is None:
+            return make()
+        latest = self.feed.latest if self.feed is not None else None
+        if latest is not None and latest is not batch:
+            found = latest.known(key)
+            if found is not None:
+                return found
+        return batch.once(key, make)
 
     def used(self, batch: Batch) -> None:
         """``batch`` was sent, written for this viewer while it waited (``caught_up``)."""

@@ -47,6 +47,15 @@ def publish_roll(broker: Broker, campaign_id: int, roll_id: int) -> None:
     broker.announce(f"campaign:{campaign_id}", {"kind": "roll", "roll_id": roll_id})
 
 
+def publish_rolled(broker: Broker, campaign_id: int, roll_id: int,
+                   journals: list[tables.ActionOutcome]) -> None:
+    """A roll made away from a table (a character's sheet): the roll log's viewers are told
+    (``roll_id``, its last entry), then those of each table whose journal shows it."""
+    publish_roll(broker, campaign_id, roll_id)
+    for outcome in journals:
+        publish_outcome(broker, outcome)
+
+
 def publish_chat(broker: Broker, campaign_id: int, message_id: int) -> None:
     """Tell the campaign's chat streams (after the commit) that a message was posted; each
     stream reads it from the database and sends it only to those who may read it."""

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from app.errors import NotFound, ValidationFailed
 from app.i18n import lazy_gettext as _l
 from app.models import Match, MatchEvent, Membership, Role, User
+from app.rules import map_view
 from app.rules.dice import Dice
 from app.rules.match import Actor, State
 from app.rules.registry import get_system
@@ -171,7 +172,7 @@ def people_in(events: Iterable[dict[str, Any]]) -> set[int]:
 def replay_state(*, db: Session, match: Match, actor: Actor, step: int) -> State:
     """The state after event ``step`` (undone events left out), as ``actor`` may see it."""
     state = tables.fold_log(db, match, upto=step)
-    return tables.system_of(match).view(state, actor)
+    return map_view.view(tables.system_of(match), state, actor)
 
 
 def reload_access(*, db: Session, campaign_id: int, user_id: int) -> CampaignAccess | None:

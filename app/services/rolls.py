@@ -16,11 +16,12 @@ import hashlib
 import hmac
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from app.db import write_transaction
@@ -28,7 +29,7 @@ from app.errors import NotFound, ValidationFailed
 from app.i18n import get_locale, ngettext
 from app.i18n import gettext as _
 from app.i18n import lazy_gettext as _l
-from app.models import Match, Membership, Roll, utcnow
+from app.models import Campaign, ChatMessage, Match, Membership, Roll, User, utcnow
 from app.rules import notation
 from app.rules.dice import Dice, Modifier, RollRecord
 from app.rules.errors import NotationError
@@ -72,7 +73,8 @@ def verify(secret: str, entry: Mapping[str, Any]) -> bool:
 
 
 def entry_dict(roll: Roll) -> dict[str, Any]:
-    return {"id": roll.id, "campaign_id": roll.campaign_id, "match_id": roll.match_id,
+    return {"id": roll.id, "number": roll.number, "campaign_id": roll.campaign_id,
+            "match_id": roll.match_id,
             "user_id": roll.user_id, "character_id": roll.character_id,
             "visibility": roll.visibility, "purpose": roll.purpose,
             "expression": roll.expression, "record": roll.record,
@@ -116,11 +118,13 @@ def record_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | N
                  match_id: int | None = None, character_id: int | None = None,
                  corrects_id: int | None = None) -> list[Roll]:
     """Add signed entries inside the caller's transaction (the id is part of what is signed)."""
+    records = list(records)
     rolls = []
-    for record in records:
+    for number, record in zip(next_numbers(db, campaign_id, len(records)), records,
+                              strict=True):
         roll = Roll(**_new_entry(campaign_id=campaign_id, match_id=match_id, user_id=user_id,
                                  character_id=character_id, visibility=visibility,
-                                 record=record, corrects_id=corrects_id))
+                                 record=record, corrects_id=corrects_id), number=number)
         db.add(roll)
         db.flush()
         roll.signature = sign(secret, entry_dict(roll))
@@ -132,15 +136,20 @@ def append_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | N
                  records: Iterable[Mapping[str, Any]], visibility: str,
                  match_id: int | None = None) -> list[int]:
     """``record_rolls`` for the action path: the same signed entries, written with two Core
-    statements each (the insert, then its signature, which covers the id) instead of the
-    ORM's unit of work; returns their ids."""
+    statements each (the insert, which takes the campaign's next number itself, then its
+    signature, which covers the id) instead of the ORM's unit of work; returns their ids."""
     core = db.connection()  # the session's transaction, without the ORM's per-statement work
+    records = list(records)
+    if records:
+        _lock_numbers(core, campaign_id)
     ids = []
     for record in records:
         entry = _new_entry(campaign_id=campaign_id, match_id=match_id, user_id=user_id,
                            character_id=None, visibility=visibility, record=record,
                            corrects_id=None)
-        (roll_id,) = core.execute(_INSERT_ROLL, entry).inserted_primary_key
+        (roll_id,) = core.execute(_INSERT_NUMBERED_ROLL,
+                                  {**entry, "numbered_campaign": campaign_id}
+                                  ).inserted_primary_key
         signed = {**entry, "id": roll_id, "created_at": _iso(entry["created_at"])}
         core.execute(_SIGN_ROLL, {"roll_id": roll_id, "signed": sign(secret, signed)})
         ids.append(roll_id)
@@ -148,15 +157,42 @@ def append_rolls(*, db: Session, secret: str, campaign_id: int, user_id: int | N
 
 
 _rolls = Roll.__table__
-_INSERT_ROLL = insert(_rolls)
+_earlier = _rolls.alias("earlier")
+_LAST_NUMBER = (select(func.coalesce(func.max(_earlier.c.number), 0))
+                .where(_earlier.c.campaign_id == bindparam("numbered_campaign")))
+# The insert takes the campaign's next number in the same statement (no read of its own).
+_INSERT_NUMBERED_ROLL = insert(_rolls).values(number=(_LAST_NUMBER.scalar_subquery() + 1))
 _SIGN_ROLL = (update(_rolls).where(_rolls.c.id == bindparam("roll_id"))
               .values(signature=bindparam("signed")))
+# FOR NO KEY UPDATE: two writers of one campaign's rolls queue, while inserts that only
+# point at the campaign (its chat, its characters) go on.
+_LOCK_CAMPAIGN = (select(Campaign.id).where(Campaign.id == bindparam("campaign_id"))
+                  .with_for_update(key_share=True))
+
+
+def _lock_numbers(core: Connection, campaign_id: int) -> None:
+    """Before taking numbers in the campaign: PostgreSQL locks its row, so that two
+    transactions never take the same number (each later statement then reads the other's
+    committed rolls); SQLite's writers already queue (``BEGIN IMMEDIATE``)."""
+    if core.dialect.name != "sqlite":
+        core.execute(_LOCK_CAMPAIGN, {"campaign_id": campaign_id})
+
+
+def next_numbers(db: Session, campaign_id: int, count: int) -> range:
+    """The campaign's next ``count`` roll numbers (its first roll is n°1), inside the
+    caller's write transaction."""
+    if not count:
+        return range(0)
+    core = db.connection()
+    _lock_numbers(core, campaign_id)
+    last = core.execute(_LAST_NUMBER, {"numbered_campaign": campaign_id}).scalar_one()
+    return range(last + 1, last + 1 + count)
 
 
 def _new_entry(*, campaign_id: int, match_id: int | None, user_id: int | None,
                character_id: int | None, visibility: str, record: Mapping[str, Any],
                corrects_id: int | None) -> dict[str, Any]:
-    """A new entry's columns, unsigned (its id comes from the insert)."""
+    """A new entry's columns, unsigned (its id comes from the insert), but its number."""
     return {"campaign_id": campaign_id, "match_id": match_id, "user_id": user_id,
             "character_id": character_id, "visibility": visibility,
             "purpose": (record.get("purpose") or "")[:200],
@@ -193,15 +229,22 @@ def free_roll(*, db: Session, secret: str, access: CampaignAccess, expression: o
         raise ValidationFailed(_l("A dice expression has at most %(n)s characters.",
                                   n=MAX_EXPRESSION), field="expression")
     validation.policed(expression, field="expression")
-    try:
-        record = notation.roll(expression, dice_cap.capped(dice, access.campaign))
-    except NotationError as error:
-        raise notation_failure(error) from error
+    record = roll_typed(expression, access=access, dice=dice)
     with write_transaction(db):
         (roll,) = record_rolls(db=db, secret=secret, campaign_id=access.campaign.id,
                                user_id=access.user.id, records=[record.to_dict()],
                                visibility=chosen)
     return roll
+
+
+def roll_typed(expression: str, *, access: CampaignAccess, dice: Dice) -> RollRecord:
+    """An expression a member typed (the free roller, the chat's ``/r``), rolled under the
+    campaign's cap on dice per roll, like an action at a table (``tables.apply_action``):
+    past it, or badly written, it is refused on ``expression`` and nothing is rolled."""
+    try:
+        return notation.roll(expression, dice_cap.capped(dice, access.campaign))
+    except NotationError as error:
+        raise notation_failure(error) from error
 
 
 def notation_failure(error: NotationError) -> ValidationFailed:
@@ -229,8 +272,10 @@ def correct_roll(*, db: Session, secret: str, access: CampaignAccess, roll_id: i
     validation.policed(reason.strip(), field="reason", required=True)
     with write_transaction(db):
         original = db.get(Roll, roll_id)
-        if original is None or original.campaign_id != access.campaign.id:
-            raise NotFound()
+        if original is None or original.campaign_id != access.campaign.id or not may_see(
+                original, user_id=access.user.id, is_gm=True,
+                whisper=whispers(db, [original]).get(original.id)):
+            raise NotFound()  # a roll of two players' whisper is not the GM's to read
         record = RollRecord.from_dict(original.record)
         corrected = {**record.to_dict(), "total": total, "outcome": None,
                      "corrected_from": record.total, "reason": reason.strip(),
@@ -251,9 +296,36 @@ def owner_id(roll: Roll) -> int | None:
     return roll.user_id
 
 
-def may_see(roll: Roll, *, user_id: int, is_gm: bool) -> bool:
-    return roll.visibility == "public" or is_gm or (
-        roll.visibility == "self" and owner_id(roll) == user_id)
+@dataclass(frozen=True)
+class Whisper:
+    """The whisper between two members a roll was made in: a whisper to one member is theirs
+    alone, the GM included (``app.services.chat``), and so is its roll."""
+
+    recipient_id: int | None
+    recipient_name: str
+
+
+def whispers(db: Session, rows: Sequence[Roll]) -> dict[int, Whisper]:
+    """The ``rows`` rolled inside a whisper between two members, by roll id. (A campaign
+    file's whispers come back as whispers to the GM: an imported roll is never one.)"""
+    ids = {row.id for row in rows if row.visibility == "self"}
+    if not ids:
+        return {}
+    found = db.execute(
+        select(ChatMessage.roll_id, ChatMessage.recipient_id, User.display_name)
+        .outerjoin(User, User.id == ChatMessage.recipient_id)
+        .where(ChatMessage.audience == "member",
+               ChatMessage.roll_id.between(min(ids), max(ids))))  # a range: no id list
+    return {roll_id: Whisper(recipient_id, name or _("a former member"))
+            for roll_id, recipient_id, name in found if roll_id in ids}
+
+
+def may_see(roll: Roll, *, user_id: int, is_gm: bool, whisper: Whisper | None = None) -> bool:
+    if roll.visibility == "public":
+        return True
+    if whisper is not None:
+        return user_id in (owner_id(roll), whisper.recipient_id)
+    return is_gm or (roll.visibility == "self" and owner_id(roll) == user_id)
 
 
 @dataclass(frozen=True)
@@ -264,6 +336,13 @@ class RollView:
     visible: bool
     # Ids of the later entries that correct this one (on a page of the log).
     corrections: tuple[int, ...] = ()
+    whisper: Whisper | None = None
+    # Id → number in the campaign of the entries it links to (the one it corrects, the ones
+    # correcting it): people read numbers, links keep ids.
+    numbers: Mapping[int, int] = field(default_factory=dict)
+
+    def number_of(self, roll_id: int) -> int:
+        return self.numbers.get(roll_id, roll_id)
 
     @property
     def user_name(self) -> str:
@@ -320,15 +399,23 @@ def roll_log(*, db: Session, access: CampaignAccess, before_id: int | None = Non
 
 def _views(db: Session, access: CampaignAccess, rows: Sequence[Roll]) -> list[RollView]:
     user_id, is_gm = access.user.id, access.is_gm
-    visible = {row.id for row in rows if may_see(row, user_id=user_id, is_gm=is_gm)}
+    whispered = whispers(db, rows)
+    visible = {row.id for row in rows if may_see(row, user_id=user_id, is_gm=is_gm,
+                                                 whisper=whispered.get(row.id))}
     corrections: dict[int, list[int]] = {}
+    numbers = {row.id: row.number for row in rows}
     if visible:
-        pairs = db.execute(select(Roll.corrects_id, Roll.id)
-                           .where(Roll.corrects_id.in_(visible)).order_by(Roll.id)).all()
-        for original, correction in pairs:
+        triples = db.execute(select(Roll.corrects_id, Roll.id, Roll.number)
+                             .where(Roll.corrects_id.in_(visible)).order_by(Roll.id)).all()
+        for original, correction, number in triples:
             corrections.setdefault(original, []).append(correction)
-    return [RollView(row, row.id in visible, tuple(corrections.get(row.id, ())))
-            for row in rows]
+            numbers[correction] = number
+    originals = {row.corrects_id for row in rows if row.corrects_id} - numbers.keys()
+    if originals:
+        numbers.update(db.execute(select(Roll.id, Roll.number)
+                                  .where(Roll.id.in_(originals))).all())
+    return [RollView(row, row.id in visible, tuple(corrections.get(row.id, ())),
+                     whispered.get(row.id), numbers) for row in rows]
 
 
 def still_watching(*, db: Session, campaign_id: int, user_id: int, role: str) -> bool:
@@ -347,9 +434,9 @@ def public_entry(view: RollView) -> dict[str, Any]:
     """An entry for this viewer: whole and signed, or only id, user, visibility and time."""
     roll = view.roll
     if not view.visible:
-        return {"id": roll.id, "user_id": roll.user_id, "user_name": view.user_name,
-                "visibility": roll.visibility, "created_at": _iso(roll.created_at),
-                "hidden": True}
+        return {"id": roll.id, "number": roll.number, "user_id": roll.user_id,
+                "user_name": view.user_name, "visibility": roll.visibility,
+                "created_at": _iso(roll.created_at), "hidden": True}
     return {**entry_dict(roll), "user_name": view.user_name, "hidden": False,
             "purpose_text": purpose_label(roll.purpose, roll.record) or None,
             "total": roll.record.get("total"), "corrected_by": list(view.corrections)}
@@ -370,7 +457,9 @@ def export_document(*, db: Session, access: CampaignAccess,
     for view in _views(db, access, rows):
         if view.visible:
             entries.append({**entry_dict(view.roll), "user_name": view.user_name,
-                            "match_name": matches.get(view.roll.match_id)})
+                            "match_name": matches.get(view.roll.match_id),
+                            "shared_with": view.whisper.recipient_name if view.whisper
+                            else None})
     return {"format": EXPORT_FORMAT,
             "campaign": {"id": access.campaign.id, "name": access.campaign.name},
             "exported_at": _iso(now or utcnow()), "entries": entries}
@@ -387,21 +476,26 @@ def export_text(document: Mapping[str, Any]) -> str:
     lines = [_("Roll log of %(name)s", name=campaign["name"]),
              _("Exported at %(when)s UTC", when=_moment(document["exported_at"])),
              ngettext("%(num)s entry", "%(num)s entries", len(document["entries"])), ""]
+    # People read the campaign's numbers (an entry exported before them shows its id).
+    numbers = {entry["id"]: entry.get("number") or entry["id"] for entry in document["entries"]}
     for entry in document["entries"]:
-        lines += _text_block(entry)
+        lines += _text_block(entry, numbers)
         lines.append("")
     return "\n".join(lines)
 
 
-def _text_block(entry: Mapping[str, Any]) -> list[str]:
+def _text_block(entry: Mapping[str, Any], numbers: Mapping[int, int]) -> list[str]:
     record = entry.get("record") or {}
     lines = [_("Roll no. %(id)s — %(when)s UTC — %(who)s",
-               id=entry["id"], when=_moment(entry["created_at"]),
+               id=numbers[entry["id"]], when=_moment(entry["created_at"]),
                who=entry.get("user_name") or "?")]
     if entry.get("purpose"):
         lines.append(_("For: %(purpose)s", purpose=purpose_label(entry["purpose"], record)))
     lines.append(_("Expression: %(expression)s", expression=entry["expression"]))
     lines.append(_("Dice: %(dice)s", dice=dice_text(record.get("dice") or []) or "—"))
+    if record.get("tree"):  # (1d20+5)*2, sets, annotations: how the dice make the total
+        lines.append(_("Worked out: %(line)s",
+                       line=RollRecord.from_dict(record).describe(get_locale())))
     modifiers = [signed(m["value"]) + (f" ({modifier_label(m)})" if m.get("label") else "")
                  for m in record.get("modifiers") or []]
     lines.append(_("Modifiers: %(modifiers)s", modifiers=", ".join(modifiers) or "—"))
@@ -415,9 +509,11 @@ def _text_block(entry: Mapping[str, Any]) -> list[str]:
                        id=entry["match_id"]))
     if entry.get("corrects_id") is not None:
         lines.append(_("Corrects roll no. %(id)s: %(before)s → %(after)s, %(reason)s",
-                       id=entry["corrects_id"], before=record.get("corrected_from"),
+                       id=numbers.get(entry["corrects_id"], entry["corrects_id"]),
+                       before=record.get("corrected_from"),
                        after=record.get("total"), reason=record.get("reason") or ""))
-    lines.append(_("Visible to: %(who)s", who=visibility_label(entry["visibility"])))
+    lines.append(_("Visible to: %(who)s", who=visibility_label(
+        entry["visibility"], shared_with=entry.get("shared_with"))))
     lines.append(_("Signature: %(signature)s", signature=entry["signature"]))
     return lines
 
@@ -431,14 +527,20 @@ def dice_text(dice: Iterable[Mapping[str, Any]]) -> str:
 def die_flags(die: Mapping[str, Any]) -> list[str]:
     """What happened to a die, in words (the page shows the same as CSS classes)."""
     flags = []
-    if not die.get("kept", True):
+    if die.get("rerolled"):
+        flags.append(_("rerolled"))
+    elif not die.get("kept", True):
         flags.append(_("dropped"))
+    if die.get("rolled") is not None:  # a minimum or maximum changed the face (docs/dice.md)
+        flags.append(_("rolled %(face)s", face=die["rolled"]))
     if die.get("exploded"):
         flags.append(_("exploded"))
     if die.get("critical"):
         flags.append(_("critical"))
     if die.get("added") == "explosion":
         flags.append(_("from an explosion"))
+    elif die.get("added") == "reroll":
+        flags.append(_("from a reroll"))
     elif die.get("added") == "critical":
         flags.append(_("critical bonus"))
     if die.get("success") is True:
@@ -511,7 +613,9 @@ def roll_summary(record: RollRecord) -> str:
             f"{outcome_label(record.outcome)}")
 
 
-def visibility_label(visibility: str) -> str:
+def visibility_label(visibility: str, *, shared_with: str | None = None) -> str:
+    if shared_with is not None:  # a roll in a whisper between two members
+        return _("the roller and %(name)s", name=shared_with)
     labels = {"public": _l("everyone"), "gm": _l("the GM only"),
               "self": _l("the roller and the GM")}
     return str(labels.get(visibility, visibility))

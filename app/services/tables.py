@@ -14,7 +14,7 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, insert, select, update
@@ -26,10 +26,13 @@ from app import telemetry
 from app.db import write_transaction
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.i18n import lazy_gettext as _l
-from app.models import ActionRequest, Character, Match, MatchEvent, Role, utcnow
+from app.models import ActionRequest, Character, Match, MatchEvent, Role, Roll, utcnow
+from app.rules import map_actions, map_view
 from app.rules.dice import Dice
 from app.rules.match import (
     CONTROL_KINDS,
+    JOURNAL_KINDS,
+    PLATFORM_KINDS,
     Actor,
     Event,
     IllegalAction,
@@ -37,6 +40,8 @@ from app.rules.match import (
     ParticipantSetup,
     State,
     fold,
+    fold_one,
+    seated_characters,
 )
 from app.rules.registry import get_system
 from app.rules.system import GameSystem
@@ -217,11 +222,11 @@ def apply_action(*, db: Session, secret: str, access: CampaignAccess, match_id: 
                     return previous
             system = system_of(match)
             if _stale(db, match, expected_seq, actor):
-                raise StaleSeq(match.seq, system.view(match.state, actor))
+                raise StaleSeq(match.seq, _seen_by(system, match.state, actor))
             state = copy.deepcopy(match.state)
-            events = _judge(lambda: system.decide(state, action, actor, capped_dice,
-                                                  **_decide_kwargs(system)))
-            appended = _append(db, secret, match, system, events, actor=user_id)
+            events = _judge(lambda: _decide(system, state, action, actor, capped_dice))
+            appended = _append(db, secret, match, system, events, actor=user_id,
+                               acting=actor)
             outcome = ActionOutcome(match.id, match.seq, appended,
                                     campaign_id=match.campaign_id)
             if idempotency_key:
@@ -260,6 +265,16 @@ def _locked_snapshot(db: Session, campaign_id: int, match_id: int) -> Snapshot:
     return Snapshot(*row)
 
 
+def _decide(system: GameSystem, state: State, action: Mapping[str, Any], actor: Actor,
+            dice: Dice) -> list[Event]:
+    """The game judges its actions, the platform its map's (``app.rules.map_actions``); a
+    player never reaches a figure hidden from them (``map_view.refuse_hidden``)."""
+    if map_actions.is_map_action(action):
+        return map_actions.decide(state, action, actor, system.key)
+    map_view.refuse_hidden(state, action, actor)
+    return system.decide(state, action, actor, dice, **_decide_kwargs(system))
+
+
 def _fingerprint(action: Mapping[str, Any], expected_seq: int | None) -> str:
     canonical = json.dumps({"action": action, "seq": expected_seq}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
@@ -289,20 +304,25 @@ def _judge(decide):
 
 
 def _append(db: Session, secret: str, match: Match | Snapshot, system: GameSystem,
-            events: list[Event], *, actor: int | None) -> list[dict[str, Any]]:
+            events: list[Event], *, actor: int | None,
+            acting: Actor | None = None) -> list[dict[str, Any]]:
     """Append ``events`` after ``match.seq``, fold them into the snapshot, sign their rolls;
-    returns the events as ``event_dict`` gives them.
+    returns the events as ``event_dict`` gives them. ``acting``: who acted, when a game's
+    events may name something hidden on the board (``_secrets_kept``).
 
     Core statements (one insert for the events, one update of the snapshot, two per roll):
     the ORM's unit of work cost more than the rest of an action. ``match`` (an ORM object or
     a ``Snapshot``) is brought up to date without being marked as changed."""
-    state = fold(system, events, match.state)
+    if acting is not None and map_view.keeps_secrets_now(match.state):
+        events, state = _secrets_kept(system, match.state, events, acting)
+    else:
+        state = fold(system, events, match.state)
     now = utcnow()
     seq = match.seq
     rows = []
     for event in events:
         payload = copy.deepcopy(event.payload)
-        if payload.get("rolls"):
+        if payload.get("rolls") and "roll_ids" not in payload:  # journal lines: signed
             payload["roll_ids"] = rolls.append_rolls(
                 db=db, secret=secret, campaign_id=match.campaign_id, match_id=match.id,
                 user_id=actor, records=payload["rolls"], visibility=event.visibility)
@@ -329,6 +349,26 @@ def _append(db: Session, secret: str, match: Match | Snapshot, system: GameSyste
              "created_at": now.isoformat()} for row in rows]
 
 
+def _secrets_kept(system: GameSystem, state: State, events: list[Event],
+                  actor: Actor) -> tuple[list[Event], State]:
+    """Fold ``events`` one by one: a game's event that names a figure or ground hidden just
+    before or after it goes no further than the GM (or its actor and the GM), so that no
+    player's log or raw stream carries it (``map_view.event_visibility``). Its rolls are
+    signed as seen."""
+    current = copy.deepcopy(state)
+    before = map_view.secrets_in(current, actor)
+    judged = []
+    for event in events:
+        current = fold_one(system, current, event)
+        after = map_view.secrets_in(current, actor)
+        if event.kind not in PLATFORM_KINDS:
+            event = replace(event, visibility=map_view.event_visibility(event, before, after,
+                                                                        actor))
+        judged.append(event)
+        before = after
+    return judged, current
+
+
 def _carry_results_to_sheets(db: Session, match: Match, system: GameSystem) -> None:
     """The match is over: what it changed goes back to the characters' sheets.
 
@@ -349,6 +389,46 @@ def event_dict(row: MatchEvent) -> dict[str, Any]:
     return {"seq": row.seq, "kind": row.kind, "payload": row.payload, "actor_id": row.actor_id,
             "visibility": row.visibility, "reverted": row.reverted,
             "created_at": row.created_at.isoformat() if row.created_at else None}
+
+
+# — the journal: rolls made away from the table ——————————————————————————————
+
+def tables_seating(db: Session, campaign_id: int, character_id: int) -> list[Match]:
+    """The campaign's running matches that seat ``character_id``, those alone locked for
+    writing (inside the caller's write transaction, before it takes roll numbers: an action
+    locks its match first, then the campaign's numbers — the same order, so two writers
+    never wait on each other)."""
+    running = db.execute(select(Match.id, Match.state).where(
+        Match.campaign_id == campaign_id, Match.status != "finished"))
+    ids = [match_id for match_id, state in running
+           if character_id in seated_characters(state or {})]
+    if not ids:
+        return []
+    locked = db.scalars(select(Match).where(Match.id.in_(ids), Match.status != "finished")
+                        .order_by(Match.id).with_for_update())
+    return [match for match in locked if character_id in seated_characters(match.state or {})]
+
+
+def journal_rolls(db: Session, secret: str, matches: Sequence[Match], *, character_id: int,
+                  name: str, made: Sequence[Roll], actor: int | None) -> list[ActionOutcome]:
+    """Rolls already signed into the campaign's roll log (a character's sheet), written in
+    the journal of each of ``matches`` (``tables_seating``) as a ``sheet_rolled`` event:
+    the entries' ids and records, seen as the rolls are (a roll for the GM only is, to
+    everyone else, « rolled the dice in secret »). Inside the caller's transaction; the
+    outcomes name no campaign, so publishing them does not announce the rolls again."""
+    if not made:
+        return []
+    visibility = made[0].visibility
+    payload = {"character_id": character_id, "name": name,
+               "rolls": [dict(roll.record) for roll in made],
+               "roll_ids": [roll.id for roll in made]}
+    outcomes = []
+    for match in matches:
+        events = _append(db, secret, match, system_of(match),
+                         [Event("sheet_rolled", copy.deepcopy(payload), visibility)],
+                         actor=actor)
+        outcomes.append(ActionOutcome(match.id, match.seq, events))
+    return outcomes
 
 
 # — undo, redo, replay ————————————————————————————————————————————————————————
@@ -399,7 +479,7 @@ def _check_seq(match: Match, expected_seq: int | None, access: CampaignAccess,
                db: Session) -> None:
     actor = actor_for(db, access)
     if _stale(db, match, expected_seq, actor):
-        raise StaleSeq(match.seq, system_of(match).view(match.state, actor))
+        raise StaleSeq(match.seq, _seen_by(system_of(match), match.state, actor))
 
 
 def _set_reverted(db: Session, match_id: int, seqs: Sequence[int], value: bool) -> None:
@@ -439,13 +519,21 @@ def fold_log(db: Session, match: Match, *, upto: int | None = None) -> State:
 # — what a viewer may see ————————————————————————————————————————————————————
 
 def may_see(row: MatchEvent | Mapping[str, Any], actor: Actor) -> bool:
+    """Everyone sees a public event; the GM every one; its actor a ``self`` or ``quiet``
+    one, and so do the members it names under ``user_ids`` (a handout to chosen players)."""
     # A plain class check (not ``Mapping``'s, an ABC's): a fan-out asks once per stream.
     if isinstance(row, MatchEvent):
         visibility, owner = row.visibility, row.actor_id
     else:
         visibility, owner = row["visibility"], row["actor_id"]
-    return visibility == "public" or actor.is_gm or (
-        visibility in ("self", "quiet") and owner == actor.user_id)
+    if visibility == "public" or actor.is_gm:
+        return True
+    if visibility not in ("self", "quiet"):
+        return False
+    if owner == actor.user_id:
+        return True
+    readers = (row.payload if isinstance(row, MatchEvent) else row["payload"]).get("user_ids")
+    return isinstance(readers, list) and actor.user_id in readers
 
 
 def exists_for(row: MatchEvent | Mapping[str, Any], actor: Actor) -> bool:
@@ -466,7 +554,8 @@ def _stale(db: Session, match: Match, expected_seq: int | None, actor: Actor) ->
         return True
     rows = db.scalars(select(MatchEvent).where(MatchEvent.match_id == match.id,
                                                MatchEvent.seq > expected_seq))
-    return any(exists_for(row, actor) for row in rows)
+    # A line the journal alone shows (a roll from a sheet) changes nothing one chose from.
+    return any(exists_for(row, actor) and row.kind not in JOURNAL_KINDS for row in rows)
 
 
 def redact(event: dict[str, Any], actor: Actor) -> dict[str, Any]:
@@ -494,5 +583,11 @@ def events_after(db: Session, match: Match, actor: Actor, *, after_seq: int = 0,
 
 
 def viewer_state(match: Match, actor: Actor) -> State:
-    return system_of(match).view(copy.deepcopy(match.state), actor)
+    """The match as ``actor`` may see it: the game's ``view``, then the platform's (the
+    fog of war, hidden figures, the GM's drawings and scenes, others' handouts)."""
+    return _seen_by(system_of(match), match.state, actor)
+
+
+def _seen_by(system: GameSystem, state: State, actor: Actor) -> State:
+    return map_view.view(system, copy.deepcopy(state), actor)
 

@@ -60,13 +60,13 @@ from app.services.content import list_items
 from app.services.transfer_checks import (
     ORIGINAL_USER_ID,
     ROLL_IDS,
-    CheckedPortrait,
     check_campaign_name,
     check_document,
 )
 from app.services.transfer_document import (
     FORMAT,
     VERSION,
+    VERSIONS,
     CampaignDoc,
     CampaignExport,
     CharacterDoc,
@@ -79,6 +79,7 @@ from app.services.transfer_document import (
     PortraitDoc,
     RollDoc,
 )
+from app.services.transfer_tables import PageCheck, check_tables
 
 __all__ = ["CampaignExport", "ImportResult", "export_campaign", "export_filename",
            "import_campaign", "parse_document"]
@@ -96,8 +97,7 @@ def export_campaign(*, db: Session, access: CampaignAccess) -> CampaignExport:
     characters = db.scalars(select(Character).where(Character.campaign_id == campaign.id)).all()
     matches = db.scalars(select(Match).where(Match.campaign_id == campaign.id)
                          .order_by(Match.id)).all()
-    rolls = db.scalars(select(Roll).where(Roll.campaign_id == campaign.id)
-                       .order_by(Roll.id)).all()
+    rolls = _rolls_the_gm_reads(db, campaign.id)
     refs = {roll.id: ref for ref, roll in enumerate(rolls, start=1)}
     return CampaignExport(
         format=FORMAT, version=VERSION, exported_at=utcnow(),
@@ -113,6 +113,16 @@ def export_campaign(*, db: Session, access: CampaignAccess) -> CampaignExport:
         chat=_export_chat(db, access, refs, matches),
         images=_export_images(db, matches),
     )
+
+
+def _rolls_the_gm_reads(db: Session, campaign_id: int) -> list[Roll]:
+    """Every roll but those made inside two members' whisper (``rolls.whispers``): the roll
+    log shows the GM only that they happened, and the file leaves them out with the
+    whispers themselves (``_export_chat``)."""
+    rolls = db.scalars(select(Roll).where(Roll.campaign_id == campaign_id)
+                       .order_by(Roll.id)).all()
+    private = roll_log.whispers(db, rolls)
+    return [roll for roll in rolls if roll.id not in private]
 
 
 def _export_chat(db: Session, access: CampaignAccess, refs: dict[int, int],
@@ -140,6 +150,11 @@ def _export_chat(db: Session, access: CampaignAccess, refs: dict[int, int],
     return documents
 
 
+# The platform's events that hold a picture under ``image_id``: the map under a board, a
+# handout's (app/services/handouts.py).
+PICTURE_KINDS = (board_backgrounds.KIND, "handout_shared")
+
+
 def _map_image_ids(matches_events: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> list[int]:
     found: list[int] = []
     for payload in matches_events:
@@ -150,12 +165,12 @@ def _map_image_ids(matches_events: Iterator[dict[str, Any]] | list[dict[str, Any
 
 
 def _export_images(db: Session, matches: list[Match]) -> list[ImageDoc]:
-    """The map pictures the matches' logs name (app/services/board_backgrounds.py)."""
+    """The pictures the matches' logs name: maps under a board, handouts' pictures."""
     if not matches:
         return []
     wanted = _map_image_ids(list(db.scalars(select(MatchEvent.payload).where(
         MatchEvent.match_id.in_([m.id for m in matches]),
-        MatchEvent.kind == board_backgrounds.KIND))))
+        MatchEvent.kind.in_(PICTURE_KINDS)))))
     if not wanted:
         return []
     return [ImageDoc(id=image.id, content_type=image.content_type,
@@ -180,7 +195,7 @@ def check_map_images(document: CampaignExport, *, max_bytes: int) -> dict[int, A
         checked[picture.id] = images.clean_image(data, max_bytes=max_bytes, field=field)
     for match_index, match in enumerate(document.matches):
         named = _map_image_ids([event.payload for event in match.events
-                                if event.kind == board_backgrounds.KIND])
+                                if event.kind in PICTURE_KINDS])
         for image_id in named:
             if image_id not in checked:
                 raise ValidationFailed(_l("A match's map names a picture the file does not "
@@ -305,6 +320,21 @@ def check_size(size: int, settings: Settings) -> None:
                           n=settings.max_import_bytes // (1024 * 1024)), field="file")
 
 
+def check_format(data: object, *, field: str | None = None) -> None:
+    """A Tablée campaign export in a version this Tablée reads, said first and in words:
+    the schema alone would name the value it wants, not the versions it reads. ``field``:
+    where the error is shown (the upload form's ``file``), else the key at fault."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValidationFailed(_l("This file is not a Tablée campaign export."),
+                               field=field or "format")
+    version = data.get("version")
+    if type(version) is not int or version not in VERSIONS:
+        raise ValidationFailed(
+            _l("This file uses format version %(found)s; this Tablée reads version %(known)s.",
+               found=str(version)[:20], known=", ".join(str(known) for known in VERSIONS)),
+            field=field or "version")
+
+
 def parse_document(raw: bytes, settings: Settings) -> CampaignExport:
     """Read an uploaded file; every problem becomes one clear, located error."""
     check_size(len(raw), settings)
@@ -312,12 +342,7 @@ def parse_document(raw: bytes, settings: Settings) -> CampaignExport:
         data = json.loads(raw)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ValidationFailed(_l("This file is not JSON."), field="file") from error
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValidationFailed(_l("This file is not a Tablée campaign export."), field="file")
-    if data.get("version") != VERSION:
-        raise ValidationFailed(
-            _l("This file uses format version %(found)s; this Tablée reads version %(known)s.",
-               found=str(data.get("version"))[:20], known=VERSION), field="file")
+    check_format(data, field="file")
     try:
         return CampaignExport.model_validate(data)
     except PydanticValidationError as error:
@@ -361,9 +386,11 @@ class ImportResult:
 
 
 def import_campaign(*, db: Session, settings: Settings, user: User,
-                    document: CampaignExport, name: str | None = None) -> ImportResult:
+                    document: CampaignExport, name: str | None = None,
+                    page_check: PageCheck | None = None) -> ImportResult:
     """Create a new campaign from ``document`` with ``user`` as its GM and only member
-    (``name`` renames it)."""
+    (``name`` renames it). Each match must open from every seat, its table page rendered by
+    ``page_check`` (``transfer_tables``), before the campaign appears."""
     campaign_name = check_campaign_name(document, name)
     portraits = check_document(document, max_portrait_bytes=settings.max_portrait_bytes)
     maps = check_map_images(document, max_bytes=settings.max_portrait_bytes)
@@ -389,6 +416,8 @@ def import_campaign(*, db: Session, settings: Settings, user: User,
         for match, match_id in zip(document.matches, match_ids, strict=True):
             _add_events(db, match, match_id, roll_ids, characters, map_ids)
         _add_chat(db, campaign_id, document.chat, match_ids, roll_ids)
+        check_tables(db, campaign_id=campaign_id, gm=user, match_ids=match_ids,
+                     page_check=page_check)
         with write_transaction(db):
             campaign = db.get(Campaign, campaign_id, populate_existing=True)
             campaign.importing = False
@@ -427,7 +456,7 @@ def _discard(db: Session, campaign_id: int) -> None:
             Character.campaign_id == campaign_id, Character.portrait_id.is_not(None))))
         portraits += _map_image_ids(list(db.scalars(
             select(MatchEvent.payload).join(Match, Match.id == MatchEvent.match_id).where(
-                Match.campaign_id == campaign_id, MatchEvent.kind == board_backgrounds.KIND))))
+                Match.campaign_id == campaign_id, MatchEvent.kind.in_(PICTURE_KINDS)))))
         db.execute(delete(Campaign).where(Campaign.id == campaign_id))
         if portraits:
             db.execute(delete(Image).where(Image.id.in_(portraits)))
@@ -450,7 +479,7 @@ def _add_content(db: Session, campaign_id: int, document: CampaignExport) -> Non
 
 
 def _add_characters(db: Session, campaign_id: int, characters: list[CharacterDoc],
-                    importer: User, portraits: dict[int, CheckedPortrait]) -> dict[int, int]:
+                    importer: User, portraits: dict[int, images.CleanImage]) -> dict[int, int]:
     """The roster, unowned but for the importer's own; returns the file's ids → new ids."""
     ids: dict[int, int] = {}
     for start in range(0, len(characters), CHUNK // 10):
@@ -459,7 +488,7 @@ def _add_characters(db: Session, campaign_id: int, characters: list[CharacterDoc
                 character = characters[index]
                 portrait_id = None
                 if (picture := portraits.get(index)) is not None:
-                    image = picture.new_image()
+                    image = images.new_image(picture)
                     db.add(image)
                     db.flush()
                     portrait_id = image.id
@@ -499,7 +528,9 @@ def _add_rolls(db: Session, secret: str, campaign_id: int, rolls: list[RollDoc],
                 imported = {"user": roll.user}
                 if roll.corrects is not None:
                     imported["original_user"] = roll.original_user
-                row = Roll(campaign_id=campaign_id,
+                # A ref is the roll's place in the file's log (1, 2, 3…), which is its number
+                # in the campaign exported: the numbers come back as they were.
+                row = Roll(campaign_id=campaign_id, number=roll.ref,
                            match_id=match_ids[roll.match] if roll.match is not None else None,
                            user_id=None, imported=imported,
                            character_id=names.get(roll.character.strip())
@@ -540,7 +571,7 @@ def _add_events(db: Session, match: MatchDoc, match_id: int, roll_ids: dict[int,
 
     def payload_of(event: EventDoc) -> dict[str, Any]:
         payload = remap_ids(_relink_rolls(event.payload, roll_ids), characters)
-        if event.kind == board_backgrounds.KIND and payload.get("image_id") is not None:
+        if event.kind in PICTURE_KINDS and payload.get("image_id") is not None:
             payload["image_id"] = (map_ids or {}).get(payload["image_id"])
         return payload
 

@@ -8,22 +8,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
-import hashlib
-import io
-import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
-
-from PIL import Image as PILImage
 
 from app.errors import ValidationFailed
 from app.i18n import gettext
 from app.i18n import lazy_gettext as _l
-from app.models import Image
 from app.rules.dice import RollRecord
-from app.rules.match import Actor, Event, fold
 from app.rules.registry import get_system
 from app.rules.system import Content, GameSystem
 from app.services import images
@@ -45,6 +36,7 @@ from app.services.transfer_document import (
     PortraitDoc,
     RollDoc,
 )
+from app.services.transfer_fold import check_match_log
 from app.services.validation import USERNAME_RE, no_nul, policed
 
 PORTRAIT_TYPES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP",
@@ -52,18 +44,6 @@ PORTRAIT_TYPES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP"
 # Written by the platform, not by a game: checked here because import translates them.
 ROLL_IDS = "roll_ids"
 ORIGINAL_USER_ID = "original_user_id"
-
-
-@dataclass(frozen=True)
-class CheckedPortrait:
-    content_type: str
-    data: bytes
-    width: int
-    height: int
-
-    def new_image(self) -> Image:
-        return Image(content_type=self.content_type, data=self.data, width=self.width,
-                     height=self.height, sha256=hashlib.sha256(self.data).hexdigest())
 
 
 def check_campaign_name(document: CampaignExport, new_name: str | None) -> str:
@@ -74,7 +54,7 @@ def check_campaign_name(document: CampaignExport, new_name: str | None) -> str:
 
 
 def check_document(document: CampaignExport, *,
-                   max_portrait_bytes: int) -> dict[int, CheckedPortrait]:
+                   max_portrait_bytes: int) -> dict[int, images.CleanImage]:
     """Check everything; returns the decoded portraits by character index."""
     system = _system(document.campaign.system, "campaign.system")
     no_nul(document.model_dump(mode="json"))  # anywhere, sheets and payloads included
@@ -146,7 +126,7 @@ def _check_content(system_key: str, items: list[ContentDoc]) -> Content:
 
 
 def _check_character(system: GameSystem, character: CharacterDoc, where: str,
-                     max_portrait_bytes: int, content: Content) -> CheckedPortrait | None:
+                     max_portrait_bytes: int, content: Content) -> images.CleanImage | None:
     check_text(character.name, f"{where}.name", CHARACTER_NAME_MAX)
     check_text(character.notes, f"{where}.notes", NOTES_MAX, required=False, multiline=True)
     if character.owner is not None:
@@ -166,7 +146,7 @@ def _check_character(system: GameSystem, character: CharacterDoc, where: str,
 
 
 def _check_match(match: MatchDoc, where: str, roll_count: int) -> None:
-    _system(match.system, f"{where}.system")
+    system = _system(match.system, f"{where}.system")
     check_text(match.name, f"{where}.name", MATCH_NAME_MAX)
     check_text(match.status, f"{where}.status", 16)
     # The log numbers its events 1, 2, 3…; the snapshot is the fold up to the last one.
@@ -185,59 +165,7 @@ def _check_match(match: MatchDoc, where: str, roll_count: int) -> None:
         raise ValidationFailed(
             _l("The match is at step %(seq)s but its log has %(n)s events.", seq=match.seq,
                n=len(match.events)), field=f"{where}.seq")
-    _check_log_folds_to_snapshot(match, where)
-
-
-def _check_log_folds_to_snapshot(match: MatchDoc, where: str) -> None:
-    """The file's snapshot is never taken: the game folds the file's log, and the file is
-    refused at the first event it cannot read, or at the first place where its snapshot
-    disagrees with what the log gives (DESIGN.md § The one flow: the log is the truth)."""
-    system = _system(match.system, f"{where}.system")
-    at = {"event": 0}
-
-    def live_events():
-        for index, event in enumerate(match.events):
-            at["event"] = index
-            if not event.reverted:
-                yield Event(event.kind, copy.deepcopy(event.payload), event.visibility)
-
-    try:
-        state = json.loads(json.dumps(fold(system, live_events())))
-    except Exception as error:  # a game reads what it wrote; anything else is unreadable
-        raise ValidationFailed(_l("The game cannot read this event."),
-                               field=f"{where}.events.{at['event']}.payload") from error
-    if (path := first_difference(state, match.state)) is not None:
-        raise ValidationFailed(_l("The saved state of this match disagrees with its log."),
-                               field=f"{where}.state{path}")
-    if state.get("status", match.status) != match.status:
-        raise ValidationFailed(_l("The saved state of this match disagrees with its log."),
-                               field=f"{where}.status")
-    try:  # the table must open on it: every member's view and the GM's choices
-        system.view(state, Actor(None, is_gm=True))
-        system.legal_actions(state, Actor(None, is_gm=True))
-    except Exception as error:
-        raise ValidationFailed(_l("The game cannot read this event."),
-                               field=f"{where}.state") from error
-
-
-def first_difference(found: Any, expected: Any, path: str = "") -> str | None:
-    """Where two JSON values first differ (``.tokens.t1.hp``; ``""`` for the values
-    themselves), or None when they are equal."""
-    if isinstance(found, dict) and isinstance(expected, dict):
-        for key in sorted(set(found) | set(expected), key=str):
-            if key not in found or key not in expected:
-                return f"{path}.{key}"
-            if (where := first_difference(found[key], expected[key],
-                                          f"{path}.{key}")) is not None:
-                return where
-        return None
-    if isinstance(found, list) and isinstance(expected, list):
-        for index, (a, b) in enumerate(zip(found, expected, strict=False)):
-            if (where := first_difference(a, b, f"{path}.{index}")) is not None:
-                return where
-        return None if len(found) == len(expected) else f"{path}.{min(len(found), len(expected))}"
-    same = found == expected and type(found) is type(expected)
-    return None if same else path
+    check_match_log(system, match, where)
 
 
 def _check_roll_links(payload: dict[str, Any], where: str, roll_count: int) -> None:
@@ -317,14 +245,11 @@ def _check_unique(keys: Iterable[str], field: str, message: Any) -> None:
         seen.add(key)
 
 
-def check_portrait(portrait: PortraitDoc, field: str, max_bytes: int) -> CheckedPortrait:
-    """Check a portrait like an upload; keep its bytes when they are already clean.
-
-    ``images.clean_image`` decodes it (format, size, dimensions, no image bomb) and
-    re-encodes it. A portrait Tablée exported is already in that stored shape (same type,
-    same dimensions): its bytes are kept as they are, so a round trip loses nothing
-    (re-encoding a JPEG would degrade it at every import). Anything else is stored cleaned.
-    """
+def check_portrait(portrait: PortraitDoc, field: str, max_bytes: int) -> images.CleanImage:
+    """Check a portrait and re-encode it like an upload (``images.clean_image``): what is
+    stored is built from its pixels alone, never the file's bytes, so no metadata and
+    nothing hidden after the image comes in (a JPEG loses a little at each import, as at
+    each upload). Its ``content_type`` must say what it is."""
     if portrait.content_type not in PORTRAIT_TYPES:
         raise ValidationFailed(_l("This is not a PNG, JPEG, WebP or GIF image."),
                                field=f"{field}.content_type")
@@ -334,13 +259,7 @@ def check_portrait(portrait: PortraitDoc, field: str, max_bytes: int) -> Checked
         raise ValidationFailed(_l("The portrait is not valid base64."),
                                field=f"{field}.data") from error
     clean = images.clean_image(data, max_bytes=max_bytes, field=f"{field}.data")
-    with PILImage.open(io.BytesIO(data)) as picture:  # fully checked just above
-        found, size = picture.format, picture.size
-    if PORTRAIT_TYPES[portrait.content_type] != found:
+    if PORTRAIT_TYPES[portrait.content_type] != clean.source_format:
         raise ValidationFailed(_l("The portrait is not the image type it claims to be."),
                                field=f"{field}.content_type")
-    if clean.content_type == portrait.content_type and (clean.width, clean.height) == size:
-        return CheckedPortrait(content_type=portrait.content_type, data=data,
-                               width=clean.width, height=clean.height)
-    return CheckedPortrait(content_type=clean.content_type, data=clean.data,
-                           width=clean.width, height=clean.height)
+    return clean

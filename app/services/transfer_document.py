@@ -38,7 +38,8 @@ from app.services.characters import NOTES_MAX
 from app.services.dice_cap import MAX_DICE_CAP
 
 FORMAT = "tablee-campaign"
-VERSION = 1
+VERSION = 1  # the version this Tablée writes
+VERSIONS = (VERSION,)  # the versions it reads
 MATCH_NAME_MAX = 120
 ROLL_TEXT_MAX = 200
 CHAT_BODY_MAX = 1000  # app.services.chat.MAX_BODY

@@ -4,7 +4,8 @@ from fastapi import APIRouter
 
 # "matches" first: the order requests walk the routes (app.main._include_routers).
 WEB_MODULES = ("matches", "pages", "accounts", "campaigns", "members", "invites",
-               "characters", "transfer", "admin", "rolls", "content", "chat")
+               "characters", "transfer", "admin", "rolls", "content", "chat",
+               "simulations")
 
 
 def routers() -> list[APIRouter]:

@@ -43,7 +43,8 @@ def message_context(access: CampaignAccess) -> dict[str, Any]:
     """What ``chat/_message.html`` needs besides the message: plain values and functions,
     safe to keep in a stream after the request's session is gone."""
     return {"viewer_id": access.user.id, "chat_sender": chat.sender_name,
-            "chat_to": chat.audience_label, "die_flags": rolls.die_flags}
+            "chat_to": chat.audience_label, "die_flags": rolls.die_flags,
+            "signed": rolls.signed}
 
 
 def render_message(message: ChatMessage, context: dict[str, Any]) -> str:

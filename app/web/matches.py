@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, File, Form, Query, Request, UploadFile
+from fastapi import Depends, File, Form, Path, Query, Request, UploadFile
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
@@ -32,10 +33,23 @@ from app.http.uploads import image_response, read_upload
 from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
 from app.models import Match
-from app.services import board_backgrounds, characters, content, match_publish, matches, tables
+from app.rules import map_actions
+from app.rules.board import board_distance
+from app.services import (
+    board_backgrounds,
+    characters,
+    content,
+    handouts,
+    map_pictures,
+    match_publish,
+    matches,
+    odds,
+    tables,
+)
 from app.services.access import CampaignAccess, load_campaign_access
 from app.services.images import ImageTooLarge
 from app.services.match_feed import Viewer
+from app.web import odds_view
 from app.web.campaigns import error_page
 from app.web.forms import field_errors, see_other
 from app.web.table_view import (
@@ -43,6 +57,7 @@ from app.web.table_view import (
     MatchStream,
     TableView,
     log_context,
+    map_picture_url,
     match_url,
     portrait_ids,
     state_context,
@@ -51,6 +66,7 @@ from app.web.templating import render
 
 router = page_router()
 DEFAULT_BOARD = {"unit": "cm", "width": 120, "height": 80}
+TABLE_PAGE = "matches/table.html"
 
 MatchId = IdParam
 BASE = "/campaigns/{campaign_id}/matches"
@@ -161,14 +177,36 @@ def create_match(request: Request, db: DbSession, settings: SettingsDep,
 def _table_page(request: Request, db: DbSession, access: CampaignAccess, match: Match, *,
                 error: ActionError | None = None, alert: str | None = None,
                 status_code: int = 200) -> Response:
-    view = TableView.load(db, access, match)
-    context = view.page_context(db, csrf_token=csrf_token_for(request), error=error)
-    backgrounds = board_backgrounds.background_images(db, match.id) if access.is_gm else []
-    save_kind = content.saved_kind(match.system) if access.is_gm else None
-    return render(request, "matches/table.html", {**context, "alert": alert,
-                                                  "backgrounds": backgrounds,
-                                                  "save_kind": save_kind},
-                  status_code=status_code)
+    context = table_page_context(db, TableView.load(db, access, match),
+                                 csrf_token=csrf_token_for(request), error=error, alert=alert)
+    from app.web.simulations import panel_for  # it builds on this module's routes
+
+    context["simulation_panel"] = panel_for(request, db, access, match.id, match.system)
+    return render(request, TABLE_PAGE, context, status_code=status_code)
+
+
+def table_page_context(db: Session, view: TableView, *, csrf_token: str,
+                       error: ActionError | None = None,
+                       alert: str | None = None) -> dict[str, Any]:
+    """Everything ``TABLE_PAGE`` shows one viewer (an import renders it for each seat before
+    it accepts a file: ``app.web.import_pages``)."""
+    is_gm = view.access.is_gm
+    return {**view.page_context(db, csrf_token=csrf_token, error=error), "alert": alert,
+            "map_tools": map_actions.tools(view.match.system, view.actor, view.state,
+                                           writable=not view.access.campaign.archived),
+            "unit_words": unit_words((view.state.get("board") or {}).get("unit", "cm")),
+            "backgrounds": board_backgrounds.background_images(db, view.match.id)
+            if is_gm else [],
+            "save_kind": content.saved_kind(view.match.system) if is_gm else None,
+            "handout_readers": handouts.readers_to_choose(db, view.match.campaign_id)
+            if is_gm else [], "handout_form": None}
+
+
+def unit_words(unit: str) -> tuple[str, str]:
+    """The board's unit for one and for many, as the ruler says it (« case », « cases »)."""
+    one, many = (board_distance(value, unit, get_locale()).split(" ", 1)[1]
+                 for value in (1, 5))
+    return one, many
 
 
 @router.get(MATCH)
@@ -180,13 +218,17 @@ def table_page(request: Request, db: DbSession, access: MemberAccess,
 def _panel(request: Request, db: DbSession, access: CampaignAccess, match_id: int, *,
            error: ActionError | None = None, status_code: int = 200) -> Response:
     view = TableView.load(db, access, tables.get_match(db, access, match_id))
+    # A refusal lands in the panel of the page, out of band: the form that sent it may be
+    # gone, its panel redrawn by a live update while the request was on its way (two pages
+    # asking « time is up » at once). htmx looks for an ``HX-Retarget`` from the sender,
+    # which a form no longer in the page cannot find (« Invalid re-target »); an
+    # out-of-band swap is looked for in the document then.
+    oob = error is not None
     response = render(request, "matches/_actions.html",
-                      view.panel_context(csrf_token=csrf_token_for(request), error=error),
-                      status_code=status_code)
-    if error is not None:
-        # Whatever sent it (a form, the board), the refusal lands in the panel.
-        response.headers["HX-Retarget"] = "#action-panel"
-        response.headers["HX-Reswap"] = "outerHTML"
+                      {**view.panel_context(csrf_token=csrf_token_for(request), error=error),
+                       "oob": oob}, status_code=status_code)
+    if oob:
+        response.headers["HX-Reswap"] = "none"  # out-of-band parts are still swapped
     return response
 
 
@@ -224,10 +266,9 @@ def _acted(request: Request, db: DbSession, access: CampaignAccess, match_id: in
     if isinstance(error, NotFound):
         return error_page(request, error)
     if error is not None:
-        named = getattr(error, "field", None)  # the rules' "bad_field" names its field
         refusal = ActionError(str(action.get("kind", ""))[:40], str(error.message),
                               {key: str(value) for key, value in action.items()},
-                              field=named if isinstance(named, str) else None)
+                              field=refused_field(error, action))
         if is_htmx(request):
             return _panel(request, db, access, match_id, error=refusal,
                           status_code=error.status)
@@ -238,13 +279,27 @@ def _acted(request: Request, db: DbSession, access: CampaignAccess, match_id: in
     return see_other(match_url(access.campaign.id, match_id))
 
 
+def refused_field(error: AppError, action: dict[str, Any]) -> str | None:
+    """The field a refusal is about, for the page to show the reason by it: the one the
+    rules named (« bad_field »), else the one whose value the refusal quotes (« no
+    participant 't9' » is about the list that sent « t9 »)."""
+    named = getattr(error, "field", None)
+    if isinstance(named, str):
+        return named
+    quoted = {value for value in getattr(error.__cause__, "fields", {}).values()
+              if isinstance(value, str) and value}
+    return next((key for key, value in action.items()
+                 if key != "kind" and isinstance(value, str) and value in quoted), None)
+
+
 def _control_refused(request: Request, db: DbSession, access: CampaignAccess, match_id: int,
                      error: AppError) -> Response:
     if is_htmx(request):
-        response = render(request, "matches/_alert.html", {"alert": str(error.message)},
-                          status_code=error.status)
-        response.headers["HX-Retarget"] = "#table-alert"
-        response.headers["HX-Reswap"] = "outerHTML"
+        # out of band, as a refused action's panel (``_panel``): the redo form sits in the
+        # action panel, which a live update may have redrawn while the request was on its way
+        response = render(request, "matches/_alert.html",
+                          {"alert": str(error.message), "oob": True}, status_code=error.status)
+        response.headers["HX-Reswap"] = "none"
         return response
     return _table_page(request, db, access, tables.get_match(db, access, match_id),
                        alert=str(error.message), status_code=error.status)
@@ -291,6 +346,25 @@ def redo(request: Request, db: DbSession, access: MemberAccess, match_id: MatchI
     return _control_done(request, access, match_id, outcome)
 
 
+# — an action's odds before it is sent (issue 27, docs/odds.md) ——————————————————————
+
+@router.post(MATCH + "/odds")
+def action_odds(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
+                fields: FormFields) -> Response:
+    """The odds of the action a form names as it stands (htmx, on each change): the game's
+    ``odds`` on what this member may see of the match. Nothing is stored."""
+    context: dict[str, Any] = {}
+    try:
+        found = odds.match_odds(db=db, access=access, match_id=match_id,
+                                action=action_from(fields))
+        context = odds_view.odds_context(found) if found else {}
+    except (ValidationFailed, odds.OddsBusy) as error:
+        context = {"error": str(error.message)}
+    # ids in the panel: htmx puts the focus back by id when it redraws the panel
+    context["kind"] = fields.get("kind") if isinstance(fields.get("kind"), str) else ""
+    return render(request, "odds/_action_odds.html", context)
+
+
 # — the GM's map under the board ————————————————————————————————————————————————————
 
 FormText = Annotated[str, Form()]
@@ -317,6 +391,73 @@ def board_background(request: Request, db: DbSession, settings: SettingsDep,
                            alert=str(error.message), status_code=error.status)
     match_publish.publish_outcome(request.app.state.broker, outcome)
     return see_other(match_url(access.campaign.id, match_id))
+
+
+# — handouts ——————————————————————————————————————————————————————————————————————————
+
+@router.post(MATCH + "/handouts")
+def share_handout(request: Request, db: DbSession, settings: SettingsDep,
+                  access: MemberAccess, match_id: MatchId,
+                  picture: Annotated[UploadFile | None, File()] = None, title: FormText = "",
+                  text: FormText = "",
+                  to: Annotated[list[str] | None, Form()] = None) -> Response:
+    """GM: hand a text, a picture or both to everyone at the table or to chosen members."""
+    access.require_gm()
+    data = read_upload(picture, settings.max_portrait_bytes) \
+        if picture is not None and picture.filename else b""
+    values = {"title": title, "text": text, "to": to or [handouts.EVERYONE]}
+    return _share_handout(request, db, settings, access, match_id, values, data)
+
+
+def _share_handout(request: Request, db: DbSession, settings: SettingsDep,
+                   access: CampaignAccess, match_id: int, values: dict[str, Any],
+                   data: bytes) -> Response:
+    to = None if handouts.EVERYONE in values["to"] else values["to"]
+    try:
+        outcome = handouts.share(db=db, secret=settings.resolved_secret_key, access=access,
+                                 match_id=match_id, title=values["title"],
+                                 text=values["text"], to=to, picture=data,
+                                 max_bytes=settings.max_portrait_bytes)
+    except NotFound as error:
+        return error_page(request, error)
+    except (*REFUSALS, ImageTooLarge) as error:
+        context = table_page_context(db, TableView.load(db, access, tables.get_match(
+            db, access, match_id)), csrf_token=csrf_token_for(request))
+        context["handout_form"] = {**values, "error": str(error.message),
+                                   "field": getattr(error, "field", None) or "title"}
+        return render(request, TABLE_PAGE, context, status_code=error.status)
+    match_publish.publish_outcome(request.app.state.broker, outcome)
+    return see_other(match_url(access.campaign.id, match_id) + "#handouts")
+
+
+@router.get(MATCH + "/handouts/{handout_id}")
+def handout_page(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
+                 handout_id: Annotated[str, Path(max_length=20)]) -> Response:
+    """One handout, for the GM and its readers (the table opens it over itself)."""
+    match = tables.get_match(db, access, match_id)
+    found = next((item for item in handouts.shown(db, access, match_id)
+                  if item.get("id") == handout_id), None)
+    if found is None:
+        raise NotFound()
+    return render(request, "matches/handout.html", {
+        "match": match, "campaign": access.campaign, "handout": found,
+        "url": match_url(match.campaign_id, match.id)})
+
+
+@router.get(MATCH + "/handouts/{handout_id}/picture")
+def handout_picture(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
+                    handout_id: Annotated[str, Path(max_length=20)]) -> Response:
+    """A handout's picture, for the GM and its readers."""
+    return image_response(request, handouts.picture(db, access, match_id, handout_id))
+
+
+@router.get(MATCH + "/map")
+def map_picture(request: Request, db: DbSession, access: MemberAccess, match_id: MatchId,
+                step: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None) -> Response:
+    """The picture under the board as this member may see it (a player's with the fog
+    painted on); ``step``: as it was after that event (the replay). ``v`` names the
+    version only, for the browser's cache."""
+    return image_response(request, map_pictures.map_picture(db, access, match_id, step))
 
 
 @router.get("/campaigns/{campaign_id}/images/{image_id}")
@@ -355,7 +496,9 @@ def replay(request: Request, db: DbSession, access: MemberAccess, match_id: Matc
                       csrf_token=csrf_token_for(request))
     return render(request, "matches/replay.html", {
         "match": match, "campaign": access.campaign, "access": access, "step": current,
-        "last": last, **log, "can_undo": False, "open_dice": True,
+        "last": last, **log, "can_undo": False, "open_dice": True, "journal_keys": False,
         **state_context(state, system_key=match.system, seq=current,
                         portraits=portrait_ids(db, match.campaign_id),
-                        campaign_id=match.campaign_id)})
+                        campaign_id=match.campaign_id,
+                        map_url=map_picture_url(match_url(match.campaign_id, match.id),
+                                                state, step=current))})

@@ -44,6 +44,14 @@ CONTENT_SECURITY_POLICY = "; ".join([
 ])
 
 
+# A refusal an htmx request gets back as HTML to show in place (the form again, with the
+# reason by its field; a stale table's fresh panel). It is sent as 200, its status in the
+# ``Tablee-Refused`` header: the browser logs every failed load of a script's request in
+# its console, and a player's refused move is no failure of the page. The API keeps its
+# statuses.
+SWAPPED_REFUSALS = frozenset({409, 422})
+
+
 class BodyTooLarge(HTTPException):
     """A request body went past its route's limit (raised while it streams in)."""
 
@@ -101,6 +109,7 @@ class WebMiddleware:
             anon_id = secrets.token_urlsafe(24)
         scope.setdefault("state", {})["anon_id"] = anon_id
         started = False
+        swaps = headers.get(b"hx-request") == b"true" and not scope["path"].startswith(API_PREFIX)
 
         async def send_with_headers(message: Message) -> None:
             nonlocal started
@@ -114,6 +123,9 @@ class WebMiddleware:
                     response_headers.setdefault("cache-control", "no-store")
                 if new_anon:
                     response_headers.append("set-cookie", self._anon_cookie(anon_name, anon_id))
+                if swaps and message["status"] in SWAPPED_REFUSALS:
+                    response_headers["tablee-refused"] = str(message["status"])
+                    message["status"] = 200
             await send(message)
 
         limit = body_limit(self.settings, scope["method"], scope["path"])

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import Form, Query, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from app.errors import ValidationFailed
+from app.errors import AppError, ValidationFailed
 from app.http.deps import (
     MAX_ID,
     DbSession,
@@ -26,10 +26,12 @@ from app.http.deps import (
 )
 from app.http.streams import Item, StreamSource, event_stream
 from app.i18n import get_locale, set_locale
+from app.i18n import gettext as _
 from app.models import Role
-from app.services import rolls
+from app.services import odds, rolls
 from app.services.access import CampaignAccess
 from app.services.match_publish import publish_roll
+from app.web import odds_view
 from app.web.forms import field_errors, see_other
 from app.web.templating import render, templates
 
@@ -74,14 +76,48 @@ def _render_log(request: Request, db: DbSession, access: CampaignAccess, *,
         "stream_after": page.newest_id or 0,
         "can_roll": access.role is not Role.SPECTATOR and not access.campaign.archived,
         "form": form or {"expression": "", "visibility": "public"},
+        "comparison_words": comparison_words(),
         "errors": errors or {}, "position": position, "correcting": correcting or {},
     }, status_code=status_code)
 
 
 @router.get(BASE)
 def roll_log_page(request: Request, db: DbSession, access: MemberAccess,
-                  before_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> Response:
-    return _render_log(request, db, access, before_id=before_id)
+                  before_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+                  expression: Annotated[str, Query(max_length=rolls.MAX_EXPRESSION)] = ""
+                  ) -> Response:
+    """The log and the free roller; ``?expression=`` fills the roller (the chat's ``/r``
+    links here to show a roll's odds)."""
+    form = {"expression": expression, "visibility": "public"} if expression else None
+    return _render_log(request, db, access, before_id=before_id, form=form)
+
+
+def comparison_words() -> dict[str, str]:
+    """How each comparison with a target reads, in words and in the notation's sign."""
+    return {">=": _("at least (≥)"), "<=": _("at most (≤)"), "=": _("exactly (=)"),
+            ">": _("more than (>)"), "<": _("less than (<)"), "!=": _("other than (≠)")}
+
+
+@router.get(BASE + "/distribution")
+async def distribution(request: Request, access: MemberAccess,
+                       expression: Annotated[str, Query(max_length=1000)] = "",
+                       target: Annotated[str, Query(max_length=20)] = "",
+                       comparison: Annotated[str, Query(max_length=2)] = ">=",
+                       slot: Annotated[str, Query(pattern=r"^[a-z-]{1,40}$")] =
+                       "expression-odds-error") -> Response:
+    """The exact distribution of a typed expression (htmx, while it is typed): its chart,
+    table and figures, the chance to reach ``target``; a refusal goes under the field
+    (``slot``, out of band) and changes nothing."""
+    context: dict[str, Any] = {"slot": slot, "comparison_words": comparison_words()}
+    if not expression.strip():  # nothing typed yet (the page opening): nothing to refuse
+        return render(request, "odds/_distribution.html", context)
+    try:
+        asked = odds.read_request(expression, target, comparison)
+        found = await odds.distribution(asked)
+        context.update(odds_view.distribution_context(found, asked.comparison, asked.target))
+    except AppError as error:
+        context["error"] = str(error.message)
+    return render(request, "odds/_distribution.html", context)
 
 
 @router.post(BASE)

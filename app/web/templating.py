@@ -6,12 +6,16 @@ A page renders whole, or only its component when htmx asks for it (``HX-Request`
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.runtime
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from app import i18n
@@ -20,25 +24,51 @@ from app.i18n import SUPPORTED_LOCALES, get_locale, language_name
 from app.rules.board import board_distance
 from app.rules.mutatior.content import catalogue as mutatior_catalogue
 from app.rules.registry import all_systems, get_system
+from app.rules.simulation import SIMULATORS
 from app.services import rolls
 from app.services import tables as _tables
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STATIC_DIR = ROOT / "static"
 
+# Templates are read once per process: checking each one's mtime at every render (Jinja's
+# default) cost ~2 % of the server's CPU under load (docs/benchmarks.md § The load
+# harness). TABLEE_TEMPLATES_RELOAD=1 checks again, for whoever edits templates on a live server.
 templates = Jinja2Templates(env=jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(ROOT / "templates")),
-    autoescape=True, extensions=["jinja2.ext.i18n"]))
+    autoescape=True, extensions=["jinja2.ext.i18n"],
+    auto_reload=os.environ.get("TABLEE_TEMPLATES_RELOAD") == "1"))
 
 
-def _template_ngettext(singular: str, plural: str, n: int) -> str:
-    """The catalogue's form for ``n``, unformatted: Jinja's newstyle ``ngettext`` fills in
-    ``num`` and the message's other variables itself (``i18n.ngettext`` would format with
-    ``num`` alone and fail on a message that also names a character)."""
-    return i18n.translations_for(get_locale()).ngettext(singular, plural, n)
+@jinja2.pass_context
+def _template_gettext(context: jinja2.runtime.Context, message: str, /, **variables: Any) -> str:
+    """Jinja's newstyle ``gettext`` (escape the message, then fill in its variables), with
+    French elision made for the values given (``i18n.elided``: « tête d'Équipe »)."""
+    text = i18n.translations_for(get_locale()).gettext(message)
+    return _format(context, i18n.elided(text, variables), variables)
 
 
-templates.env.install_gettext_callables(i18n.gettext, _template_ngettext, newstyle=True)
+@jinja2.pass_context
+def _template_ngettext(context: jinja2.runtime.Context, singular: str, plural: str, n: int, /,
+                       **variables: Any) -> str:
+    """The catalogue's form for ``n``, filled in like ``_template_gettext`` (``num`` is n)."""
+    variables.setdefault("num", n)
+    text = i18n.translations_for(get_locale()).ngettext(singular, plural, n)
+    return _format(context, i18n.elided(text, variables), variables)
+
+
+def _format(context: jinja2.runtime.Context, text: str, variables: dict[str, Any]) -> str:
+    if context.eval_ctx.autoescape:
+        text = Markup(text)  # noqa: S704 — the catalogue's own text, as Jinja trusts it
+    # always a format string, as in Jinja ("%%" is a percent sign); fractions as the reader
+    # writes them (« Encore 4,8 cm », not 4.8)
+    return text % i18n.localised(variables)
+
+
+# What ``install_gettext_callables(..., newstyle=True)`` sets up, with the two functions above
+# in place of Jinja's own wrappers (which never see the values before formatting).
+templates.env.newstyle_gettext = True  # type: ignore[attr-defined]
+templates.env.globals.update(gettext=_template_gettext, ngettext=_template_ngettext)
 
 
 def _system_name(key: str) -> str:
@@ -69,6 +99,27 @@ def _mutatior_implant(key: str, content: Any = None) -> str:
     return implant.name if implant else key
 
 
+# How a moment reads until static/js/times.js writes it in the reader's own time zone.
+_UTC_FORMATS = {"date": "%Y-%m-%d", "time": "%H:%M UTC", "datetime": "%Y-%m-%d %H:%M UTC",
+                "datetime-seconds": "%Y-%m-%d %H:%M:%S UTC"}
+
+
+def _local_time(moment: datetime | str | None, kind: str = "datetime", css_class: str = ""
+                ) -> Markup:
+    """A moment on a page, the one way every page shows one: ``<time>`` holding its UTC
+    instant, showing it in UTC (said so) until ``static/js/times.js`` rewrites it in the
+    reader's time zone and names the zone in its title. ``kind``: a key of ``_UTC_FORMATS``."""
+    if not moment:
+        return Markup("")
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
+    instant = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
+    classes = Markup(' class="{}"').format(css_class) if css_class else ""
+    return Markup('<time{} datetime="{}" data-local="{}">{}</time>').format(
+        classes, instant.strftime("%Y-%m-%dT%H:%M:%SZ"), kind,
+        instant.strftime(_UTC_FORMATS[kind]))
+
+
 templates.env.filters["sentence"] = _sentence
 # Stored outcome words ("success", "master stroke") in the reader's language.
 templates.env.filters["outcome"] = rolls.outcome_label
@@ -92,10 +143,13 @@ templates.env.globals.update(
     supported_locales=SUPPORTED_LOCALES,
     language_name=language_name,
     current_locale=get_locale,
+    local_time=_local_time,
     CSRF_FIELD=CSRF_FIELD,
     CSRF_HEADER=CSRF_HEADER,
     # the server's clock (a turn timer's seconds left are counted here, never by the page)
     server_now=lambda: _tables.clock(),
+    # the games whose state panel has a simulation (templates/simulations/_slot.html)
+    simulated_systems=frozenset(SIMULATORS),
 )
 
 

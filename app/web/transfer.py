@@ -48,7 +48,8 @@ def import_campaign(request: Request, db: DbSession, settings: SettingsDep, user
         raw = _read_upload(file, settings)
         document = transfer.parse_document(raw, settings)
         result = transfer.import_campaign(db=db, settings=settings, user=user,
-                                          document=document, name=name or None)
+                                          document=document, name=name or None,
+                                          page_check=request.app.state.import_page_check)
     except AppError as error:
         context = {**_form_context(settings), "errors": _import_errors(error),
                    "form": {"name": name}}
