@@ -8,7 +8,10 @@
   const seen = { log: 0, state: 0 };
   let gesture = null; // {kind: "drag" | "ruler", …} while a pointer is down on the board
   let selected = null; // a token chosen by a tap, waiting for its destination
-  let deferredState = null; // a state that arrived mid-gesture, applied once it ends
+  // States that arrived mid-gesture, applied in order once it ends (one may carry the board
+  // and a later one not: the server sends the board only when it changed).
+  let deferredStates = [];
+  let mapBusy = false; // a map tool (map_tools.js) is drawing on the board
 
   const tableRoot = () => document.getElementById("table");
   const boardSvg = () => document.getElementById("board");
@@ -68,7 +71,6 @@
     seen.log = lastLogSeq();
     seen.state = stateSeq();
     setUpTabs(root);
-    linkActionErrors(document);
     announceTurn();
     setUpBoardView();
     scrollLogToEnd(true);
@@ -171,6 +173,7 @@
     if (!log) return false;
     const fresh = document.createElement("ol");
     fresh.innerHTML = html;
+    window.TableeTimes?.localiseWithin(fresh); // as the lines on screen were
     const keep = new Set();
     let previous = null;
     for (const line of Array.from(fresh.children)) {
@@ -255,8 +258,8 @@
     } else if (message.type === "state") {
       if (id < seen.state) {
         event.preventDefault();
-      } else if (gesture || carried) {
-        deferredState = message.data; // do not pull the board from under a finger or a key
+      } else if (gesture || carried || mapBusy) {
+        deferredStates.push(message.data); // do not pull the board from under a finger or a key
         seen.state = id;
         event.preventDefault();
       }
@@ -278,6 +281,7 @@
       glideFrom = null;
       reselect();
       syncSeqInputs();
+      note(""); // what a tap said may no longer hold
     }
     restore(pending);
     pending = null;
@@ -286,16 +290,16 @@
 
   function applyDeferredState() {
     const target = document.getElementById("table-state");
-    if (deferredState !== null && target && window.htmx) {
+    if (deferredStates.length && target && window.htmx) {
       const snap = snapshot();
       const before = tokenPlaces();
-      htmx.swap(target, deferredState, { swapStyle: "innerHTML" });
+      deferredStates.forEach((html) => htmx.swap(target, html, { swapStyle: "innerHTML" }));
       setUpBoardView();
       glide(before);
       syncSeqInputs();
       restore(snap);
     }
-    deferredState = null;
+    deferredStates = [];
     reselect();
   }
 
@@ -372,9 +376,8 @@
       if (field.type === "hidden") return;
       let dirty;
       if (field.type === "checkbox" || field.type === "radio") dirty = field.checked !== field.defaultChecked;
-      else if (field.tagName === "SELECT") {
-        dirty = Array.from(field.options).some((option) => option.selected !== option.defaultSelected);
-      } else dirty = field.value !== field.defaultValue;
+      else if (field.tagName === "SELECT") dirty = selectChanged(field);
+      else dirty = field.value !== field.defaultValue;
       if (dirty) fields.push({ id: field.id, value: field.value, checked: field.checked });
     });
     const open = Array.from(root.querySelectorAll("#action-panel details[open]"))
@@ -388,6 +391,16 @@
       } catch (_error) { /* not a text field */ }
     }
     return snap;
+  }
+
+  // A list the user left alone shows its marked option, or its first when none is marked:
+  // only a choice they made is theirs to keep (else a redrawn list with a new first option
+  // was taken for one the user chose, and « no longer offered »).
+  function selectChanged(field) {
+    const options = Array.from(field.options);
+    if (field.multiple) return options.some((option) => option.selected !== option.defaultSelected);
+    const marked = options.findIndex((option) => option.defaultSelected);
+    return field.selectedIndex !== (marked === -1 ? 0 : marked);
   }
 
   function restore(snap) {
@@ -430,18 +443,6 @@
     }
   });
 
-  // A form of the panel was sent: the answer redraws the panel; focus goes back to the same
-  // field (a refused roll: fix the expression) or, when it is gone, to the panel's title.
-  let submitted = null;
-  document.addEventListener("htmx:beforeRequest", (event) => {
-    const form = event.target.closest && event.target.closest("#action-panel form");
-    if (!form) return;
-    const active = document.activeElement;
-    const first = form.querySelector("input:not([type=hidden]), select, textarea");
-    submitted = { focus: active && form.contains(active) && active.id ? active.id : null,
-      first: first && first.id, form: form.id };
-  });
-
   // "Your turn!" is said once when the turn comes to this player (the panel is redrawn by
   // every live update, so the notice itself cannot be the live region).
   let wasMyTurn = null;
@@ -467,42 +468,11 @@
     wasMyTurn = mine;
   }
 
-  // A refused action names the field it is about: mark it for assistive technology and
-  // describe it by the error (WCAG 3.3.1); without a field, the form's first field is.
-  function linkActionErrors(root) {
-    root.querySelectorAll("form.action .form-error[id]").forEach((error) => {
-      const form = error.closest("form");
-      const named = error.dataset.field && form.querySelector(`[name="${CSS.escape(error.dataset.field)}"]`);
-      const field = named || form.querySelector("input:not([type=hidden]), select, textarea");
-      if (!field) return;
-      field.setAttribute("aria-invalid", "true");
-      const described = (field.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
-      if (!described.includes(error.id)) described.push(error.id);
-      field.setAttribute("aria-describedby", described.join(" "));
-    });
-  }
-
-  document.addEventListener("htmx:afterSwap", (event) => {
-    if (event.target && event.target.querySelectorAll) linkActionErrors(event.target.parentNode || document);
+  // The focus after a form of the panel is sent, and a refusal's link to its field:
+  // table_panel.js.
+  document.addEventListener("htmx:afterSwap", () => {
     announceTurn();
     if (document.getElementById("action-panel")) syncSeqInputs();
-    if (!submitted) return;
-    const done = submitted;
-    submitted = null;
-    const panel = document.getElementById("action-panel");
-    if (!panel) return;
-    const error = panel.querySelector(`#${CSS.escape(done.form)} .form-error`);
-    const target = (done.focus && document.getElementById(done.focus)) ||
-      (done.first && document.getElementById(done.first));
-    if (target && target.offsetParent !== null) {
-      target.focus({ preventScroll: !error });
-    } else {
-      const title = document.getElementById("actions-title");
-      if (title) {
-        title.setAttribute("tabindex", "-1");
-        title.focus({ preventScroll: true });
-      }
-    }
   });
 
   // — the board's view: zoom and pan (the vendored @panzoom/panzoom), fit, the ruler's switch —
@@ -510,25 +480,39 @@
   // replaces the board inside it: the reader's view carries over, with no flicker.
   let zoom = null; // {stage, panzoom}
   let rulerOn = false;
+  // A drag pans the view unless the ruler or a map tool (map_tools.js) takes it.
+  const mapTool = () => tableRoot()?.dataset.mapTool || "";
+  const panAllowed = () => !rulerOn && !mapTool();
 
   function setUpBoardView() {
     const stage = document.getElementById("board-slot");
     const svg = boardSvg();
     const frame = stage && stage.parentElement;
+    placeLabels();
     if (!stage || !frame || typeof window.Panzoom !== "function") return;
     if (svg) {
-      // A phone sizes the frame to the board (no empty bands); see table.css.
-      frame.style.setProperty("--board-ratio",
-        `${Number(svg.dataset.width) || 1} / ${Number(svg.dataset.height) || 1}`);
+      // A phone sizes the frame to the board and its rulers' margin (no empty bands); see
+      // table.css.
+      const margin = 2 * (Number(svg.dataset.margin) || 0);
+      frame.style.setProperty("--board-ratio", `${(Number(svg.dataset.width) || 1) + margin} / ${
+        (Number(svg.dataset.height) || 1) + margin}`);
+    }
+    // Another scene (app/rules/map_scenes.py): the whole board again, and said.
+    const scene = svg ? svg.dataset.scene || "" : "";
+    if (zoom && zoom.stage === stage && zoom.scene !== scene) {
+      zoom.scene = scene;
+      zoom.panzoom.reset({ animate: false });
+      const caption = document.getElementById("scene-caption");
+      if (caption && caption.textContent.trim()) announce(caption.textContent.trim());
     }
     if (zoom && zoom.stage === stage) return;
     const panzoom = window.Panzoom(stage, {
       canvas: true, maxScale: 8, minScale: 1, step: 0.25, cursor: "grab",
-      excludeClass: "movable", disablePan: rulerOn,
+      excludeClass: "movable", disablePan: !panAllowed(),
       // Not stopPropagation: board.js needs the pointer events (a tap chooses a destination).
       handleStartEvent: (event) => event.preventDefault(),
     });
-    zoom = { stage, panzoom };
+    zoom = { stage, panzoom, scene };
     const toolbar = document.querySelector(".board-toolbar");
     if (toolbar) toolbar.hidden = false;
     frame.addEventListener("wheel", (event) => {
@@ -545,10 +529,201 @@
     else if (button.id === "board-ruler") {
       rulerOn = !rulerOn;
       button.setAttribute("aria-pressed", rulerOn ? "true" : "false");
-      zoom.panzoom.setOptions({ disablePan: rulerOn });
+      zoom.panzoom.setOptions({ disablePan: !panAllowed() });
       if (!rulerOn) boardSvg()?.querySelector("#ruler")?.classList.remove("active");
     }
   });
+
+  // — names on the board, clear of each other (issue 23) ————————————————————————————
+  // Deterministic, in drawing order: each name tries below its token, above, right, left,
+  // then farther out, row by row; it takes the first place that touches no name already
+  // placed (nor a piece of ground's name, the compass, the rulers' numbers), preferring one
+  // that also keeps off the other tokens and inside the board. The full name first; the
+  // short one when the full one finds no room near its token. A name pushed away is tied to
+  // its token by a thin line. Measured in the board's units (getBBox), so the zoom does not
+  // matter; the phone's larger tokens and names are CSS's --body-scale and --label-scale
+  // (board.css: a name scales round its own middle).
+  const LABEL_RINGS = 8;
+
+  function cssScale(svg, name) {
+    const value = parseFloat(getComputedStyle(svg).getPropertyValue(name));
+    return Number.isFinite(value) && value > 0 ? value : 1;
+  }
+
+  function overlaps(a, b) {
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  }
+
+  // An element's box in the board's units, whatever transforms it has (the compass turns).
+  function boardBox(svg, element) {
+    const rect = element.getBoundingClientRect();
+    const inverse = svg.getScreenCTM().inverse();
+    const corner = (x, y) => new DOMPoint(x, y).matrixTransform(inverse);
+    const a = corner(rect.left, rect.top);
+    const b = corner(rect.right, rect.bottom);
+    return { left: Math.min(a.x, b.x), top: Math.min(a.y, b.y),
+      right: Math.max(a.x, b.x), bottom: Math.max(a.y, b.y) };
+  }
+
+  function hitsDisc(box, disc) {
+    const nx = Math.min(Math.max(disc.x, box.left), box.right);
+    const ny = Math.min(Math.max(disc.y, box.top), box.bottom);
+    return Math.hypot(nx - disc.x, ny - disc.y) < disc.r;
+  }
+
+  // Where a name of this size may go, its box's centre from the token's: the four sides,
+  // then rows farther out (``far``: not beside the token, so a line ties it back).
+  function labelSpots(size, near, nearAbove) {
+    const right = near + size.w / 2;
+    const below = near + size.h / 2;
+    const above = nearAbove + size.h / 2;
+    const spots = [{ dx: 0, dy: below }, { dx: 0, dy: -above }, { dx: right, dy: 0 },
+      { dx: -right, dy: 0 }];
+    const row = size.h * 1.1;
+    for (let k = 1; k <= LABEL_RINGS; k += 1) {
+      spots.push({ dx: 0, dy: below + k * row, far: true }, { dx: 0, dy: -above - k * row, far: true },
+        { dx: right, dy: k * row, far: true }, { dx: right, dy: -k * row, far: true },
+        { dx: -right, dy: k * row, far: true }, { dx: -right, dy: -k * row, far: true });
+    }
+    return spots;
+  }
+
+  function placeLabels() {
+    const svg = boardSvg();
+    if (!svg || typeof svg.getScreenCTM !== "function" || !svg.getScreenCTM()) return;
+    const tokens = Array.from(svg.querySelectorAll(".token[data-token]"));
+    const radius = Number(svg.dataset.radius) || 1;
+    const body = cssScale(svg, "--body-scale");
+    const scale = cssScale(svg, "--label-scale");
+    // The piece with its health ring, and the badges on its upper side.
+    const near = radius * body * 1.5;
+    const nearAbove = radius * body * 1.75;
+    const margin = Number(svg.dataset.margin) || 0;
+    const frame = { left: -margin, top: -margin, right: Number(svg.dataset.width) + margin,
+      bottom: Number(svg.dataset.height) + margin };
+    // The current token's halo reaches farther than the others' rings.
+    const reachOut = (token) => (token.classList.contains("current") ? radius * body * 1.75 : near);
+    const discs = tokens.map((token) => ({ id: token.dataset.token, x: Number(token.dataset.x),
+      y: Number(token.dataset.y), r: reachOut(token) }));
+    const placed = Array.from(svg.querySelectorAll(".terrain text, .compass, .rulers text"))
+      .map((element) => boardBox(svg, element));
+    tokens.forEach((token) => {
+      const label = token.querySelector(".token-label");
+      if (!label) return;
+      const x = Number(token.dataset.x);
+      const y = Number(token.dataset.y);
+      const texts = [label.dataset.full, label.dataset.short]
+        .filter((text, index, all) => text && all.indexOf(text) === index);
+      const sizes = texts.map((text) => {
+        label.textContent = text;
+        label.setAttribute("x", "0");
+        label.setAttribute("y", "0");
+        const box = label.getBBox();
+        return { text, w: box.width * scale, h: box.height * scale,
+          cx: box.x + box.width / 2, cy: box.y + box.height / 2 };
+      });
+      const others = discs.filter((disc) => disc.id !== token.dataset.token);
+      const own = reachOut(token);
+      const boxAt = (size, spot) => ({
+        left: x + spot.dx - size.w / 2, right: x + spot.dx + size.w / 2,
+        top: y + spot.dy - size.h / 2, bottom: y + spot.dy + size.h / 2 });
+      const free = (box) => !placed.some((other) => overlaps(box, other));
+      const clear = (box) => free(box) && !others.some((disc) => hitsDisc(box, disc)) &&
+        box.left >= frame.left && box.right <= frame.right && box.top >= frame.top &&
+        box.bottom <= frame.bottom;
+      const tries = [];
+      const spotsFor = (size) => labelSpots(size, own, Math.max(own, nearAbove));
+      sizes.forEach((size) => tries.push({ size, spots: spotsFor(size).slice(0, 4), ok: clear }));
+      sizes.forEach((size) => tries.push({ size, spots: spotsFor(size).slice(4), ok: clear }));
+      const last = sizes[sizes.length - 1];
+      tries.push({ size: last, spots: spotsFor(last), ok: free });
+      let chosen = null;
+      for (const attempt of tries) {
+        const spot = attempt.spots.find((candidate) => attempt.ok(boxAt(attempt.size, candidate)));
+        if (spot) {
+          chosen = { size: attempt.size, spot };
+          break;
+        }
+      }
+      if (!chosen) { // everything near is taken: straight down until a row is free
+        let dy = own + last.h / 2;
+        while (!free(boxAt(last, { dx: 0, dy }))) dy += last.h * 1.1;
+        chosen = { size: last, spot: { dx: 0, dy, far: true } };
+      }
+      const { size, spot } = chosen;
+      label.textContent = size.text;
+      // CSS scales the name round its own middle: put that middle on the spot.
+      label.setAttribute("x", String(spot.dx - size.cx));
+      label.setAttribute("y", String(spot.dy - size.cy));
+      label.classList.toggle("short", size.text !== label.dataset.full);
+      // A little air round each name, so that two neighbours never touch.
+      const box = boxAt(size, spot);
+      const pad = size.h * 0.08;
+      placed.push({ left: box.left - pad, right: box.right + pad, top: box.top - pad,
+        bottom: box.bottom + pad });
+      const leader = token.querySelector(".label-leader");
+      if (leader) {
+        const nx = Math.min(Math.max(0, spot.dx - size.w / 2), spot.dx + size.w / 2);
+        const ny = Math.min(Math.max(0, spot.dy - size.h / 2), spot.dy + size.h / 2);
+        const length = Math.hypot(nx, ny) || 1;
+        leader.setAttribute("x1", String((nx / length) * radius * body));
+        leader.setAttribute("y1", String((ny / length) * radius * body));
+        leader.setAttribute("x2", String(nx));
+        leader.setAttribute("y2", String(ny));
+        leader.classList.toggle("shown", Boolean(spot.far));
+      }
+    });
+  }
+
+  // The phone's and the desktop's sizes differ: place the names again when the page crosses
+  // the breakpoint, and once the fonts are in (a name's width depends on them).
+  if (window.matchMedia) {
+    window.matchMedia("(min-width: 64rem)").addEventListener("change", () => placeLabels());
+  }
+  if (document.fonts && document.fonts.ready) document.fonts.ready.then(() => placeLabels());
+
+  // — the reach: how far the token in hand may still go this turn —————————————————————
+
+  function showReach(token) {
+    const circle = boardSvg()?.querySelector("#reach");
+    if (!circle) return;
+    const reach = token && token.dataset.reach !== undefined ? Number(token.dataset.reach) : NaN;
+    if (!Number.isFinite(reach)) {
+      circle.classList.remove("active");
+      return;
+    }
+    circle.setAttribute("cx", token.dataset.x);
+    circle.setAttribute("cy", token.dataset.y);
+    circle.setAttribute("r", String(reach));
+    circle.classList.add("active");
+  }
+
+  // — what a tap did not do, said under the board ——————————————————————————————————————
+
+  function note(message) {
+    let line = document.getElementById("board-note");
+    const frame = document.getElementById("board-frame");
+    if (!line && frame) {
+      line = document.createElement("p");
+      line.id = "board-note";
+      line.className = "board-note";
+      line.setAttribute("role", "status");
+      frame.after(line);
+    }
+    if (line) line.textContent = message || "";
+  }
+
+  // A tap that moves nothing: say what the token is, or why nothing can move.
+  function explainTap(svg, token) {
+    if (token) {
+      const still = token.dataset.still ? ` ${token.dataset.still}` : "";
+      note(`${token.dataset.info || token.dataset.name}.${still}`);
+    } else if (svg.dataset.still) {
+      note(svg.dataset.still);
+    } else if (svg.querySelector(".token[data-movable]")) {
+      note(svg.dataset.tapFirst);
+    }
+  }
 
   // — the board —————————————————————————————————————————————————————————————————
 
@@ -582,6 +757,7 @@
       other.setAttribute("aria-pressed", "false");
     });
     selected = token ? token.dataset.token : null;
+    showReach(token);
     if (!token) return;
     token.classList.add("selected");
     token.setAttribute("aria-pressed", "true");
@@ -590,33 +766,49 @@
     if (choice) choice.value = selected;
   }
 
-  async function postMove(tokenId, x, y) {
+  // Send one action as the panel's forms do; the refusal's reason, or "" once it is done
+  // (the stream brings the new state to everyone). A refusal comes as 200 with its status in
+  // a header (app/web/middleware.py).
+  async function postAction(fields) {
     const root = tableRoot();
-    const token = document.querySelector(`#board .token[data-token="${tokenId}"]`);
-    // The hand already put it there: the live redraw must not glide it back from where it was.
-    handPlaced.set(tokenId, { x: Math.round(x), y: Math.round(y) });
-    const body = new URLSearchParams({
-      kind: "move", token: tokenId, x: String(Math.round(x)), y: String(Math.round(y)),
-      seq: String(currentSeq()), idempotency_key: newKey(),
-    });
-    say("");
+    const body = new URLSearchParams({ ...fields, seq: String(currentSeq()), idempotency_key: newKey() });
     try {
       const response = await fetch(root.dataset.actionsUrl, {
         method: "POST", body, credentials: "same-origin",
         headers: { ...csrfHeaders(), "HX-Request": "true" },
       });
-      if (response.ok) return; // the stream brings the new position to everyone
+      if (response.ok && !response.headers.has("Tablee-Refused")) return "";
       const page = new DOMParser().parseFromString(await response.text(), "text/html");
       const reason = page.querySelector('[role="alert"]');
-      say(reason ? reason.textContent.trim() : response.statusText);
+      return reason ? reason.textContent.trim() : response.statusText;
     } catch (_error) {
-      say(root.dataset.offline);
+      return root.dataset.offline;
     }
+  }
+
+  async function postMove(tokenId, x, y) {
+    const token = document.querySelector(`#board .token[data-token="${tokenId}"]`);
+    // The hand already put it there: the live redraw must not glide it back from where it was.
+    handPlaced.set(tokenId, { x: Math.round(x), y: Math.round(y) });
+    say("");
+    const refused = await postAction({ kind: "move", token: tokenId, x: String(Math.round(x)),
+      y: String(Math.round(y)) });
+    if (!refused) return;
+    say(refused);
     handPlaced.delete(tokenId);
     if (token) placeToken(token, token.dataset.x, token.dataset.y); // back where it was
   }
 
-  function showRuler(svg, from, to) {
+  // A distance as the page's language writes it (« 12,5 cm »), to a tenth.
+  function distanceText(svg, value) {
+    const lang = document.documentElement.lang || undefined;
+    const figure = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(value);
+    return `${figure} ${svg.dataset.unit}`;
+  }
+
+  // The ruler from ``from`` to ``to``; with the token in hand's reach, the distance left
+  // too, and red beyond it.
+  function showRuler(svg, from, to, reach) {
     const ruler = svg.querySelector("#ruler");
     if (!ruler) return;
     const line = ruler.querySelector("line");
@@ -626,32 +818,46 @@
     line.setAttribute("x2", to.x);
     line.setAttribute("y2", to.y);
     const distance = Math.hypot(to.x - from.x, to.y - from.y);
+    // Above the line's middle, clear of the token in hand at its end.
     label.setAttribute("x", (from.x + to.x) / 2);
-    label.setAttribute("y", (from.y + to.y) / 2);
-    label.textContent = `${distance.toFixed(1)} ${svg.dataset.unit}`;
+    label.setAttribute("y", (from.y + to.y) / 2 - Number(label.getAttribute("font-size") || 0));
+    const measured = distanceText(svg, distance);
+    const limited = Number.isFinite(reach) && svg.dataset.left;
+    label.textContent = limited ? svg.dataset.left.replace("{distance}", measured)
+      .replace("{reach}", distanceText(svg, reach)) : measured;
+    ruler.classList.toggle("beyond", Boolean(limited) && distance > reach + 0.05);
     ruler.classList.add("active");
+  }
+
+  function reachOf(token) {
+    return token && token.dataset.reach !== undefined ? Number(token.dataset.reach) : NaN;
   }
 
   document.addEventListener("pointerdown", (event) => {
     const svg = event.target.closest && event.target.closest("#board");
-    if (!svg || event.button > 0) return;
+    if (!svg || event.button > 0 || mapTool()) return; // a map tool draws (map_tools.js)
     const point = boardPoint(svg, event.clientX, event.clientY);
     const token = event.target.closest(".token");
     svg.querySelector("#ruler")?.classList.remove("active");
     if (token && token.dataset.movable === "true") {
       gesture = { kind: "drag", token: token.dataset.token, startX: event.clientX,
         startY: event.clientY, moved: false, point };
-    } else if (selected && !token) {
+      showReach(token);
+    } else if (selected && !rulerOn) {
+      // A token in hand goes where the tap lands, even on another figure's (large) target.
       const tokenId = selected;
       const chosen = document.querySelector(`#board .token[data-token="${tokenId}"]`);
       select(null);
+      note("");
       if (chosen) placeToken(chosen, Math.round(point.x), Math.round(point.y));
       postMove(tokenId, point.x, point.y);
       return;
     } else if (rulerOn) {
       gesture = { kind: "ruler", from: point };
     } else {
-      return; // the view's pan (panzoom) takes it
+      // The view's pan (panzoom) takes it; if it turns out to be a tap, say what it shows.
+      tap = { token: token ? token.dataset.token : null, x: event.clientX, y: event.clientY };
+      return;
     }
     svg.setPointerCapture(event.pointerId);
     event.preventDefault();
@@ -670,25 +876,39 @@
     const token = svg.querySelector(`.token[data-token="${gesture.token}"]`);
     if (gesture.moved && token) {
       placeToken(token, point.x, point.y);
-      showRuler(svg, { x: Number(token.dataset.x), y: Number(token.dataset.y) }, point);
+      showRuler(svg, { x: Number(token.dataset.x), y: Number(token.dataset.y) }, point,
+        reachOf(token));
     }
     gesture.point = point;
   });
 
+  let tap = null; // a pointer down on the board that panzoom pans, unless it is a tap
+
   function endGesture(event) {
     const done = gesture;
+    const tapped = tap;
     gesture = null;
+    tap = null;
     const svg = boardSvg();
+    if (tapped && svg && event.type === "pointerup" &&
+        Math.hypot(event.clientX - tapped.x, event.clientY - tapped.y) < MOVE_THRESHOLD_PX) {
+      explainTap(svg, tapped.token &&
+        svg.querySelector(`.token[data-token="${CSS.escape(tapped.token)}"]`));
+    }
     if (!done || !svg) return;
     if (done.kind === "drag") {
       const token = svg.querySelector(`.token[data-token="${done.token}"]`);
       if (done.moved && event.type === "pointerup") {
         const point = boardPoint(svg, event.clientX, event.clientY);
         svg.querySelector("#ruler")?.classList.remove("active");
+        showReach(null);
+        note("");
         postMove(done.token, point.x, point.y);
       } else if (!done.moved) {
         select(selected === done.token ? null : token); // a tap: now tap the destination
+        if (selected) note(token.dataset.info ? `${token.dataset.info}.` : "");
       } else if (token) {
+        showReach(null);
         placeToken(token, token.dataset.x, token.dataset.y);
       }
     }
@@ -756,16 +976,61 @@
         y: Math.round(Math.min(Math.max(carried.at.y + dy * step, 0), height) * 10) / 10,
       };
       placeToken(token, carried.at.x, carried.at.y);
-      showRuler(svg, carried.from, carried.at);
+      showRuler(svg, carried.from, carried.at, reachOf(token));
       const distance = svg.querySelector("#ruler text")?.textContent || "";
       announce(`${carried.at.x}, ${carried.at.y} — ${distance}`);
     }
   });
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
+  // What the map's tools (map_tools.js) use of the board: where a pointer is on it, the
+  // view's pan held while they draw, the live redraws held back meanwhile, sending an action,
+  // saying why it was refused, and bringing a place into view.
+  window.TableeBoard = {
+    point(event) {
+      const svg = boardSvg();
+      return svg ? boardPoint(svg, event.clientX, event.clientY) : null;
+    },
+    toolChanged() {
+      if (zoom) zoom.panzoom.setOptions({ disablePan: !panAllowed() });
+      if (mapTool()) select(null);
+    },
+    busy(on) {
+      mapBusy = on;
+      if (!on) applyDeferredState();
+    },
+    send: postAction,
+    say,
+    panTo(x, y) {
+      const svg = boardSvg();
+      const frame = document.getElementById("board-frame");
+      if (!zoom || !svg || !frame) return;
+      const scale = Math.max(zoom.panzoom.getScale(), 2);
+      zoom.panzoom.zoom(scale, { animate: false });
+      // Once the zoom is drawn: where (x, y) is on screen, and the pan that brings it to the
+      // frame's middle (panzoom's pan counts before the scale).
+      window.requestAnimationFrame(() => {
+        const point = svg.createSVGPoint();
+        point.x = x;
+        point.y = y;
+        const screen = point.matrixTransform(svg.getScreenCTM());
+        const box = frame.getBoundingClientRect();
+        const pan = zoom.panzoom.getPan();
+        zoom.panzoom.pan(pan.x + (box.left + box.width / 2 - screen.x) / scale,
+          pan.y + (box.top + box.height / 2 - screen.y) / scale,
+          { animate: !(lessMotion && lessMotion.matches) });
+      });
+    },
+  };
+
+  // The names are placed on any page that draws a board (the replay too, which has no table).
+  const ready = () => {
+    placeLabels();
     start();
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", ready);
+  } else {
+    ready();
   }
   document.addEventListener("htmx:load", start);
 })();

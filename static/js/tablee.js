@@ -96,3 +96,34 @@ setInterval(() => {
     }
   });
 }, 1000);
+
+// A phone folds the site's menu and the language behind one button, so a page's own content
+// (the table's board) starts near the top. Without this script every link shows.
+function setUpMenu() {
+  const header = document.querySelector(".site-header");
+  const toggle = header && header.querySelector(".menu-toggle");
+  if (!toggle || header.classList.contains("folding")) return;
+  header.classList.add("folding");
+  toggle.hidden = false;
+}
+
+function openMenu(open) {
+  const header = document.querySelector(".site-header.folding");
+  const toggle = header && header.querySelector(".menu-toggle");
+  if (!toggle) return;
+  toggle.setAttribute("aria-expanded", open ? "true" : "false");
+  header.classList.toggle("open", open);
+}
+
+document.addEventListener("click", (event) => {
+  const toggle = event.target.closest(".site-header .menu-toggle");
+  if (toggle) openMenu(toggle.getAttribute("aria-expanded") !== "true");
+});
+document.addEventListener("keydown", (event) => {
+  const open = document.querySelector(".site-header.open");
+  if (event.key !== "Escape" || !open) return;
+  openMenu(false);
+  open.querySelector(".menu-toggle").focus();
+});
+setUpMenu();
+document.addEventListener("htmx:load", setUpMenu);
