@@ -22,6 +22,10 @@ from app.migrate import upgrade
 from app.models import Base
 from tests.helpers import ApiUser, WebUser
 
+# The free-play table most web tests sit at: registered here, before any test module imports
+# it, so that pytest rewrites its asserts (a module importing TableDice first broke that).
+pytest_plugins = ["tests.match_fixtures"]
+
 POSTGRES_URL = os.environ.get("TABLEE_TEST_DATABASE_URL", "")
 # Under ``pytest -n N`` (pytest-xdist) each worker is a process of its own: "gw0", "gw1"…
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")

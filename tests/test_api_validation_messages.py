@@ -50,6 +50,9 @@ CASES = [
                                                  "options": {"width": 3.5}}},
      "options.width", "« options.width » : un nombre entier est attendu.",
      "“options.width”: expected a whole number."),
+    # a field named « body » (the chat's) is a field, not the missing request body
+    ("POST", "/campaigns/{c}/chat", {"json": {"to": "table"}}, "body",
+     "« body » : ce champ est obligatoire.", "“body”: this field is required."),
     ("PUT", "/campaigns/{c}/dice-cap", {"content": b"{not json",
                                         "headers": {"Content-Type": "application/json"}},
      None, "Le corps de la requête n'est pas du JSON valide.",
@@ -86,3 +89,12 @@ def test_french_by_default_and_the_accounts_language_first(table, new_client):
     assert refusal(client.put(f"/api/v1{url}", headers={**bare, "Accept-Language": "fr"},
                               json={"dice_cap": 0}))[0] == (
         "“dice_cap”: expected a whole number from 1 to 1000.")
+
+
+@pytest.mark.parametrize(("expected", "said"), [
+    ("'cm', 'in' or 'sq'", ["cm", "in", "sq"]), ("1", ["1"]), ("1, 2 or 3", ["1", "2", "3"])])
+def test_a_choice_of_numbers_is_listed_like_a_choice_of_words(expected, said):
+    """pydantic quotes words but not numbers: « expected one of ? » said nothing."""
+    from app.http.validation_errors import _choices
+
+    assert _choices({"expected": expected}) == said

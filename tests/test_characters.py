@@ -213,10 +213,13 @@ def test_a_player_edits_her_character(table, db):
 def test_the_edit_form_updates_derived_values_live_without_saving(table, db):
     cid = add_character(db, table, "pia", "Aldo")
     form = table["pia"].page(f"{table.url}/{cid}/edit").select_one("form.character-form")
-    assert form["hx-post"] == f"{table.url}/{cid}/sheet-preview"
-    assert form["hx-trigger"] == "input changed delay:300ms"
-    assert form["hx-target"] == "#derived-panel"
-    assert form.select_one("#derived-panel") is not None
+    # The builder inside the form asks for the preview with the whole form (the form itself
+    # is sent by the page's boost).
+    live = form.select_one("[hx-post]")
+    assert live["hx-post"] == f"{table.url}/{cid}/sheet-preview"
+    assert live["hx-trigger"] == "input changed delay:300ms"
+    assert (live["hx-target"], live["hx-include"]) == ("#derived-panel", "closest form")
+    assert live.select_one("#derived-panel") is not None
     preview = table["pia"].post(f"{table.url}/{cid}/sheet-preview",
                                 {"name": "Renommé", "version": "1",
                                  **sheet_form(hp="1", hp_max="4")})

@@ -335,3 +335,36 @@ def _csrf(client, path):
     from tests.helpers import csrf_from
 
     return csrf_from(client.get(path))
+
+
+def test_the_gm_changes_the_house_movement_profiles_of_the_campaign(tribe, db):
+    """Issue 25: the movement table is missing from the text, so its numbers are house ones
+    the GM may change for the campaign, like every other: a Pataud's Dmax and mass, a prey
+    speed class's Dmax. A hunt opened afterwards plays them; a speed class has no mass (the
+    species has it): refused by its field, nothing stored."""
+    gm, base = tribe
+    added = gm.post(base + "/content/profile", json={"name": "Pataud lent", "data": {
+        "profile": "pataud", "dmax": 4, "masse": 4}})
+    assert added.status_code == 201, added.text
+    quick = gm.post(base + "/content/profile", json={"name": "Lourdauds vifs", "data": {
+        "profile": "lourdaud", "dmax": 7}})
+    assert quick.status_code == 201, quick.text
+    before = count(db)
+    refused = gm.post(base + "/content/profile", json={"name": "Faux", "data": {
+        "profile": "rapide", "dmax": 9, "masse": 2}})
+    assert refused.status_code == 422 and refused.json()["error"]["field"] == "masse"
+    assert count(db) == before
+    bronk = gm.post(base + "/characters", json={"name": "Bronk", "sheet": {
+        "profile": "pataud", "shaman": False, "weapons": ["lance"], "wounds": 3, "food": 0,
+        "hunts": 0, "dead": False}})
+    assert bronk.status_code == 201, bronk.text  # M4 here: 3 wounds are not death
+    match = gm.post(base + "/matches", json={"name": "Lents", "character_ids": [
+        bronk.json()["id"]]}).json()
+    url = f"{base}/matches/{match['id']}"
+    done = gm.post(url + "/actions", json={"action": {"kind": "add_prey", "species":
+                                                      "gm-mammouth-laineux", "x": 5, "y": 5}})
+    assert done.status_code == 200, done.text
+    tokens = gm.get(url).json()["state"]["tokens"]
+    hunter = next(t for t in tokens.values() if t["kind"] == "hunter")
+    mammoth = next(t for t in tokens.values() if t["kind"] == "prey")
+    assert (hunter["dmax"], hunter["masse"]) == (4, 4) and mammoth["dmax"] == 7

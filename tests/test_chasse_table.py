@@ -48,21 +48,19 @@ def test_a_scripted_hunt_folds_to_the_snapshot(db, hunt):
         Step(paul, {"kind": "move", "token": "t1", "x": 24, "y": 31}),   # 3" from the boar
         # Step 5: a hunter within 3"? 4" away: no. Step 6: throw, 4" = long range (5+).
         Step(paul, {"kind": "next_step"}),
+        # The throw hits (6), save 2 < 5. Then nothing is left to do at steps 6 and 7: they
+        # pass by themselves. Leaving 7: no contact. Step 8: attacked → blue 6 (agressive,
+        # alone) = charge, red 2: 8 + 2 = 10" → contact with Ourk, melee at once with +1:
+        # the boar hits on 5 + 1, Ourk's save 6 fails at 3; Ourk strikes back 4 ≥ 4, the
+        # boar's save 1. Step 10 has nothing to do: the turn ends, the next one begins.
         Step(paul, {"kind": "shoot", "token": "t1", "target": "t2", "weapon": "javelot"},
-             [6, 2]),                                                     # hit, save 2 < 5
-        Step(paul, {"kind": "next_step"}),                                # → 7
-        # Leaving 7: no contact. Step 8: attacked → blue 6 (agressive, alone) = charge,
-        # red 2: 8 + 2 = 10" → contact with Ourk, melee at once with +1: the boar hits on
-        # 5 + 1, Ourk's save 6 fails at 3; Ourk strikes back 4 ≥ 4, the boar's save 1.
-        Step(paul, {"kind": "next_step"}, [6, 2, 5, 3, 4, 1]),
+             [6, 2, 6, 2, 5, 3, 4, 1]),
     ])
     db.refresh(match)
     state = match.state
-    assert state["step"] == 10
+    assert (state["round"], state["step"]) == (2, 2)
     boar, hunter = state["tokens"]["t2"], state["tokens"]["t1"]
     assert boar["wounds"] == 2 and hunter["wounds"] == 1
-    charge = [e for e in state["tokens"].values() if e["kind"] == "prey"]
-    assert charge and boar["fought"]
     assert_rewind_and_redo_round_trip(db, gm, match, to_seq=8)
     play(db, SECRET, match, [Step(gm, {"kind": "end_hunt"})])
     db.refresh(match)
@@ -174,14 +172,14 @@ def test_the_hunt_reads_in_the_readers_words(db, hunt_page):
     assert "aggressive · fast · sounder (dominant)" in badges
     assert "placid · very fast" in badges
     assert set(cells) <= {"flees", "stays", "attacks", "charges"} and "flees" in cells
-    assert "the direction: north, north, east, south, west, north." in page.text
+    assert "the direction: north, east, south, west, north, south." in page.text
     assert 'Sanglier placed at (25.5, 8.5): M3, aggressive, Dmax 8". Group sounder.' in page.text
 
     mia.post("/account", {"display_name": "Mia", "locale": "fr"})
     page, badges, cells = read(mia.client)
     assert "agressive · rapide · harde (dominant)" in badges
     assert set(cells) <= {"fuit", "reste", "attaque", "charge"} and "fuit" in cells
-    assert "la direction : nord, nord, est, sud, ouest, nord." in page.text
+    assert "la direction : nord, est, sud, ouest, nord, sud." in page.text
     assert 'Sanglier placé en (25,5, 8,5) : M3, agressive, Dmax 8". Groupe harde.' in page.text
     assert "Tribu d'Ourk" in page.select_one(".sides").text  # « de » elided before a vowel
     content = BeautifulSoup(mia.client.get(f"/campaigns/{campaign_id}/content").text,
@@ -204,10 +202,9 @@ def test_refusals_and_sheet_rules_are_in_the_readers_words():
     from app.rules.chasse.sheet import validate
     from app.services.characters import describe_problems
 
-    refused = HuntRefused("too_far", name="Ourk", cost=7.25, dmax=6)
-    assert refused.message_fr() == 'Ourk ne peut pas aller jusque-là : cela coûte 7,25", ' \
-                                   'Dmax vaut 6"'
-    assert refused.message == 'Ourk cannot reach that point: it costs 7.25", Dmax is 6"'
+    refused = HuntRefused("out_of_range", distance=7.25, long=6)
+    assert refused.message_fr() == 'hors de portée (7,25") : à 1" ou moins, ou au-delà de 6"'
+    assert refused.message == 'out of range (7.25"): 1" or less, or beyond 6"'
     problems = validate({**blank_sheet(), "weapons": ["javelot", "lance", "massue", "arc"]})
     try:
         set_locale("fr")
@@ -235,9 +232,9 @@ def test_a_prey_charge_reads_its_distances_and_a_solo_hunt_ends_with_its_score(d
     act(paul, kind="next_step")
     act(paul, kind="move", token="t1", x="24", y="31")
     act(paul, kind="next_step")
-    act(paul, (6, 2), kind="shoot", token="t1", target="t2", weapon="javelot")
-    act(paul, kind="next_step")
-    act(paul, (6, 2, 5, 3, 4, 1), kind="next_step")  # the boar charges: 8 + 2 = 10"
+    # the throw; then at step 8 the boar charges: 8 + 2 = 10"
+    act(paul, (6, 2, 6, 2, 5, 3, 4, 1), kind="shoot", token="t1", target="t2",
+        weapon="javelot")
     page = BeautifulSoup(mia.client.get(url).text, "html.parser")
     charge = next(" ".join(line.text.split()) for line in page.select(".log-line, #log li")
                   if "Sanglier (attacked, step 8): charges." in line.text)

@@ -193,9 +193,9 @@ class RollingLibre(LibreSystem):
 
     rolled_fields = ("hp", "hp_max")
 
-    def roll_sheet(self, dice):
+    def roll_sheet(self, dice, chosen):
         record = roll_expression("2d6+4", dice, purpose="Points de vie")
-        return {**self.new_sheet(), "hp": record.total, "hp_max": record.total}, [record]
+        return {**chosen, "hp": record.total, "hp_max": record.total}, [record]
 
 
 @pytest.fixture
@@ -205,7 +205,7 @@ def rolling(monkeypatch):
 
 def test_the_server_rolls_a_new_character_and_logs_the_rolls(rolling, table, db,
                                                               monkeypatch):
-    monkeypatch.setattr("app.services.characters.SystemDice", lambda: ScriptedDice([3, 5]))
+    monkeypatch.setattr("app.http.deps.SystemDice", lambda: ScriptedDice([3, 5]))
     # Whatever the player sends for a rolled value, the dice decide it.
     created = table.player.post(table.base + "/characters", json={
         "name": "Aldo", "sheet": {"hp": 99, "hp_max": 99, "counters": [], "statuses": ""}})
@@ -219,7 +219,7 @@ def test_the_server_rolls_a_new_character_and_logs_the_rolls(rolling, table, db,
 
 
 def test_only_the_gm_changes_what_the_dice_gave(rolling, table, monkeypatch):
-    monkeypatch.setattr("app.services.characters.SystemDice", lambda: ScriptedDice([3, 5]))
+    monkeypatch.setattr("app.http.deps.SystemDice", lambda: ScriptedDice([3, 5]))
     character = table.player.post(table.base + "/characters", json={"name": "Aldo"}).json()
     url = f"{table.base}/characters/{character['id']}"
     cheat = table.player.patch(url, json={"version": character["version"], "sheet": {

@@ -18,8 +18,6 @@ from tests.helpers import form_actions, open_match_page
 from tests.seating import campaign_access, campaign_with_players, user_ids
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
-pytest_plugins = ["tests.match_fixtures"]
-
 SECRET = "test-secret"
 
 
@@ -57,12 +55,11 @@ def test_a_scripted_fight_and_chase_fold_to_the_snapshot(db, lab):
         Step(gm, {"kind": "roll_initiative"}),
         Step(paul, {"kind": "attack", "token": "t1", "weapon": "fusil_a_canon_scie",
                     "target": "t2", "shots": 2, "mod_obscurite": "on"}, [23, 80, 40, 55]),
-        Step(paul, {"kind": "end_phase"}),
-        # The octopus throws itself on Kenji (13, 3): its tentacles need contact.
+        # Kenji has acted: the aliens' turn comes by itself. The octopus throws itself on
+        # Kenji (13, 3): its tentacles need contact. Then round 2, by itself too.
         Step(gm, {"kind": "move", "token": "t2", "x": 14, "y": 3}),
         Step(gm, {"kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1"},
              [30, 20]),
-        Step(gm, {"kind": "end_phase"}),
         Step(gm, {"kind": "add_participant", "profile": "infiltre", "x": 30, "y": 10}),
         Step(gm, {"kind": "start_chase", "pursuer": "t1", "quarry": "t3", "mode": "foot",
                   "distance": "moyenne"}),
@@ -154,9 +151,14 @@ def test_the_table_page_plays_an_attack(db, lab_page):
     page = BeautifulSoup(paul.client.get(url).text, "html.parser")
     form = page.select_one("#action-attack")
     assert form is not None and form.select_one("input[name=mod_obscurite]") is not None
-    # « Cible » never defaults to the attacker.
-    assert form.select_one("select[name=token] option[selected], select[name=token] option")[
-        "value"] == "t1"
+    # Only Kenji's own weapons; the octopus is far: his shotgun is proposed, not his
+    # chainsaw; « Cible » never the attacker.
+    offered = [option["value"] for option in form.select("select[name=armed] option")]
+    assert offered[0] == "t1:tronconneuse" and "t1:poing" in offered
+    assert all(value.startswith("t1:") for value in offered)
+    assert form.select_one("select[name=armed] option[selected]")["value"] == \
+        "t1:fusil_a_canon_scie"
+    assert [o["value"] for o in form.select("select[name=target] option")] == ["t2"]
     assert form.select_one("select[name=target] option[selected]")["value"] == "t2"
     # Kenji walks up to the octopus (27, 3): a fist needs contact.
     assert paul.client.post(url + "/actions", data={
@@ -164,7 +166,7 @@ def test_the_table_page_plays_an_attack(db, lab_page):
         follow_redirects=False).status_code == 303
     dice.script(23, 80)
     done = paul.client.post(url + "/actions", data={
-        "csrf_token": paul.csrf(), "kind": "attack", "token": "t1", "weapon": "poing",
+        "csrf_token": paul.csrf(), "kind": "attack", "armed": "t1:poing",
         "target": "t2", "shots": "1"}, follow_redirects=False)
     assert done.status_code == 303, done.text
     page = BeautifulSoup(paul.client.get(url).text, "html.parser")
@@ -321,7 +323,6 @@ def test_every_event_line_state_panel_and_form_renders():
         (gm, {"kind": "roll_initiative", "surprise": "cyborgs"}),
         (paul, {"kind": "move", "token": "t1", "x": 12, "y": 6}),
         (paul, {"kind": "attack", "token": "t1", "weapon": "lance_grenades", "target": "t2"}),
-        (paul, {"kind": "end_phase"}),
         (gm, {"kind": "move", "token": "t2", "x": 13, "y": 6}),
         (gm, {"kind": "attack", "token": "t2", "weapon": "tentacules", "target": "t1"}),
         (gm, {"kind": "end_phase"}), (gm, {"kind": "end_phase"}),
@@ -340,6 +341,8 @@ def test_every_event_line_state_panel_and_form_renders():
                 "aim": "structure"}),
         (gm, {"kind": "manoeuvre", "side": "pursuer", "what": "un demi-tour"}),
         (gm, {"kind": "end_chase"}),
+        (gm, {"kind": "set_state", "token": "t4", "state": "fled", "on": "on"}),
+        (gm, {"kind": "end_fight"}),
         (gm, {"kind": "end_mission"}),
     ]
     dice = SeededDice(4)
@@ -570,11 +573,23 @@ def test_a_melee_attack_out_of_reach_on_the_page(db, lab_page):
     assert post(mia, kind="roll_initiative").status_code == 303  # the cyborgs first
     form = page(paul).select_one("#action-attack")
     assert form.select_one("input[name=override]") is None
-    assert "1,5 case au plus entre les centres" in form.select_one("#attack-reach-help").text
-    assert page(mia).select_one("#action-attack input[name=override]") is not None
+    # The octopus is far: the form proposes a firearm, and the reach, a melee weapon's
+    # limit, is drawn hidden; the list marks the fist as the melee weapon (table.css).
+    chosen = form.select_one("select[name=armed] option[selected]")
+    assert chosen["value"] != "t1:poing" and not chosen.has_attr("data-melee")
+    assert form.select_one("option[value='t1:poing']").has_attr("data-melee")
+    assert form.select_one("#attack-reach-help").find_parent(class_="melee-only").has_attr(
+        "hidden")
+    assert page(mia).select_one("#action-attack input[name=override]").find_parent(
+        class_="melee-only").has_attr("hidden")
     before = copy.deepcopy(_match(db, url).state)
-    refused = post(paul, kind="attack", token="t1", weapon="poing", target="t2", shots="1")
+    refused = post(paul, kind="attack", armed="t1:poing", target="t2", shots="1")
     assert refused.status_code == 422
+    # The form comes back with the fist chosen: the reach is said.
+    shown = BeautifulSoup(refused.text, "html.parser").select_one("#action-attack")
+    reach = shown.select_one("#attack-reach-help")
+    assert "1,5 case au plus entre les centres" in reach.text
+    assert not reach.find_parent(class_="melee-only").has_attr("hidden")
     error = BeautifulSoup(refused.text, "html.parser").text
     assert "Kenji est à 14 cases de Pieuvre : une attaque au corps à corps demande le " \
            "contact, 1,5 case au plus" in error

@@ -3,6 +3,7 @@ routes' writes too (``WriteQueue``); a write transaction inside another joins it
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -143,3 +144,31 @@ async def test_an_async_write_whose_turn_does_not_come_is_refused_like_a_locked_
     assert ran == []  # refused before it took a thread: nothing of it ran
     assert 0.25 <= waited < 5  # the busy timeout (0.3 s), not forever
     assert await sqlite_queue.run(lambda: "next") == "next"  # the queue goes on
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_next_write_begins_while_the_event_loop_is_busy(sqlite_queue, anyio_backend):
+    """The turn passes from one write to the next in the writer thread: a loop busy with
+    other work (three thousand streams to write) does not hold the queue up. Handed over on
+    the loop, the second write could only begin once the loop was free again."""
+    began: list[str] = []
+    first = asyncio.ensure_future(sqlite_queue.run(lambda: began.append("first")))
+    second = asyncio.ensure_future(sqlite_queue.run(lambda: began.append("second")))
+    await asyncio.sleep(0)  # both queued, in this order
+    deadline = time.monotonic() + 5
+    while len(began) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # the event loop busy: no task of it runs meanwhile
+    assert began == ["first", "second"]
+    await asyncio.gather(first, second)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_sqlite_has_a_connection_for_every_thread_and_the_writer(tmp_path, anyio_backend):
+    """Forty threads of the pool may each hold a connection while waiting for the writers'
+    lock: the writer thread that holds the lock must still find one, or all of them wait."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'pool.db'}")
+    threads = anyio.to_thread.current_default_thread_limiter().total_tokens
+    assert engine.pool.size() + engine.pool._max_overflow == threads + 1
+    engine.dispose()

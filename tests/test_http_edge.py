@@ -20,8 +20,6 @@ from app.web.middleware import body_limit
 from tests.helpers import soup
 from tests.live_server import LiveServer
 
-pytest_plugins = ["tests.match_fixtures"]
-
 MiB = 1024 * 1024
 HUGE = 200 * MiB
 

@@ -15,8 +15,6 @@ from sqlalchemy import delete, select
 
 from app.models import Membership, Role
 
-pytest_plugins = ["tests.match_fixtures"]
-
 
 @pytest.fixture
 def match(libre_match):

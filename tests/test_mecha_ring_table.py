@@ -21,7 +21,6 @@ from tests.seating import campaign_access, campaign_with_players, user_ids
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 from tests.test_match_stream import first_state, read_messages
 
-pytest_plugins = ["tests.match_fixtures"]
 SECRET = "test-secret"
 
 
@@ -45,10 +44,10 @@ def ring(db, web, libre_dice):
             "boulon": boulon.id, "hurleur": hurleur.id, "dice": libre_dice}
 
 
-def open_tournament(db, ring, name: str = "Tournoi") -> Match:
+def open_tournament(db, ring, name: str = "Tournoi", seed: int = 11) -> Match:
     match = tables.create_match(db=db, secret=SECRET, access=ring["access"]["mia"], name=name,
                                 character_ids=[ring["boulon"], ring["hurleur"]],
-                                dice=SeededDice(11))
+                                dice=SeededDice(seed))
     db.commit()
     return match
 
@@ -66,51 +65,52 @@ def test_a_scripted_round_through_the_engine_folds_rewinds_and_redoes(db, ring):
     match = open_tournament(db, ring)
     gm, paul, pia = (ring["access"][name] for name in ("mia", "paul", "pia"))
     assert match.state["seats"] == ["t1", "t2"]  # Paul has more implants: he drafts first
+    # the set-up rolled the first round's order at once (nobody decides anything there)
+    assert match.state["fight"]["step"] in ("climb", "attack")
     # the host empties both purses (recorded): nobody can pay an SFX card, so no reaction
     # window pauses this scripted round (test_mecha_ring_reactions.py plays them)
     for seat in ("t1", "t2"):
         one(db, match, gm, {"kind": "correct", "seat": seat, "field": "credits", "value": 0})
     start_seq = match.seq
-    # the order: Paul's Mouvement dice all 6, Pia's all 1 (no tie unless both pools are 0)
-    m1, m2 = pool(match, "t1", "mouvement"), pool(match, "t2", "mouvement")
-    assert m1 > 0
-    one(db, match, pia, {"kind": "roll_order"}, [6] * m1 + [1] * m2)
-    assert match.state["fight"]["order"] == ["t1", "t2"]
-    # Pia, last, may climb over Paul for one leg energy: she keeps her place
+    seated = {"t1": paul, "t2": pia}
+    first, second = match.state["fight"]["order"]
+    # the last may climb over the first for one leg energy: they keep their place
     if match.state["fight"]["step"] == "climb":
         with pytest.raises(Exception, match=r"votre tour|your turn"):
-            one(db, match, paul, {"kind": "climb", "climb": "on"})
-        one(db, match, pia, {"kind": "climb", "climb": ""})
-    assert match.state["turn"] == "t1"
-    # Paul attacks: radar all odd (he chooses), or no radar die (Pia chooses)
-    radar = pool(match, "t1", "radar")
-    one(db, match, paul, {"kind": "attack", "target": "t2"}, [1] * radar)
+            one(db, match, seated[first], {"kind": "climb", "climb": "on"})
+        one(db, match, seated[second], {"kind": "climb", "climb": ""})
+    assert match.state["turn"] == first
+    # the first attacks: radar all odd (they choose), or no radar die (the defender chooses)
+    radar = pool(match, first, "radar")
+    one(db, match, seated[first], {"kind": "attack", "target": second}, [1] * radar)
     pending = match.state["fight"]["pending"]
-    assert pending["chooser"] == ("t1" if radar else "t2")
-    attack = pool(match, "t1", "attaque")
+    assert pending["chooser"] == (first if radar else second)
+    attack = pool(match, first, "attaque")
     parts = match.state["catalogue"]["parts"]
-    head = match.state["tokens"]["t2"]["robot"]["tete"]
+    head = match.state["tokens"][second]["robot"]["tete"]
     defence = parts[head["card"].split("#")[0]]["defense"]
     strike = [6] * attack + [1] * defence
-    if radar:  # nobody can pay an SFX card: no window, the strike follows the aim
-        one(db, match, paul, {"kind": "choose_part", "slot": "tete"}, strike)
-    else:
-        one(db, match, pia, {"kind": "choose_part", "slot": "tete"}, strike)
-    # every 6 costs one more energy: the head is destroyed, into Paul's loot
-    assert match.state["tokens"]["t2"]["robot"]["tete"] is None
-    assert match.state["tokens"]["t1"]["loot"] == [head["card"]]
-    # Pia's turn: radar dice all even (Paul would choose) — she has no head left to look with
-    radar2 = pool(match, "t2", "radar")
-    one(db, match, pia, {"kind": "attack", "target": "t1"}, [2] * radar2)
-    assert match.state["fight"]["pending"]["chooser"] == "t1"
-    attack2 = pool(match, "t2", "attaque")
-    legs = match.state["tokens"]["t1"]["robot"]["jambes"]
+    # nobody can pay an SFX card: no window, the strike follows the aim
+    one(db, match, seated[pending["chooser"]], {"kind": "choose_part", "slot": "tete"}, strike)
+    # every 6 costs one more energy: the head is destroyed, into the attacker's loot
+    assert match.state["tokens"][second]["robot"]["tete"] is None
+    assert match.state["tokens"][first]["loot"] == [head["card"]]
+    # the second's turn: radar dice all even (the first would choose) — no head left
+    radar2 = pool(match, second, "radar")
+    one(db, match, seated[second], {"kind": "attack", "target": first}, [2] * radar2)
+    if match.state["fight"]["pending"]["step"] == "boost":  # a radar part to spend: no
+        one(db, match, seated[second], {"kind": "decline_boost"})
+    assert match.state["fight"]["pending"]["chooser"] == first
+    attack2 = pool(match, second, "attaque")
+    legs = match.state["tokens"][first]["robot"]["jambes"]
     legs_defence = parts[legs["card"].split("#")[0]]["defense"]
-    one(db, match, paul, {"kind": "choose_part", "slot": "jambes"},
+    one(db, match, seated[first], {"kind": "choose_part", "slot": "jambes"},
         [1] * attack2 + [6] * legs_defence)  # a sum that does not exceed: dodged
-    assert match.state["fight"]["step"] == "repairs"
-    one(db, match, paul, {"kind": "ready", "seat": "t1"})
-    one(db, match, gm, {"kind": "ready", "seat": "t2"})
+    fight = match.state["fight"]
+    assert fight["step"] == "repairs" and first in fight["ready"]  # nothing to repair
+    # the last robot ready: the next round begins, its order rolled at once
+    order = [6] * pool(match, first, "mouvement") + [1] * pool(match, second, "mouvement")
+    one(db, match, seated[second], {"kind": "ready", "seat": second}, order)
     assert match.state["fight"]["round"] == 2
     assert_rewind_and_redo_round_trip(db, gm, match, to_seq=start_seq + 2)
 
@@ -139,16 +139,14 @@ def test_the_table_page_offers_only_legal_forms_and_hides_the_other_hand(db, rin
     assert page.select("#participant-t2 .card-in-hand") == []
     assert len(page.select("#participant-t1 .card-in-hand")) == 5
     kinds = {form["data-kind"] for form in page.select("#action-panel form.action")}
-    assert "roll_order" in kinds and "correct" not in kinds and "end_match" not in kinds
+    assert "correct" not in kinds and "end_match" not in kinds
     gm_kinds = {form["data-kind"] for form in mia.page(url).select("#action-panel form.action")}
-    assert {"roll_order", "correct", "end_match"} <= gm_kinds
-    # the order through the form
-    ring["dice"].current = SeededDice(9)
-    response = pia.client.post(url + "/actions", data={"csrf_token": pia.csrf(),
-                                                       "kind": "roll_order"})
-    assert response.status_code in (200, 303), response.text
+    assert {"correct", "end_match"} <= gm_kinds
+    # the order needs nobody's decision: the set-up rolled it
+    assert "roll_order" not in kinds | gm_kinds
     log = " ".join(li.get_text(" ", strip=True) for li in paul.page(url).select("#log > li"))
     assert "Order of round 1 by the Mouvement dice" in log
+    del pia
     # a bad value is refused with a reason, nothing stored
     seq = ring_seq(db, url)
     refused = paul.client.post(url + "/actions", data={"csrf_token": paul.csrf(),
@@ -189,17 +187,20 @@ def test_the_json_api_plays_an_action_and_refuses_a_bad_one(db, ring):
     paul = ring["people"]["paul"]
     base = f"/api/v1/campaigns/{ring['campaign']}/matches/{match.id}"
     body = paul.client.get(base).json()
-    assert {action["kind"] for action in body["legal_actions"]} >= {"roll_order", "note"}
+    # the set-up rolled the order (Pia first): Paul, second, is asked whether he climbs
+    assert body["state"]["fight"]["order"] == ["t2", "t1"]
+    assert {action["kind"] for action in body["legal_actions"]} >= {"climb", "note"}
     refused = paul.client.post(base + "/actions", json={"action": {
         "kind": "attack", "target": "t2"}, "seq": body["seq"]},
         headers={"X-CSRF-Token": paul.csrf()})
     assert refused.status_code == 422, refused.text
     ring["dice"].current = SeededDice(4)
-    done = paul.client.post(base + "/actions", json={"action": {"kind": "roll_order"},
+    done = paul.client.post(base + "/actions", json={"action": {"kind": "climb",
+                                                                "climb": ""},
                                                      "seq": body["seq"]},
                             headers={"X-CSRF-Token": paul.csrf()})
     assert done.status_code == 200, done.text
-    assert paul.client.get(base).json()["state"]["fight"]["order"]
+    assert paul.client.get(base).json()["state"]["fight"]["step"] == "attack"
 
 
 def test_the_end_of_the_tournament_writes_the_record_on_the_sheets(db, ring):
@@ -374,26 +375,42 @@ def test_the_compendium_lists_the_deck_the_campaign_plays(db, ring):
     assert english["compendium-part"]["Bras Foreuse"] == parts["Bras Foreuse"]
 
 
+def aim_at_paul(db, ring, match: Match) -> None:
+    """Paul keeps his place; Pia (first in the order) attacks him, her radar all odd (or
+    none: Paul chooses), and his head is aimed at: the strike is next."""
+    paul_access, pia_access = ring["access"]["paul"], ring["access"]["pia"]
+    assert match.state["fight"]["order"] == ["t2", "t1"]
+    one(db, match, paul_access, {"kind": "climb", "climb": ""})
+    one(db, match, pia_access, {"kind": "attack", "target": "t1"},
+        [1] * pool(match, "t2", "radar"))
+    chooser = match.state["fight"]["pending"]["chooser"]  # Pia, or Paul if she has no radar
+    one(db, match, pia_access if chooser == "t2" else paul_access,
+        {"kind": "choose_part", "slot": "tete"})
+
+
+def strike_faces(match: Match) -> list[int]:
+    """Faces for Pia's strike on Paul's head: her attack dice, then its défense dice."""
+    parts = match.state["catalogue"]["parts"]
+    head = match.state["tokens"]["t1"]["robot"]["tete"]["card"].split("#")[0]
+    buffs = match.state["tokens"]["t1"]["buffs"]["defence"]
+    return [1] * pool(match, "t2", "attaque") + [6] * (parts[head]["defense"] + buffs)
+
+
 def test_a_reaction_window_and_the_turn_timer_through_the_api_page_and_stream(db, ring,
                                                                               monkeypatch):
-    """Paul holds a playable SFX card (Visée laser), Pia none she can pay: after the order is
-    rolled the window asks Paul only. Nothing tells Pia who is asked nor what Paul holds —
-    API, log, page and raw stream; the timer runs on the server's clock (moved by the test)
-    and its default closes the window."""
+    """Pia strikes Paul's head: Paul holds a Bouclier ionique, which can change the strike;
+    Pia's Surcharge could too, but she cannot pay it: the window asks Paul only. Nothing
+    tells Pia who is asked nor what Paul holds — API, log, page and raw stream; the timer
+    runs on the server's clock (moved by the test) and its default closes the window."""
     now = {"t": 5000.0}
     monkeypatch.setattr(tables, "clock", lambda: now["t"])
-    match = open_tournament(db, ring, "Réactions")
-    assert match.state["tokens"]["t1"]["sfx_hand"] == ["visee_laser#2"]
+    match = open_tournament(db, ring, "Réactions", seed=3)
+    assert match.state["tokens"]["t1"]["sfx_hand"] == ["bouclier_ionique#2"]
     gm, pia_access = ring["access"]["mia"], ring["access"]["pia"]
     one(db, match, gm, {"kind": "correct", "seat": "t2", "field": "credits", "value": 0})
     one(db, match, gm, {"kind": "set_timer", "seconds": "60"})
-    assert match.state["clock"]["deadline"] == 5060
-    ring["dice"].current = SeededDice(3)
     now["t"] = 5001.0
-    tables.apply_action(db=db, secret=SECRET, access=pia_access, match_id=match.id,
-                        action={"kind": "roll_order"}, expected_seq=None, dice=SeededDice(3))
-    db.commit()
-    db.refresh(match)
+    aim_at_paul(db, ring, match)
     assert match.state["window"]["waiting"] == ["t1"]
     assert match.state["clock"]["deadline"] == 5061
     base = f"/api/v1/campaigns/{ring['campaign']}/matches/{match.id}"
@@ -406,10 +423,12 @@ def test_a_reaction_window_and_the_turn_timer_through_the_api_page_and_stream(db
     with pia.client.stream("GET", page_url + "/stream",
                            headers={"Last-Event-ID": "0"}) as response:
         raw += "\n".join(m.data for m in read_messages(response, first_state))
-    assert "visee_laser#2" not in raw  # the card (the catalogue lists every kind of card)
+    assert "bouclier_ionique#2" not in raw  # the card (the catalogue lists every kind)
     mine = paul.client.get(base).json()
     assert mine["state"]["window"]["waiting"] == ["t1"]
-    assert "pass_reaction" in {action["kind"] for action in mine["legal_actions"]}
+    asked = next(action for action in mine["legal_actions"]
+                 if action["kind"] == "pass_reaction")
+    assert asked["choices"]["cards"] == {"t1": ["bouclier_ionique#2"]}
     # the pages: Pia reads that the table waits, Paul that he may react; the countdown is
     # the server's (61 s from 5001 − 10 s gone: 50)
     now["t"] = 5011.0
@@ -423,10 +442,11 @@ def test_a_reaction_window_and_the_turn_timer_through_the_api_page_and_stream(db
     with pytest.raises(Exception, match=r"50 s"):
         one(db, match, pia_access, {"kind": "timeout"})
     now["t"] = 5062.0
-    one(db, match, pia_access, {"kind": "timeout"})
+    one(db, match, pia_access, {"kind": "timeout"}, strike_faces(match))
     assert match.state["window"] is None
-    last = tables.events_after(db, match, tables.actor_for(db, gm))[-1]
-    assert last["kind"] == "window_closed" and last["payload"]["reason"] == "timeout"
+    closed = [event for event in tables.events_after(db, match, tables.actor_for(db, gm))
+              if event["kind"] == "window_closed"][-1]
+    assert closed["payload"]["reason"] == "timeout"
 
 
 def test_the_host_sets_the_turn_timer_when_opening_the_tournament(db, ring, monkeypatch):
@@ -451,18 +471,16 @@ def test_the_host_sets_the_turn_timer_when_opening_the_tournament(db, ring, monk
 
 
 def test_a_pass_in_a_reaction_window_does_not_exist_for_the_other_players(db, ring):
-    """Both Paul (Visée laser) and Pia (Bouclier ionique) may react after the order is
-    rolled. Paul's « no reaction » is quiet: Pia's API (log, match, action answer), her page's
-    log, her page stream and her API stream carry no trace of it — no line, no « something
-    secret », not Paul's id — and her seq from before it is still good for her own pass. The
-    host and Paul read it; Pia's own pass then closes the window for everyone."""
-    match = open_tournament(db, ring, "Discrétion")
-    assert match.state["tokens"]["t2"]["sfx_hand"] == ["bouclier_ionique#3"]
-    tables.apply_action(db=db, secret=SECRET, access=ring["access"]["pia"], match_id=match.id,
-                        action={"kind": "roll_order"}, expected_seq=None, dice=SeededDice(3))
-    db.commit()
-    db.refresh(match)
+    """Pia strikes Paul's head: both may react — her Surcharge, his Bouclier ionique. Paul's
+    « no reaction » is quiet: Pia's API (log, match, action answer), her page's log, her
+    page stream and her API stream carry no trace of it — no line, no « something secret »,
+    not Paul's id — and her seq from before it is still good for her own pass. The host and
+    Paul read it; Pia's own pass then closes the window for everyone."""
+    match = open_tournament(db, ring, "Discrétion", seed=3)
+    assert match.state["tokens"]["t2"]["sfx_hand"] == ["surcharge#3"]
+    aim_at_paul(db, ring, match)
     assert match.state["window"]["waiting"] == ["t1", "t2"]
+    ring["dice"].current = ScriptedDice(strike_faces(match))
     base = f"/api/v1/campaigns/{ring['campaign']}/matches/{match.id}"
     page_url = f"/campaigns/{ring['campaign']}/matches/{match.id}"
     mia, paul, pia = (ring["people"][name] for name in ("mia", "paul", "pia"))
@@ -494,7 +512,8 @@ def test_a_pass_in_a_reaction_window_does_not_exist_for_the_other_players(db, ri
         "action": {"kind": "pass_reaction"}, "seq": seq_before},
         headers={"X-CSRF-Token": pia.csrf()})
     assert answered.status_code == 200, answered.text
-    assert [event["kind"] for event in answered.json()["events"]][-1] == "window_closed"
+    assert [event["kind"] for event in answered.json()["events"]][-2:] == ["window_closed",
+                                                                          "struck"]
     # her streams, read past Paul's pass up to the window's end: no trace of it either
     final = answered.json()["seq"]
     with pia.client.stream("GET", page_url + "/stream",
@@ -508,7 +527,8 @@ def test_a_pass_in_a_reaction_window_does_not_exist_for_the_other_players(db, ri
     assert [event["payload"]["seat"] for event in passes] == ["t2"]  # her own only
     for messages in (html_stream, json_stream):
         assert pass_seq not in [m.id for m in messages] and seq_before in [m.id for m in messages]
-        raw = "\n".join(m.data for m in messages)
+        # after the window opened (Paul may have aimed at his own head: that was public)
+        raw = "\n".join(m.data for m in messages if int(m.id or 0) > seq_before)
         assert "kind-hidden" not in raw and '"kind":"hidden"' not in raw  # no « secret » stub
         assert f'"by":{paul_id}' not in raw and f'"actor_id":{paul_id}' not in raw
     # but a public event after her seq still makes it stale
@@ -542,3 +562,28 @@ def test_the_ring_shows_the_bank_beside_the_market(db, ring):
     page = ring["people"]["pia"].page(f"/campaigns/{ring['campaign']}/matches/{match.id}")
     bank = page.select_one(".mecha-market .bank").get_text(" ", strip=True)
     assert "banque" in bank and "30 crédits" in bank
+
+
+def test_the_hosts_log_reads_the_drafts_discards_and_the_ring_shows_the_open_piles(db, ring):
+    """The draft's discards go back face down on top of the pile: the host's log names them
+    (never « Something happened »), a player's log says only that the GM did something in
+secret. The SFX cards
+    played lie face up, shown on the ring to everyone (issue 23)."""
+    match = open_tournament(db, ring, "Piles", seed=3)
+    gm = ring["access"]["mia"]
+    events = tables.events_after(db, match, tables.actor_for(db, gm))
+    discards = next(event for event in events if event["kind"] == "discards_on_top")
+    names = [match.state["catalogue"]["parts"][card.split("#")[0]]["name"]
+             for card in discards["payload"]["cards"]]
+    url = f"/campaigns/{ring['campaign']}/matches/{match.id}"
+    host = ring["people"]["mia"].page(url)
+    line = host.select_one(f"#event-{discards['seq']}").get_text(" ", strip=True)
+    assert "face down on top of the pile" in line and all(name in line for name in names)
+    assert "Something happened" not in host.get_text()
+    hidden = ring["people"]["paul"].page(url).select_one(f"#event-{discards['seq']}")
+    assert "kind-hidden" in hidden["class"] and names[0] not in hidden.get_text()
+    one(db, match, ring["access"]["paul"], {"kind": "play_sfx",
+                                            "card": "bouclier_ionique#2"}, [1])
+    for who in ("paul", "pia", "mia"):
+        pile = ring["people"][who].page(url).select_one(".mecha-market .sfx-discard")
+        assert "Bouclier ionique" in pile.get_text(" ", strip=True)

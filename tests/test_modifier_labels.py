@@ -159,8 +159,7 @@ def test_mecha_ring_draft_line_punctuates_in_the_readers_way(db, new_client, dem
     no-break space before « : » and « ; ») on a French page, none on an English one."""
     db.commit()
     pages = _read(new_client, _match_url(db, "mecha_ring"))
-    lines = {language: [li.text for li in page.select("#log li")
-                        if "(Mise en place)" in li.text]
+    lines = {language: [li.text for li in page.select("#log li.kind-drafted")]
              for language, page in pages.items()}
     assert lines["fr"] and lines["en"]
     for line in lines["en"]:

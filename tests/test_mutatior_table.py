@@ -20,7 +20,6 @@ from app.services import content, tables
 from tests.seating import campaign_access, campaign_with_players, user_ids
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
-pytest_plugins = ["tests.match_fixtures"]
 SECRET = "test-secret"
 
 
@@ -60,8 +59,8 @@ def opening(gm, paul, pia) -> list[Step]:
         Step(paul, {"kind": "move", "token": "m1", "x": 30, "y": 32}),
         Step(paul, {"kind": "end_turn", "token": "m1"}),
         Step(pia, {"kind": "move", "token": "m2", "x": 30, "y": 36}),
-        Step(pia, {"kind": "end_turn", "token": "m2"}),
-        Step(gm, {"kind": "new_round"}, [5, 2]),
+        # Everyone has played: the next round starts by itself (§ 1-1).
+        Step(pia, {"kind": "end_turn", "token": "m2"}, [5, 2]),
     ]
 
 
@@ -69,16 +68,16 @@ def example(paul, pia) -> list[Step]:
     """§ Exemple de combat, as the text tells it."""
     return [
         Step(paul, {"kind": "attack", "limb": "m1:tête", "target": "m2:torse"}, [3, 2]),
+        # The pump roll fails: Grosbaf has nothing left to do, his turn ends by itself.
         Step(paul, {"kind": "attack", "limb": "m1:bras gauche", "target": "m2:tête"}, [4, 5]),
-        Step(paul, {"kind": "end_turn", "token": "m1"}),
         Step(pia, {"kind": "attack", "limb": "m2:tête", "target": "m1:jambe gauche"},
              [4, 3, 1, 1, 1, 3]),
         Step(pia, {"kind": "attack", "limb": "m2:queue", "target": "m1:tête"}, [2, 1]),
         # Grosbaf's counter: pump 2 + 2 ≤ 6, then his right arm on Zetzet's head: 6 + 6 = 12
         # against 5 + 1 = 6: six damage, the head's five muscles and one of its three lobes.
+        # Zetzet has attacked: its turn ends, and round 3 starts (Grosbaf 4 + 1, Zetzet 1 + 2).
         Step(paul, {"kind": "attack", "limb": "m1:bras droit", "target": "m2:tête"},
-             [2, 2, 6, 1]),
-        Step(pia, {"kind": "end_turn", "token": "m2"}),
+             [2, 2, 6, 1, 4, 1]),
     ]
 
 
@@ -92,7 +91,7 @@ def test_the_example_fight_through_the_engine_folds_and_rewinds(db, arena):
     head = next(x for x in state["bodies"]["m2"]["limbs"] if x["name"] == "tête")
     assert torse["lost_muscles"] == 3
     assert (head["lost_muscles"], head["lost_lobes"]) == (5, 1)
-    assert state["pending"] is None and state["turn"] is None  # the round is over
+    assert state["pending"] is None and state["round"] == 3 and state["turn"] == "m1"
     assert state["killed_by"] == {}
     assert_rewind_and_redo_round_trip(db, gm, match, to_seq=match.seq - 3)
     # The end: Grosbaf's team wins, XP and biomass go back to the sheets.
@@ -147,7 +146,8 @@ def test_the_table_page_offers_only_legal_forms_and_plays_through_them(db, arena
     assert response.status_code == 303, response.text
     url = response.headers["location"]
     page = mia.page(url)
-    assert page.select_one("svg#board")["viewbox"] == "0 0 60 60"
+    board = page.select_one("svg#board")
+    assert (board["data-width"], board["data-height"]) == ("60", "60")
     assert page.select_one("#participant-m1 .participant-name").get_text(strip=True) == \
         "Grosbaf"
     # A team is named after its trainer (Paul trains Grosbaf), not its first mutant.
@@ -407,8 +407,7 @@ def test_a_crowd_retry_shows_its_bonus_in_the_form_the_api_and_the_log(db, arena
         Step(pia, {"kind": "crowd_event", "team": team, "event": "projecteur",
                    "victim": "m1"}, [2, 3]),  # 5 against 6: it fails
         Step(paul, {"kind": "end_turn", "token": "m1"}),
-        Step(pia, {"kind": "end_turn", "token": "m2"}),
-        Step(gm, {"kind": "new_round"}, [5, 2]),
+        Step(pia, {"kind": "end_turn", "token": "m2"}, [5, 2]),  # round 3 starts
         Step(paul, {"kind": "sprint", "token": "m1"}, [5, 2]),  # another natural 7
     ])
     people = arena["people"]

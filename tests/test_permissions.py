@@ -95,6 +95,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/"): Rule("anyone"),
     ("POST", "/language"): Rule("anyone", form={"locale": "fr", "next": "/"}),
     ("GET", "/docs"): Rule("anyone"),
+    ("GET", "/favicon.ico"): Rule("anyone"),
     ("GET", "/healthz"): Rule("anyone"),
     ("GET", "/readyz"): Rule("anyone"),
     ("GET", "/metrics"): Rule("nobody"),
@@ -137,6 +138,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", CHARACTER + "/edit"): Rule("owner"),
     ("POST", CHARACTER + "/edit"): Rule("owner"),
     ("POST", CHARACTER + "/sheet-preview"): Rule("owner"),
+    ("POST", CHARACTER + "/rolls"): Rule("owner", form={"roll": "skill:none"}),
     ("POST", CHARACTER + "/transfer"): Rule("gm", form={"owner_id": "{player}"}),
     ("POST", CHARACTER + "/delete"): Rule("owner"),
     ("POST", CHARACTER + "/portrait"): Rule("owner"),
@@ -169,10 +171,27 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", "/campaigns/{campaign_id}/matches"): Rule("gm"),
     ("GET", MATCH): Rule("member"),
     ("POST", MATCH + "/actions"): Rule("player", form={"kind": "note", "text": "Psst."}),
+    # An action's odds are worked out on the asker's own view: every member may ask.
+    ("POST", MATCH + "/odds"): Rule("member", form={"kind": "note", "text": "Psst."}),
+    # A simulation runs from the asker's own view (the GM's from the whole state): every
+    # member may ask, and sees only their own. The world's free-play match has none (409).
+    ("POST", MATCH + "/simulations"): Rule("member", form={"runs": "5"}),
+    ("GET", MATCH + "/simulations"): Rule("member"),
+    ("POST", MATCH + "/simulations/cancel"): Rule("member"),
     ("POST", MATCH + "/rewind"): Rule("gm"),
     ("POST", MATCH + "/redo"): Rule("gm"),
     ("POST", MATCH + "/background"): Rule("gm", form={"remove": "1"}),
-    ("GET", "/campaigns/{campaign_id}/images/{image_id}"): Rule("member"),
+    # A picture under a board (no fog over it) is every member's; the GM's whatever it is.
+    ("GET", "/campaigns/{campaign_id}/images/{image_id}"): Rule(
+        "member", params={"image_id": "{shown_image}"}),
+    ("GET", MATCH + "/map"): Rule("member", params={"match_id": "{shown_match}"}),
+    # Handouts: the GM hands one out; a handout to everyone is every member's to read.
+    ("POST", MATCH + "/handouts"): Rule("gm", form={"title": "Mot", "text": "Bonjour"},
+                                        params={"match_id": "{shown_match}"}),
+    ("GET", MATCH + "/handouts/{handout_id}"): Rule("member",
+                                                    params={"match_id": "{shown_match}"}),
+    ("GET", MATCH + "/handouts/{handout_id}/picture"): Rule(
+        "member", params={"match_id": "{shown_match}"}),
     ("GET", MATCH + "/stream"): Rule("member", stream=True),
     ("GET", MATCH + "/replay"): Rule("member"),
     # — pages: the roll log ————————————————————————————————————————————————————————————
@@ -181,6 +200,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", ROLLS + "/{roll_id}/corrections"): Rule(
         "gm", form={"total": "3", "reason": "Le dé était cassé."}),
     ("GET", ROLLS + "/stream"): Rule("member", stream=True),
+    ("GET", ROLLS + "/distribution"): Rule("member", query={"expression": "2d6"}),
     ("GET", ROLLS + "/export.json"): Rule("member"),
     ("GET", ROLLS + "/export.txt"): Rule("member"),
     ("GET", "/campaigns/{campaign_id}/compendium"): Rule("member"),
@@ -190,6 +210,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", CHAT + "/stream"): Rule("member", stream=True),
     # — API: accounts ——————————————————————————————————————————————————————————————————
     ("GET", "/api/v1/systems"): Rule("anyone"),
+    ("GET", "/api/v1/dice/distribution"): Rule("user", query={"expression": "2d6"}),
     ("POST", "/api/v1/auth/register"): Rule("anyone", json={"username": "x", "password": "x"}),
     ("POST", "/api/v1/auth/login"): Rule("anyone", json=ZED),
     ("POST", "/api/v1/auth/logout"): Rule("user", own_session=True),
@@ -226,6 +247,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("PATCH", API_CHARACTER): Rule("owner", json={"version": 99999}),
     ("DELETE", API_CHARACTER): Rule("owner"),
     ("POST", API_CHARACTER + "/transfer"): Rule("gm", json={"owner_id": "{player}"}),
+    ("GET", API_CHARACTER + "/rolls"): Rule("member"),
+    ("POST", API_CHARACTER + "/rolls"): Rule("owner", json={"roll": "skill:none"}),
     ("PUT", API_CHARACTER + "/portrait"): Rule(
         "owner", files={"file": ("aldo.png", tiny_png(), "image/png")}),
     ("DELETE", API_CHARACTER + "/portrait"): Rule("owner"),
@@ -262,6 +285,9 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", API_MATCH + "/actions"): Rule("player", json={"action": {"kind": "no such"}}),
     ("POST", API_MATCH + "/rewind"): Rule("gm", json={"to_seq": 99999}),
     ("POST", API_MATCH + "/redo"): Rule("gm"),
+    ("POST", API_MATCH + "/simulations"): Rule("member", json={"runs": 5}),
+    ("GET", API_MATCH + "/simulations"): Rule("member"),
+    ("DELETE", API_MATCH + "/simulations"): Rule("member"),
     ("GET", API_MATCH + "/stream"): Rule("member", stream=True),
     ("GET", API_MATCH + "/background"): Rule("member"),
     # A scale per square on a board in cm: refused (422) once the role let the GM through.
@@ -271,7 +297,18 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", API_MATCH + "/background/switch"): Rule(
         "gm", json={"image_id": 99999, "pixels": 5, "per": "cm"}),
     ("DELETE", API_MATCH + "/background"): Rule("gm"),
-    ("GET", API_PREFIX + "/campaigns/{campaign_id}/images/{image_id}"): Rule("member"),
+    ("GET", API_PREFIX + "/campaigns/{campaign_id}/images/{image_id}"): Rule(
+        "member", params={"image_id": "{shown_image}"}),
+    ("GET", API_MATCH + "/map"): Rule("member", params={"match_id": "{shown_match}"}),
+    # A ping: every member points at the board (spectators too); nothing is kept.
+    ("POST", API_MATCH + "/pings"): Rule("member", json={"x": 1, "y": 1}),
+    ("GET", API_MATCH + "/handouts"): Rule("member"),
+    ("POST", API_MATCH + "/handouts"): Rule(
+        "gm", form={"title": "Mot", "text": "Bonjour"},
+        files={"file": ("mot.png", tiny_png(), "image/png")}),
+    ("GET", API_MATCH + "/handouts/{handout_id}/picture"): Rule(
+        "member", params={"match_id": "{shown_match}"}),
+    ("GET", API_MATCH + "/pings/stream"): Rule("member", stream=True),
     # — API: the roll log ——————————————————————————————————————————————————————————————
     ("POST", API_ROLLS): Rule("player", json={"expression": "3d"}),
     ("GET", API_ROLLS): Rule("member"),
@@ -299,7 +336,7 @@ def path_values(world: World) -> dict[str, str]:
             "invite_id": str(ids["used_invite"]), "token": ids["invite_token"],
             "name": ids["backup"], "user_id": str(ids["idle_user"]),
             "item_id": str(ids["content_item"]), "kind": "creature",
-            "image_id": str(ids["image"])}
+            "image_id": str(ids["image"]), "handout_id": ids["handout"]}
 
 
 def _fill(text: str, world: World) -> str:

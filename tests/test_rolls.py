@@ -15,7 +15,7 @@ from app.services import rolls
 from tests.helpers import soup
 from tests.test_campaigns import Table, count, make_table
 
-HIDDEN_KEYS = {"id", "user_id", "user_name", "visibility", "created_at", "hidden"}
+HIDDEN_KEYS = {"id", "number", "user_id", "user_name", "visibility", "created_at", "hidden"}
 
 
 def browser_roll(table: Table, role: str, expression: str, visibility: str = "public"):
@@ -111,7 +111,7 @@ def test_a_bad_expression_points_at_the_position_in_french_and_stores_nothing(we
     assert page.select_one("#field-expression")["value"] == "1d6+x"
     assert page.select_one("#field-visibility option[selected]")["value"] == "self"
     assert page.select_one("#expression-error").text == \
-        "attendu un nombre ou « d » à la position 4, trouvé « x »"
+        "attendu un nombre, « d » ou « ( » à la position 4, trouvé « x »"
     marker = page.select_one(".expression-marker")
     assert marker.select_one("mark.error-position").text == "x"
     assert marker.select_one(".caret").text == "    ^"
@@ -122,11 +122,11 @@ def test_the_api_refuses_a_bad_expression_with_its_position_in_the_callers_langu
         web, new_client, db):
     table = make_table(web, new_client)
     assert table.api["player"].patch("/me", json={"locale": "fr"}).status_code == 200
-    answer = api_roll(table, "player", "4d6kh5")
+    answer = api_roll(table, "player", "1d20 rr<21")
     assert answer.status_code == 422
     error = answer.json()["error"]
     assert (error["field"], error["details"]["position"]) == ("expression", 5)
-    assert error["message"].startswith("attendu un nombre de dés à garder de 1 à 4")
+    assert error["message"].startswith("« rr<21 » relancerait sans fin toutes les faces d'un d20")
     assert table.api["player"].patch("/me", json={"locale": "en"}).status_code == 200
     error = api_roll(table, "player", "600d6+401d6").json()["error"]
     assert error["details"]["position"] == 6
@@ -147,7 +147,10 @@ def test_secret_and_private_rolls_show_only_that_someone_rolled(web, new_client,
         hidden = entry(soup(response), secret)
         assert "hidden-roll" in hidden["class"] and hidden.select_one(".secret")
         assert hidden.select(".die, .expression, .purpose, .total") == []
-        assert "embuscade" not in response.text and "1d20" not in response.text
+        # (the roller's examples show « 1d20+5 >= 15 »: the expression is looked for in the log)
+        assert "embuscade" not in response.text
+        lists = soup(response).select(".roll-log, ol, ul")
+        assert lists and "1d20" not in " ".join(node.text for node in lists)
     sams = log_page(table, "spectator")
     assert "Paul" in entry(sams, private).select_one(".secret").text
     assert entry(sams, private).select(".die") == []
@@ -173,8 +176,8 @@ def test_the_api_log_is_redacted_per_viewer(web, new_client, app):
     assert [e["id"] for e in sams] == [mine["id"], secret]
     assert set(sams[1]) == HIDDEN_KEYS
     assert sams[1] | {"created_at": None} == {
-        "id": secret, "user_id": table.api["gm"].id, "user_name": "Gina", "visibility": "gm",
-        "created_at": None, "hidden": True}
+        "id": secret, "number": 1, "user_id": table.api["gm"].id, "user_name": "Gina",
+        "visibility": "gm", "created_at": None, "hidden": True}
     gms = table.api["gm"].get(url).json()["entries"]
     assert gms[1]["record"]["total"] == 17 and gms[1]["purpose"] == "embuscade"
 
@@ -328,3 +331,107 @@ def test_outsiders_get_404_and_anonymous_visitors_are_sent_to_log_in(web, new_cl
     page = table.anonymous.get(f"{table.url}/rolls", follow_redirects=False)
     assert page.status_code == 303 and page.headers["location"].startswith("/login")
     assert table.anonymous.get(f"/api/v1{base}").status_code == 401
+
+
+# — numbers: each campaign counts its own rolls ——————————————————————————————————————
+
+def test_a_new_campaign_s_first_roll_is_number_one_and_links_keep_the_id(web, new_client, app):
+    """A new campaign's first roll read « n°133 » (the instance's id): people read the
+    campaign's own count; links, corrections and the API keep the id."""
+    from tests.test_campaigns import create_in_browser
+
+    table = make_table(web, new_client)
+    app.state.dice = ScriptedDice([3, 4, 5, 6])
+    first, second = rolled(table, "gm", "1d6"), rolled(table, "player", "1d6")
+    other = create_in_browser(table.web["gm"], name="Une autre")
+    response = table.api["gm"].post(f"/campaigns/{other}/rolls", json={"expression": "1d6"})
+    assert response.status_code == 201
+    newcomer = response.json()
+    assert newcomer["number"] == 1 and newcomer["id"] > second
+
+    page = table.web["gm"].page(f"/campaigns/{other}/rolls")
+    assert entry(page, newcomer["id"]).select_one(".roll-number").text == "n°1"
+    fixed = table.api["gm"].post(f"{table.url}/rolls/{second}/corrections",
+                                 json={"total": 1, "reason": "dé cassé"}).json()
+    assert fixed["number"] == 3 and fixed["corrects_id"] == second
+    page = log_page(table, "player")
+    assert [entry(page, roll_id).select_one(".roll-number").text
+            for roll_id in (first, second, fixed["id"])] == ["n°1", "n°2", "n°3"]
+    link = entry(page, fixed["id"]).select_one("a.corrects-link")
+    assert (link.text, link["href"]) == ("n°2", f"#roll-{second}")
+    later = entry(page, second).select_one(".corrected-by a")
+    assert (later.text, later["href"]) == ("n°3", f"#roll-{fixed['id']}")
+    numbers = {e["id"]: e["number"] for e in table.api["player"].get(
+        f"{table.url}/rolls").json()["entries"]}
+    assert numbers == {first: 1, second: 2, fixed["id"]: 3}
+    text = table.web["gm"].client.get(f"{table.url}/rolls/export.txt").text
+    assert "Roll no. 3 — " in text and "Corrects roll no. 2: 4 → 1, dé cassé" in text
+
+
+def test_a_table_action_s_rolls_take_the_campaign_s_next_numbers(settings, app, db, web,
+                                                                  new_client):
+    table = make_table(web, new_client)
+    app.state.dice = ScriptedDice([2])
+    rolled(table, "gm", "1d6")
+    with write_transaction(db):
+        ids = rolls.append_rolls(db=db, secret=settings.secret_key,
+                                 campaign_id=table.campaign_id, user_id=None,
+                                 records=[{"expression": "1d6", "dice": [], "total": 1},
+                                          {"expression": "1d6", "dice": [], "total": 2}],
+                                 visibility="public")
+    assert [db.get(Roll, roll_id).number for roll_id in ids] == [2, 3]
+
+
+def test_the_migration_numbers_each_campaign_s_rolls_in_their_order(tmp_path):
+    from sqlalchemy import create_engine, text
+
+    from app.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'before.db'}"
+    upgrade(url, "0007_chat")
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        for campaign_id in (7, 9):
+            connection.execute(text(
+                "INSERT INTO campaigns (id, name, description, system, version, created_at, "
+                "updated_at) VALUES (:id, 'C', '', 'libre', 1, '2026-12-01 09:00:00', "
+                "'2026-12-01 09:00:00')"), {"id": campaign_id})
+        for roll_id, campaign_id in [(1, 7), (2, 9), (3, 7), (4, 7), (5, 9)]:
+            connection.execute(text(
+                "INSERT INTO rolls (id, campaign_id, visibility, purpose, expression, record, "
+                "signature, created_at) VALUES (:id, :campaign, 'public', '', '1d6', '{}', '', "
+                "'2026-12-01 10:00:00')"), {"id": roll_id, "campaign": campaign_id})
+    upgrade(url)
+    with engine.connect() as connection:
+        numbers = dict(connection.execute(text("SELECT id, number FROM rolls")).all())
+    engine.dispose()
+    assert numbers == {1: 1, 2: 1, 3: 2, 4: 3, 5: 2}
+
+
+def test_writers_at_once_never_share_a_number(settings, app, web, new_client):
+    """Four tables rolling in one campaign at the same time (threads, each its own
+    transaction): every roll gets its own number, none is refused. On PostgreSQL the
+    campaign's row queues them (without it, the unique index would refuse a duplicate)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    table = make_table(web, new_client)
+    start = Barrier(4)
+
+    def roll_five(_: int) -> list[int]:
+        start.wait()
+        ids = []
+        with app.state.sessionmaker() as session:
+            for _ in range(5):
+                with write_transaction(session):
+                    ids += rolls.append_rolls(
+                        db=session, secret=settings.secret_key, campaign_id=table.campaign_id,
+                        user_id=None, records=[{"expression": "1d6", "dice": [], "total": 3}],
+                        visibility="public")
+        return ids
+
+    with ThreadPoolExecutor(4) as pool:
+        ids = [roll_id for made in pool.map(roll_five, range(4)) for roll_id in made]
+    with app.state.sessionmaker() as session:
+        numbers = sorted(session.scalars(select(Roll.number).where(Roll.id.in_(ids))))
+    assert numbers == list(range(1, 21))

@@ -91,6 +91,8 @@ REFUSES_VALID_DATA = {
                                                 "system's rules, the owner must be a player "
                                                 "of the campaign: 422",
     "PATCH /campaigns/{campaign_id}/characters/{character_id}": "sheet rules: 422",
+    "POST /campaigns/{campaign_id}/characters/{character_id}/rolls":
+        "the key and the options are the game's (and a game may roll nothing): 422",
     "POST /campaigns/{campaign_id}/characters/{character_id}/transfer":
         "the new owner must be a player of the campaign: 422",
     "PUT /campaigns/{campaign_id}/characters/{character_id}/portrait":
@@ -111,7 +113,19 @@ REFUSES_VALID_DATA = {
         "only a picture this match used before, on a board: 422",
     "DELETE /campaigns/{campaign_id}/matches/{match_id}/background": "the match needs a "
                                                                       "board: 422",
+    "POST /campaigns/{campaign_id}/matches/{match_id}/pings": "a place on the match's board: "
+                                                              "422",
+    "POST /campaigns/{campaign_id}/matches/{match_id}/handouts":
+        "a title, a text or a picture (PNG, JPEG, WebP or GIF), readers among the members: 422",
     "POST /campaigns/{campaign_id}/rolls": "the dice expression must parse: 422",
+    "PUT /campaigns/{campaign_id}/dice-cap": "a whole number, and 3.0 is not one for the "
+                                             "API (Model._integers_are_integers): 422",
+    "GET /dice/distribution": "the dice expression must parse and be small enough to work "
+                              "out exactly (docs/odds.md): 422",
+    "POST /campaigns/{campaign_id}/matches/{match_id}/simulations":
+        "only a match of a game with simulations, under way (the world's is free play): 409",
+    "DELETE /campaigns/{campaign_id}/matches/{match_id}/simulations":
+        "only a simulation the caller started: 409",
     "POST /campaigns/{campaign_id}/chat": "an inline roll must parse, the recipient be "
                                           "another member, the match the campaign's: 422",
     "POST /campaigns/{campaign_id}/content/{kind}": "each kind has its own fields, checked "

@@ -5,17 +5,14 @@ tests/e2e/test_table_screen.py."""
 from __future__ import annotations
 
 import pytest
-from bs4 import BeautifulSoup
 from sqlalchemy import update
 
 from app.errors import ValidationFailed
 from app.models import Campaign, MatchEvent, User
 from app.rules.dice import ScriptedDice
 from app.services import dice_cap
-from app.web.table_view import fragment, short_label, side_key, state_context, token_looks
+from app.web.table_view import short_label, side_key, token_looks
 from tests.helpers import soup
-
-pytest_plugins = ["tests.match_fixtures"]
 
 
 @pytest.fixture
@@ -154,34 +151,6 @@ def test_tokens_take_their_sides_colour_a_short_label_and_a_portrait():
     assert aliens["h"]["side"] == "side-gm side-gm-1"
 
 
-def test_two_figures_side_by_side_never_have_their_names_overlap():
-    """Chasse's two boars a few inches apart: the second name goes above its figure."""
-    board = {"width": 36, "height": 24, "unit": "in"}  # a radius of 0.6 inch
-
-    def looks(*positions: tuple[float, float]) -> dict:
-        tokens = {f"s{i}": {"name": "Sanglier", "owner_id": None, "x": x, "y": y}
-                  for i, (x, y) in enumerate(positions)}
-        return token_looks({"board": board, "tokens": tokens, "order": list(tokens)})
-
-    side_by_side = looks((10, 5), (11.2, 5.3))
-    assert "above" not in side_by_side["s0"] and side_by_side["s1"]["above"] is True
-    apart = looks((10, 5), (20, 5), (10, 12))
-    assert not any(look.get("above") for look in apart.values())
-    # A third one in the same spot: both places taken, its name stays under it.
-    crowded = looks((10, 5), (11.2, 5.3), (10.5, 5.1))
-    assert "above" not in crowded["s2"]
-
-
-def test_a_label_above_its_figure_is_drawn_above_it():
-    state = {"board": {"width": 36, "height": 24, "unit": "in"}, "order": ["a", "b"],
-             "tokens": {"a": {"name": "Sanglier", "owner_id": None, "x": 10, "y": 5},
-                        "b": {"name": "Sanglier", "owner_id": None, "x": 11, "y": 5}}}
-    svg = BeautifulSoup(fragment("matches/_board_svg.html", state_context(
-        state, system_key="chasse", seq=1)), "html.parser")
-    below, above = (float(svg.select_one(f"#token-{t} .token-label")["y"]) for t in "ab")
-    assert below > 0 > above
-
-
 def test_a_short_label_is_cut_between_words_so_its_words_are_in_the_full_name():
     assert short_label("Gobelin des cavernes") == "Gobelin…"  # never ends on a linking word
     assert short_label("Ourk le Pisteur") == "Ourk…"
@@ -194,7 +163,7 @@ def test_a_short_label_is_cut_between_words_so_its_words_are_in_the_full_name():
 def test_the_board_draws_the_current_token_and_full_names(match):
     page = match.player.page(match.url)
     token = page.select_one('#board .token[data-token="t1"]')
-    assert token.select_one("title").get_text() == "Aldo"
+    assert token.select_one("title").get_text() == "Aldo\nhit points 12 / 12"  # and its health
     assert "side-0" in token["class"] and token["id"] == "token-t1"
     assert page.select_one("#board-slot #board") is not None
     assert page.select_one("#table-state #board") is None  # drawn once, in its own slot

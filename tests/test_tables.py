@@ -48,11 +48,11 @@ def test_a_scripted_libre_match_folds_to_its_snapshot(db, table):
         Step(gm, {"kind": "roll_initiative"}, faces=[14, 9]),
         Step(gm, {"kind": "next_turn"}),
         Step(paul, {"kind": "roll", "expression": "2d6+1 # dégâts"}, faces=[4, 5]),
-        Step(gm, {"kind": "adjust_hp", "token": "t2", "delta": -10}),
         Step(paul, {"kind": "move", "token": "t1", "x": 30, "y": 40}),
         Step(paul, {"kind": "delay"}),
         Step(gm, {"kind": "next_turn"}),
         Step(paul, {"kind": "next_turn"}),
+        Step(gm, {"kind": "adjust_hp", "token": "t2", "delta": -10}),
     ])
     db.refresh(match)
     state = match.state
@@ -60,7 +60,10 @@ def test_a_scripted_libre_match_folds_to_its_snapshot(db, table):
     assert state["tokens"]["t1"]["x"] == 30
     # Aldo (14) waited for the goblin (9): he now acts at 8, after it.
     assert state["order"] == ["t2", "t1"] and state["tokens"]["t1"]["initiative"] == 8
-    assert state["round"] == 2 and state["turn"] == "t2"
+    # The goblin at 0 hit points, Aldo's side alone is left: the fight is decided, no turn
+    # runs (it was the goblin's, in round 2).
+    assert state["round"] == 2 and state["turn"] is None
+    assert tables.system_of(match).outcome(state).winners == ("Aldo",)
     assert_rewind_and_redo_round_trip(db, gm, match, to_seq=4)
 
 

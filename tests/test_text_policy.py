@@ -8,8 +8,6 @@ import pytest
 
 from tests.helpers import soup
 
-pytest_plugins = ["tests.match_fixtures"]
-
 BAD_NAMES = {"control": "Gob\x1b[31melin", "bidi": "Gob\u202enileb", "nul": "Gob\x00elin",
              "invisible": "\u200b\u3164"}
 

@@ -9,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import select, update
 
-from app.models import Character, Roll, User
+from app.models import Character, Match, Roll, User
 from app.rules.dice import ScriptedDice
 from app.rules.tiamat.profiles import jin, voyous
 from app.rules.tiamat.sheet import jack
@@ -49,10 +49,11 @@ def test_the_warehouse_fight_folds_to_the_snapshot(db, warehouse):
         Step(gm, {"kind": "roll_initiative"}, [3, 8, 5]),
         Step(nicolas, {"kind": "manoeuvre", "what": "move"}),
         Step(nicolas, {"kind": "attack", "technique": "oi_zuki", "target": "p2"}),
+        # Jack has no action left: his turn passes by itself.
         Step(gm, {"kind": "defend", "technique": "instinctive"}, [7, 3, 2, 10, 2, 4, 6]),
-        Step(nicolas, {"kind": "end_turn"}),
+        # The voyous' kick ends the round: the next one opens by itself (9, 4 and 5).
         Step(gm, {"kind": "attack", "technique": "coup_de_pied", "target": "p1",
-                  "gm_modifier": 1}, [1, 4, 5, 7, 2, 3, 3, 10, 3]),
+                  "gm_modifier": 1}, [1, 4, 5, 7, 2, 3, 3, 10, 3, 9, 4, 5]),
     ])
     db.refresh(match)
     assert match.state["participants"]["p2"]["down"] == 1
@@ -61,9 +62,9 @@ def test_the_warehouse_fight_folds_to_the_snapshot(db, warehouse):
     rolls = db.scalars(select(Roll).where(Roll.match_id == match.id)).all()
     assert [roll.record["total"] for roll in rolls][:3] == [8, 5, 9]
     assert_rewind_and_redo_round_trip(db, gm, match, to_seq=5)
-    play(db, SECRET, match, [Step(gm, {"kind": "end"})])
+    play(db, SECRET, match, [Step(gm, {"kind": "end_match"})])
     db.refresh(match)
-    assert match.status == "finished"
+    assert match.status == "finished" and match.state["round"] == 2
     db.expire_all()
     sheet = db.get(Character, hero).sheet
     assert (sheet["sante"], sheet["furie"], sheet["energie"]) == (17, 0, 32)
@@ -158,7 +159,8 @@ def test_the_sheet_pages_render_in_french(db, warehouse_page):
     effects = [" ".join(li.stripped_strings) for li in sheet.select(".talent-effects li")]
     assert "Vivacité du chat — se relever ne coûte pas d'action (règle maison)" in effects
     assert len(effects) == 3  # Transfert d'énergie, Sursaut d'énergie, Vivacité du chat
-    derived = {dd["data-key"]: dd.text for dd in view.select("dd.derived-value")}
+    derived = {value["data-key"]: value.text
+               for value in view.select(".sheet-tiamat .derived-value[data-key]")}
     assert derived["sante_max"] == "26" and derived["energie_max"] == "32"
     edit = BeautifulSoup(nicolas.client.get(
         f"/campaigns/{campaign_id}/characters/{hero}/edit").text, "html.parser")
@@ -292,7 +294,7 @@ def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, wareh
         return " ".join(BeautifulSoup(who.client.get(url).text,
                                       "html.parser").stripped_strings)
 
-    assert "Pistolet 9 mm : 15/15 munitions" in text(nicolas)
+    assert "Pistolet 9 mm : munitions 15/15" in text(nicolas)
     dice.script(3, 8, 5)
     post(gm, kind="roll_initiative")
     post(nicolas, kind="manoeuvre", what="draw", weapon="pistolet_9mm")
@@ -301,7 +303,7 @@ def test_the_page_counts_ammunition_ends_states_and_tests_rough_ground(db, wareh
     post(gm, kind="defend", technique="instinctive")
     page = text(nicolas)
     assert "Pistolet 9 mm : 1 munition tirée, reste 14." in page
-    assert "Pistolet 9 mm en main : 14/15 munitions" in page
+    assert "Pistolet 9 mm en main : munitions 14/15" in page
     post(gm, kind="gm_adjust", participant="p1", field="state", value="sonné", rounds="0")
     assert "sonné jusqu'au tour 1" in text(gm)
     dice.script(8, 1, 5)
@@ -325,3 +327,38 @@ def test_the_log_says_one_hour_and_three_hours_of_rest(db, warehouse_page):
         "#log").stripped_strings)
     assert ": 1 heure de repos." in log and ": 3 heures de sommeil." in log
     assert ": une heure sans combattre." in log
+
+
+def test_a_held_fighter_is_refused_everything_but_breaking_free_on_the_page_and_the_api(
+        db, warehouse_page):
+    """« Soumission »: the server refuses the held fighter's attack and move whatever sends
+    them — the page's form or the JSON API (cookie and CSRF header) — saying why, and
+    nothing changes."""
+    from tests.rules.test_tiamat_techniques import fighter
+
+    people, campaign_id, hero, _thugs, dice = warehouse_page
+    gm, nicolas = people["christophe"], people["nicolas"]
+    wrestler = Character(campaign_id=campaign_id, name="Lutteur", sheet=fighter(
+        "immobilisation"))
+    db.add(wrestler)
+    db.commit()
+    url = open_match_page(gm, campaign_id, "Prise", [hero, wrestler.id])
+    act = form_actions(url, dice)
+    act(gm, (1, 1, 9, 1, 1, 1), kind="roll_initiative")  # the wrestler first
+    act(gm, (), kind="attack", technique="immobilisation", target="p1")
+    act(nicolas, (9, 1, 1, 1, 2, 5), kind="defend", technique="instinctive")
+    act(gm, (), kind="end_turn")
+    match_id = int(url.rstrip("/").rsplit("/", 1)[1])
+    before = db.get(Match, match_id).seq
+    page = nicolas.client.post(url + "/actions", data={
+        "csrf_token": nicolas.csrf(), "kind": "attack", "technique": "oi_zuki",
+        "target": "p2"}, headers={"HX-Request": "true"})
+    assert "Jack est immobilisé : il ne peut que tenter de se libérer" in page.text
+    api = nicolas.client.post(f"/api/v1{url}/actions", json={"action": {
+        "kind": "manoeuvre", "what": "move"}}, headers={"X-CSRF-Token": nicolas.csrf()})
+    assert api.status_code == 422 and "Jack est immobilisé" in api.text
+    db.expire_all()
+    assert db.get(Match, match_id).seq == before
+    forms = BeautifulSoup(nicolas.client.get(url).text, "html.parser")
+    assert forms.select_one("#action-escape") is not None
+    assert forms.select_one("#action-attack") is None

@@ -274,8 +274,10 @@ def test_round_trip_keeps_everything_but_the_links_to_people(table, db, settings
         ("alice", "player", ["Aldo le Rôdeur"]), ("bruno", "player", ["Brune"]),
         ("carol", "spectator", [])]
     for before, after in zip(first["characters"], second["characters"], strict=True):
-        assert {**after, "id": None, "owner": None} == {**before, "id": None, "owner": None}
+        assert {**after, "id": None, "owner": None, "portrait": None} == \
+            {**before, "id": None, "owner": None, "portrait": None}
         assert after["owner"] is None  # unowned until someone joins and the GM hands it over
+        assert_same_picture(after["portrait"], before["portrait"])
     for before, after in zip(first["matches"], second["matches"], strict=True):
         for key in ("name", "system", "status", "seq"):
             assert after[key] == before[key], (before["name"], key)
@@ -292,6 +294,22 @@ def test_round_trip_keeps_everything_but_the_links_to_people(table, db, settings
         ids_mapped(m["state"], {b["id"]: a["id"] for b, a in
                                 zip(second["characters"], third["characters"], strict=True)})
         for m in second["matches"]]
+
+
+def assert_same_picture(after: dict | None, before: dict | None) -> None:
+    """An imported portrait is re-encoded like an upload: a PNG comes back byte for byte, a
+    JPEG as the same picture, a little recompressed."""
+    if before is None:
+        assert after is None
+        return
+    assert after["content_type"] == before["content_type"]
+    data = [base64.b64decode(picture["data"]) for picture in (after, before)]
+    if before["content_type"] == "image/png":
+        assert data[0] == data[1]
+    pictures = [PILImage.open(io.BytesIO(item)).convert("RGB") for item in data]
+    assert pictures[0].size == pictures[1].size
+    channels = list(zip(pictures[0].tobytes(), pictures[1].tobytes(), strict=True))
+    assert sum(abs(a - b) for a, b in channels) / len(channels) < 4
 
 
 def test_the_chat_goes_out_as_its_gm_read_it_and_comes_back_for_the_new_gm(table, db):

@@ -71,7 +71,7 @@ def _texts(page) -> list[str]:
     return texts
 
 
-def crawl(client, check) -> tuple[int, dict[str, set[str]]]:
+def crawl(client, check, texts=_texts) -> tuple[int, dict[str, set[str]]]:
     seen: set[str] = set()
     queue = ["/", "/campaigns"]
     found: dict[str, set[str]] = defaultdict(set)
@@ -85,7 +85,7 @@ def crawl(client, check) -> tuple[int, dict[str, set[str]]]:
             continue
         page = soup(response)
         links = [a["href"].split("#")[0] for a in page.select("a[href]")]
-        for text in _texts(page):
+        for text in texts(page):
             if check(text):
                 found[text[:120]].add(url)
         queue += [link for link in links
@@ -322,3 +322,100 @@ def test_the_home_page_lists_the_games_that_exist_each_a_link_to_what_it_is(new_
     assert "membre par membre" in page.select_one(".game-summary").text
     assert "Corne" in page.select_one("#compendium-offensive").text
     assert visitor.get("/games/monopoly").status_code == 404
+
+
+# — French typography ————————————————————————————————————————————————————————————
+
+VOWEL = "AEIOUÀÂÄÉÈÊËÎÏÔÖÛÜŒaeiouàâäéèêëîïôöûüœ"
+# « 1 points », « 0 crédits », « +1 dés »: a 0 or a 1 (French says both in the singular)
+# followed by a word in the plural. Not a fraction (« 1/3 munitions ») nor a decimal.
+ONE_PLURAL = re.compile(r"(?<![\d.,/])[+−-]?\b[01]\s+([^\W\d_]+[sx])\b")
+# Words that end in s or x in the singular too.
+INVARIABLE = frozenset(("fois", "bras", "corps", "dos", "poids", "temps", "mois", "os", "cas",
+                        "succès", "accès", "progrès", "prix", "choix", "voix", "repos", "sfx",
+                        "plus", "pas", "sous", "sans", "dans", "vers", "après", "très", "puis",
+                        "aux", "des", "les", "ses", "ces", "mes", "nos", "vos"))
+# « de Alice », « que Alpha », « le Aurochs »: a word French elides before a vowel.
+NOT_ELIDED = re.compile(rf"(?<!-)\b(?:[Dd]e|[Qq]ue|[Ll][ea])\s+[{VOWEL}]")  # not « nommez-la ici »
+# « Joué par: », « 1d6: 4 », « Annuler? »: a word, a figure or a bracket right against
+# « : ; ! ? » (a time, a ratio, a URL or the dice notation's « d6! » aside).
+NO_SPACE_BEFORE = re.compile(r"(?:[^\W_]|\))[:;?](?=\s|$)|(?:[^\W\d_]|\))!(?=\s|$)")
+
+
+def _reader_texts(page) -> list[str]:
+    """Each text of the page as a reader meets it: a text node (a message and its values are
+    one), joined to the word before it when it starts with « : » right against a tag
+    (``<span>Alice</span>: …``), and the labels a screen reader says."""
+    main = page.select_one("main") or page
+    for tag in main.select("script, style, code, pre, .expression"):
+        tag.decompose()
+    texts, previous = [], ""
+    for node in main.find_all(string=True):
+        text = str(node)
+        if text[:1] in ":;!?" and previous[-1:].strip():
+            texts.append(previous.split()[-1] + text)
+        texts.append(text)
+        if text.strip():
+            previous = text
+    for element in main.select("[title], [placeholder], [aria-label]"):
+        texts += [element[name] for name in ("title", "placeholder", "aria-label")
+                  if element.get(name)]
+    return [" ".join(text.split()) for text in texts if text.strip()]
+
+
+def french_slip(text: str) -> bool:
+    plural = any(word.lower() not in INVARIABLE for word in ONE_PLURAL.findall(text))
+    return plural or bool(NOT_ELIDED.search(text) or NO_SPACE_BEFORE.search(text))
+
+
+@pytest.mark.parametrize("username", [demo.GM_USERNAME, "alice"])
+def test_every_french_page_of_every_demo_game_reads_as_french_is_written(
+        demo_tables, new_client, username):
+    """No « 1 points », no « de Alice », no « Joué par: » on any page of the demo games."""
+    pages, found = crawl(_login(new_client, username, "fr"), french_slip, _reader_texts)
+    assert pages > 40
+    assert dict(found) == {}
+
+
+def test_every_game_on_the_home_page_says_what_it_is(new_client):
+    from app.rules.registry import all_systems
+
+    page = soup(new_client(language="fr").get("/"))
+    entries = {item.select_one("a")["href"]: item for item in page.select("ul.systems li")}
+    assert len(entries) == len(all_systems())
+    for href, item in entries.items():
+        summary = item.select_one(".muted")
+        assert summary is not None and len(summary.text) > 40, href
+    assert "Combatanks" in entries["/games/mecha_ring"].select_one(".muted").text
+
+
+def test_the_favicon_is_linked_from_every_page_and_answers_at_favicon_ico(new_client):
+    from pathlib import Path
+
+    visitor = new_client(language="fr")
+    icon = soup(visitor.get("/login")).select_one('link[rel="icon"]')
+    assert icon is not None and icon["type"] == "image/svg+xml"
+    linked = visitor.get(icon["href"])
+    legacy = visitor.get("/favicon.ico")
+    assert legacy.status_code == 200 and legacy.headers["content-type"] == "image/svg+xml"
+    assert legacy.content == linked.content == (
+        Path(__file__).resolve().parent.parent / "static/favicon.svg").read_bytes()
+
+
+def test_every_time_on_every_demo_page_is_one_instant_the_browser_localises(
+        demo_tables, new_client):
+    """One way for every time (issue 23: the rolls page said UTC, the journal the same hours
+    unsaid): ``<time datetime="…Z" data-local>``, in UTC and saying so until
+    static/js/times.js writes it in the reader's zone (tests/e2e/test_times.py)."""
+    seen = []
+
+    def times(page) -> list[str]:
+        found = page.select("time")
+        seen.extend(found)
+        return [str(element) for element in found
+                if not (element.get("data-local") and element.get("datetime", "").endswith("Z")
+                        and (element["data-local"] == "date" or element.text.endswith(" UTC")))]
+
+    pages, found = crawl(_login(new_client, demo.GM_USERNAME, "fr"), lambda html: True, times)
+    assert dict(found) == {}
+    assert pages > 40 and len(seen) > 20  # the journal's lines, the rolls, the matches

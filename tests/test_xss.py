@@ -2,8 +2,9 @@
 
 The world of tests/world.py gets a payload in each field a person can write — display
 names, the campaign's name and description, a character's name, notes, sheet statuses and
-counter label, a match's name, a token, a terrain, statuses and a note set at the table, the
-purpose of a roll at the table and of a free roll, a GM's correction reason, the name of an
+counter label, a match's name, a token, a terrain, statuses and a note set at the table, a
+text drawn on the map, a scene's name, a handout's title and text, the purpose of a roll at
+the table and of a free roll, a GM's correction reason, the name of an
 imported campaign. Then every HTML page of that world is read as the GM, as a player, as the
 instance admin and anonymously, and so are the live streams of the match and the roll log.
 
@@ -42,6 +43,8 @@ FIELDS = {
     "frp": "a free roll's purpose", "cor": "a GM's correction reason",
     "imp": "an imported campaign's name",
     "ccn": "a custom content item's name", "cct": "a custom content item's text field",
+    "drw": "a text drawn on the map", "scn": "a scene's name",
+    "hot": "a handout's title", "hox": "a handout's text",
 }
 
 
@@ -139,8 +142,13 @@ def _plant(world: World) -> dict[str, int]:
                     "h": 10}),
             ("gm", {"kind": "note", "text": payload("not")}),
             ("gm", {"kind": "roll", "expression": "1d6", "purpose": payload("rpu")}),
-            ("player", {"kind": "set_statuses", "token": "t1", "statuses": payload("tst")})):
+            ("player", {"kind": "set_statuses", "token": "t1", "statuses": payload("tst")}),
+            ("player", {"kind": "map_draw", "shape": "text", "x": 5, "y": 5,
+                        "text": payload("drw")}),
+            ("gm", {"kind": "map_scene_add", "current": payload("scn"), "name": "Ailleurs"})):
         _ok(api[who].post(table, json={"action": action}))
+    _ok(api["gm"].post(f"{base}/matches/{match['id']}/handouts",
+                       data={"title": payload("hot"), "text": payload("hox")}))
     roll = _ok(api["player"].post(base + "/rolls",
                                   json={"expression": f"1d6 # {payload('frp')}"}), 201)
     correction = _ok(api["gm"].post(f"{base}/rolls/{world.ids['roll']}/corrections",
@@ -173,9 +181,10 @@ def world(database_template: str, tmp_path_factory) -> Iterator[World]:
 
 # — the pages ——————————————————————————————————————————————————————————————————————
 
-# Not pages: live streams (read below), file downloads, the health probe.
+# Not pages: live streams (read below), file downloads, the health probe, the icon.
 NOT_PAGES = ("/stream", "/export", "/export.json", "/export.txt", "/portrait", "/{image_id}",
-             "/admin/backups/{name}", "/healthz", "/readyz", "/metrics")
+             "/admin/backups/{name}", "/healthz", "/readyz", "/metrics", "/favicon.ico",
+             "/map", "/picture")
 
 
 def page_urls(world: World) -> list[str]:
@@ -196,6 +205,7 @@ def page_urls(world: World) -> list[str]:
                    .replace("{match_id}", str(match))
                    .replace("{item_id}", str(item))
                    .replace("{token}", ids["invite_token"])
+                   .replace("{handout_id}", "h1")
                    .replace("{key}", "mutatior"))  # a game's page (/games/{key})
             assert "{" not in url, f"a page with an unknown parameter: {path}"
             if url not in urls:

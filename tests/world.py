@@ -182,6 +182,21 @@ def _seat(world: World) -> None:
     assert mapped.status_code == 303, mapped.text
     ids["image"] = _ok(gm.get(f"{base}/matches/{ids['match']}"))["state"]["board"][
         "background"]["image_id"]
+    # A second match whose map no test takes away: a player sees a picture only while it lies
+    # under a board (with no fog over it), and the first match's map is removed by its test.
+    ids["shown_match"] = _ok(gm.post(base + "/matches", json={"name": "La carte"}), 201)["id"]
+    shown_path = f"/campaigns/{ids['campaign']}/matches/{ids['shown_match']}"
+    mapped = web_gm.client.post(shown_path + "/background", data={
+        "csrf_token": web_gm.csrf(), "pixels": "10", "per": "cm"},
+        files={"picture": ("map.png", tiny_png(), "image/png")}, follow_redirects=False)
+    assert mapped.status_code == 303, mapped.text
+    ids["shown_image"] = _ok(gm.get(f"{base}/matches/{ids['shown_match']}"))["state"][
+        "board"]["background"]["image_id"]
+    # A handout to everyone there, with a picture (its page and picture are every member's).
+    _ok(gm.post(f"{base}/matches/{ids['shown_match']}/handouts",
+                data={"title": "Carte", "text": "Au nord."},
+                files={"file": ("carte.png", tiny_png(), "image/png")}))
+    ids["handout"] = "h1"
     ids["roll"] = _ok(world.api["player"].post(base + "/rolls", json={"expression": "1d6"}),
                       201)["id"]
     ids["content_item"] = _ok(gm.post(base + "/content/creature", json={

@@ -60,15 +60,30 @@ def browser():
 
 @pytest.fixture
 def new_context(browser, live_server):
-    """``new_context(locale="fr-FR")``: an independent browser profile (cookies) on the server."""
-    contexts = []
+    """``new_context(locale="fr-FR")``: an independent browser profile (cookies) on the server.
+
+    Every page of every context it makes is listened to: an error in the browser console
+    (a script's, a refused inline style's, a failed load's) or an uncaught exception fails
+    the test at teardown, listing them. The console of a page people use stays empty."""
+    contexts, errors = [], []
 
     def make(**options):
         context = browser.new_context(base_url=live_server.url, **options)
         context.set_default_timeout(10_000)
+        context.on("console", lambda message: _console_error(errors, message))
+        context.on("weberror", lambda error: errors.append(
+            f"uncaught {error.error} ({error.page.url if error.page else '?'})"))
         contexts.append(context)
         return context
 
     yield make
     for context in contexts:
         context.close()
+    assert not errors, "the browser console showed errors:\n" + "\n".join(errors)
+
+
+def _console_error(errors: list[str], message) -> None:
+    if message.type != "error":
+        return
+    where = message.location.get("url") or (message.page.url if message.page else "?")
+    errors.append(f"{message.text} ({where})")

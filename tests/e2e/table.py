@@ -89,11 +89,18 @@ def token(page: Page, token_id: str):
 
 
 def act(page: Page, kind: str, fields: dict[str, str] | None = None) -> None:
-    """Fill and send one of the action panel's forms (opening its card if folded)."""
+    """Fill and send one of the action panel's forms (opening the GM's tools and its card
+    if folded)."""
     form = page.locator(f"form#action-{kind}")
+    expect(form).to_be_attached()
+    # the GM's tools and the map's (issue 28) fold their forms
+    tools = page.locator("#action-panel details.action-gm-tools, "
+                         "#action-panel details.action-map-tools", has=form)
+    if tools.count() and not tools.evaluate("element => element.open"):
+        tools.locator("> summary").click()
     card = page.locator(f"details.action-{kind}")
     if card.count() and not card.evaluate("element => element.open"):
-        card.locator("summary").click()
+        card.locator("> summary").click()
     for name, value in (fields or {}).items():
         field = form.locator(f'[name="{name}"]')
         if field.evaluate("element => element.tagName") == "SELECT":

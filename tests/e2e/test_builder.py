@@ -43,6 +43,11 @@ def test_the_limb_cards_never_overlap_and_derived_values_follow_the_typing(new_c
     expect(page.locator("h1")).to_have_text("Arène")
     page.goto(page.url + "/characters/new")
 
+    # Each limb folds to one line saying what it holds; unfolded, it holds all its parts.
+    cards = page.locator("details.limb-card")
+    expect(cards.first.locator("> summary")).to_contain_text("muscles")
+    for index in range(cards.count()):
+        cards.nth(index).locator("> summary").click()
     cards = page.evaluate(BOXES)
     assert len(cards) >= 2
     for first, second in itertools.combinations(cards, 2):
@@ -63,5 +68,6 @@ def test_the_limb_cards_never_overlap_and_derived_values_follow_the_typing(new_c
     page.fill("#limb-1-name", "tête")
     page.fill("#limb-1-muscles", "7")
     page.fill("#limb-1-lobes", "1")
+    page.locator("details.sheet-section[data-fields=skills] > summary").click()
     page.check("#skill-coquet")
     expect(page.locator("#derived-panel [data-key='biomass']")).to_be_visible()

@@ -42,20 +42,20 @@ def test_two_browsers_play_a_short_cyborg_fight(new_context, cyborg_campaign):
     expect(player.locator("#log > li.kind-initiative_rolled")).to_have_count(1, timeout=LIVE)
     expect(player.locator("#turn .round")).to_have_text("Round 1")
 
-    # Whichever group won, its members act: the cyborgs first, or the octopus first.
+    # Whichever group won, its members act: the cyborgs first, or the octopus first (then,
+    # nobody else of the aliens able to act, the cyborgs' turn comes by itself).
     if gm.locator("#turn .current-turn").inner_text().startswith("aliens"):
-        act(gm, "attack", {"token": "t2", "weapon": "tentacules", "target": "t1"})
+        act(gm, "attack", {"armed": "t2:tentacules", "target": "t1", "override": "on"})
         expect(player.locator("#log > li.kind-attacked")).to_have_count(1, timeout=LIVE)
-        act(gm, "end_phase")
         expect(player.locator("#turn .current-turn")).to_contain_text("cyborgs", timeout=LIVE)
 
     # Paul shoots with his sawn-off shotgun in the dark: the box adds −15 %.
     card = player.locator("details.action-attack")
     expect(card).to_be_visible(timeout=LIVE)
-    card.locator("summary").click() if not card.evaluate("e => e.open") else None
+    card.locator("> summary").click() if not card.evaluate("e => e.open") else None
+    card.locator("details.fold > summary").click()  # the modifier tables are folded
     player.locator("#attack-mod-obscurite").check()
-    act(player, "attack", {"token": "t1", "weapon": "fusil_a_canon_scie", "target": "t2",
-                           "shots": "2"})
+    act(player, "attack", {"armed": "t1:fusil_a_canon_scie", "target": "t2", "shots": "2"})
     line = gm.locator("#log > li.kind-attacked").last
     expect(line).to_contain_text("Kenji attacks with Fusil à canon scié", timeout=LIVE)
     expect(line).to_contain_text("Obscurité")
@@ -73,7 +73,7 @@ def test_two_browsers_play_a_short_cyborg_fight(new_context, cyborg_campaign):
         "mission 1", timeout=LIVE)
     player.goto(f"/campaigns/{cyborg_campaign.id}/characters")
     player.get_by_role("link", name="Kenji", exact=True).click()
-    expect(player.locator(".sheet-cyborg")).to_contain_text("1 missions")
+    expect(player.locator(".sheet-cyborg")).to_contain_text("1 mission")
 
 
 
@@ -134,7 +134,7 @@ def test_hide_ram_and_crush_in_two_browsers(new_context, live_server):
     expect(player.locator("#action-attack input[name=whole_body]")).to_have_count(0)
     expect(player.locator("#action-attack input[name=override]")).to_have_count(0)
     # Tentacles need contact: from 14 squares the blow is refused, in words, nothing rolled.
-    act(gm, "attack", {"token": octopus, "weapon": "tentacules", "target": kenji})
+    act(gm, "attack", {"armed": f"{octopus}:tentacules", "target": kenji})
     expect(gm.locator("form#action-attack .form-error[role=alert]")).to_contain_text(
         "is 14 squares from Kenji", timeout=LIVE)
     expect(gm.locator("#log > li.kind-attacked")).to_have_count(0)
@@ -143,7 +143,7 @@ def test_hide_ram_and_crush_in_two_browsers(new_context, live_server):
     act(gm, "move", {"token": octopus, "x": str(kenji_x + 1), "y": "3"})
     expect(gm.locator("#log > li.kind-token_moved")).to_have_count(1, timeout=LIVE)
     with scripted(live_server, 5, 99):
-        act(gm, "attack", {"token": octopus, "weapon": "tentacules", "target": kenji,
+        act(gm, "attack", {"armed": f"{octopus}:tentacules", "target": kenji,
                            "whole_body": "on"})
         expect(player.locator("#log > li.kind-attacked").last).to_contain_text(
             "The whole target is crushed: death.", timeout=LIVE)

@@ -34,7 +34,7 @@ def test_the_skills_table_shows_its_total_inside_its_box(
     expect(table).to_be_visible()
     box = table.locator("xpath=..").bounding_box()
     total = table.locator("thead th").last.bounding_box()
-    cell = table.locator("tbody td.derived-value").first.bounding_box()
+    cell = table.locator("tbody td.derived-value strong").first.bounding_box()
     assert box and total and cell
     for column in (total, cell):
         assert column["x"] + column["width"] <= box["x"] + box["width"] + 0.5, (column, box)

@@ -1,10 +1,12 @@
 """Chasse préhistorique: random legal play. Hundreds of hunts pick among ``legal_actions``
 with seeded dice; none raises, every state is JSON, folding the log gives the state, no
-counter goes negative or past its maximum, and a fallen figure never acts again."""
+counter goes negative or past its maximum, a fallen figure never acts again and no two bases
+stand on each other."""
 
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -34,7 +36,7 @@ def _action(form, state, rng):
                 "y": max(0, min(board["height"], int(hunter["y"]) - rng.randint(-1, 5)))}
     if form.kind == "shoot":
         token = rng.choice(sorted(choices["shots"]))
-        target, _name, weapon = rng.choice(choices["shots"][token])
+        target, _name, weapon, *_ = rng.choice(choices["shots"][token])
         return {**action, "token": token, "target": target, "weapon": weapon}
     if form.kind == "melee":
         token = rng.choice(sorted(choices["fights"]))
@@ -66,6 +68,12 @@ def _check(state):
             assert token["wounds"] < token["masse"]
     for side in state["sides"]:
         assert side["food"] >= 0
+    # bases: no two figures standing on the ground stand on each other (issue 25)
+    standing = [t for t in state["tokens"].values() if t["state"] in ("ok", "burning")]
+    for i, one in enumerate(standing):
+        for other in standing[i + 1:]:
+            assert math.dist((one["x"], one["y"]), (other["x"], other["y"])) >= 0.98, (
+                one["id"], other["id"])
     for fire in state["fires"]:
         assert 1 <= fire["turns_left"] <= 3
     # A thrown javelin or spear is in a hand, on the ground or in a figure: never two.
@@ -98,6 +106,11 @@ def _hunt(seed: int):
         forms = [f for f in CHASSE.legal_actions(state, actor)
                  if f.kind not in ("note", "correct", "gm_modifier", "end_hunt", "add_terrain",
                                    "remove_terrain")]
+        if not forms:  # the hunt is decided: nobody plays on, the GM ends it
+            assert CHASSE.outcome(state) is not None
+            events, state = apply(CHASSE, state, {"kind": "end_hunt"}, GM, dice)
+            log += events
+            break
         action = _action(rng.choice(forms), state, rng)
         before = state
         try:

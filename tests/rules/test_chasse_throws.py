@@ -65,18 +65,21 @@ def test_a_wood_hides_the_prey_behind_it_a_bush_does_not():
     assert sight_blocker([24, 33], [24, 28], [WOOD]) is WOOD
     assert sight_blocker([24, 33], [24, 28], [{**WOOD, "kind": "buisson"}]) is None
     assert sight_blocker([24, 31], [24, 28], [WOOD]) is None  # at the wood's edge
-    state, _log = _hunt(["javelot"], terrain=[{**WOOD, "y": 29}])
-    assert "shoot" not in _forms(state)  # the only target is hidden: no throw offered
-    _refused(state, {"kind": "shoot", "token": "t1", "target": "t2", "weapon": "javelot"},
-             "hidden")
     state, _log = _hunt(["javelot"], terrain=[{**WOOD, "kind": "buisson", "y": 29}])
-    assert _forms(state)["shoot"].choices["shots"]["t1"] == [["t2", "Sanglier", "javelot"]]
+    assert _forms(state)["shoot"].choices["shots"]["t1"] == [
+        ["t2", "Sanglier", "javelot", 5.0, False]]
+    hidden = copy.deepcopy(state)  # the same ground with a wood where the bush stands
+    hidden["board"]["terrain"][0]["kind"] = "arbre"
+    assert "shoot" not in _forms(hidden)  # the only target is hidden: no throw offered
+    _refused(hidden, {"kind": "shoot", "token": "t1", "target": "t2", "weapon": "javelot"},
+             "hidden")
 
 
 def test_a_missed_javelin_lies_at_the_prey_feet_until_picked_up():
     state, log = _hunt(["javelot", "couteau"])
+    # 2 − 1 (long) misses; the turn runs on: at step 8 the boar, attacked, flees (blue 1).
     state, log = _do(state, log, {"kind": "shoot", "token": "t1", "target": "t2",
-                                  "weapon": "javelot"}, [2], PAUL)  # 2 − 1 (long) misses
+                                  "weapon": "javelot"}, [2, 1, 1], PAUL)
     ourk = state["tokens"]["t1"]
     assert ourk["weapons"] == ["couteau"]
     # It falls at the boar's feet (24, 28), 1" on the thrower's side.
@@ -89,6 +92,7 @@ def test_a_missed_javelin_lies_at_the_prey_feet_until_picked_up():
     # Without a throwing weapon in hand, no throw (next turn: the form is gone, a forced one
     # is refused).
     state["tokens"]["t1"]["shot"] = False
+    state["step"] = 6
     assert "shoot" not in _forms(state)
     _refused(state, {"kind": "shoot", "token": "t1", "target": "t2", "weapon": "javelot"},
              "nothing_to_throw")
@@ -97,7 +101,7 @@ def test_a_missed_javelin_lies_at_the_prey_feet_until_picked_up():
 def test_a_hunter_in_contact_picks_the_javelin_up():
     state, log = _hunt(["javelot"])
     state, log = _do(state, log, {"kind": "shoot", "token": "t1", "target": "t2",
-                                  "weapon": "javelot"}, [1], PAUL)
+                                  "weapon": "javelot"}, [1, 1, 1], PAUL)
     # Step 10 (the GM puts Ourk beside it): the pick-up is offered, then done.
     state["step"] = 10
     far = {"kind": "pick_up", "token": "t1", "item": "w1"}
@@ -132,7 +136,7 @@ def test_a_javelin_that_wounds_stays_in_the_prey_and_comes_back_at_butchering():
 def test_a_sling_stays_in_hand():
     state, log = _hunt(["fronde"])
     state, log = _do(state, log, {"kind": "shoot", "token": "t1", "target": "t2",
-                                  "weapon": "fronde"}, [1], PAUL)
+                                  "weapon": "fronde"}, [1, 1, 1], PAUL)
     assert state["tokens"]["t1"]["weapons"] == ["fronde"] and not state.get("ground")
 
 
@@ -148,10 +152,8 @@ def test_the_scenarios_north_turns_the_end_of_turn_wandering():
     state, log = _do(state, log, {"kind": "add_prey", "species": "sanglier", "x": 10,
                                   "y": 10}, [])
     state, log = _do(state, log, {"kind": "begin_hunt"}, [])
-    state, log = _do(state, log, {"kind": "next_step"}, [], PAUL)
-    state, log = _do(state, log, {"kind": "next_step"}, [], PAUL)  # 4 → 6
-    state, log = _do(state, log, {"kind": "next_step"}, [], PAUL)  # → 7
-    state, log = _do(state, log, {"kind": "next_step"}, [3, 1], PAUL)  # 8, 9: the test
+    state, log = _do(state, log, {"kind": "next_step"}, [], PAUL)  # 2 → 4
+    state, log = _do(state, log, {"kind": "next_step"}, [3, 1], PAUL)  # … 9: the test
     boar = state["tokens"]["t2"]
     assert boar["y"] == 10 and boar["x"] > 10
 
@@ -206,5 +208,51 @@ def test_a_charge_is_declared_only_against_a_target_in_sight():
     # Behind a bush the boar is seen: the charge is offered and rolls its D6.
     state, log = _at_step_4([{**wood, "kind": "buisson"}])
     assert _forms(state)["move"].choices["targets"]["t1"] == [["t2", "Sanglier"]]
-    state, log = _do(state, log, {"kind": "move", "token": "t1", "target": "t2"}, [3], PAUL)
-    assert log[-1].payload["charge"]["reach"] == 9
+    state, log = _do(state, log, {"kind": "move", "token": "t1", "target": "t2"},
+                     [3, 1, 1, 1, 1], PAUL)  # then the boar flees at steps 5 and 8
+    charge = next(e for e in log if e.kind == "hunter_moved").payload["charge"]
+    assert charge["reach"] == 9
+
+
+def _two_tribes():
+    """Paul's Ghâ (a sling) and Bruno's Bronk, the only figure in her reach; a hare beyond
+    it, and a boar in reach of Ourk's javelin but not of her sling's short side."""
+    paul = Actor(7, character_ids=frozenset({11, 12}))
+    setup = MatchSetup("Chasse", (
+        ParticipantSetup("Ghâ", character_id=11, owner_id=7,
+                         sheet={**blank_sheet(), "weapons": ["fronde"]}),
+        ParticipantSetup("Ourk", character_id=12, owner_id=7,
+                         sheet={**blank_sheet(), "weapons": ["javelot"]}),
+        ParticipantSetup("Bronk", character_id=13, owner_id=8, sheet=blank_sheet())))
+    state = fold(CHASSE, CHASSE.start(setup, ScriptedDice([])))
+    state, _log = _do(state, [], {"kind": "add_prey", "species": "lievre", "x": 2, "y": 2},
+                      [])
+    state, _log = _do(state, [], {"kind": "begin_hunt"}, [])
+    for token, x, y in (("t1", 10, 30), ("t2", 40, 30), ("t3", 20, 30)):
+        state["tokens"][token].update(x=x, y=y)
+    state["step"] = 6
+    return state, paul
+
+
+def test_a_throw_offers_only_what_each_hunter_may_throw_and_warns_about_a_hunter():
+    """Issue 23 (H10_chasse_alice_throw_form.png): the throw form offered Ghâ's only target,
+    Bronk of the other tribe, without a word, beside targets of other hunters. Each option is
+    one hunter's legal throw; a target that is a hunter says so, and when only hunters are
+    in reach the form warns first and stays folded."""
+    from app.web.templating import templates
+
+    state, paul = _two_tribes()
+    shoot = _forms(state, paul)["shoot"]
+    assert shoot.choices["shots"] == {"t1": [["t3", "Bronk", "fronde", 10.0, True]]}
+    item = {"form": shoot, "key": "k", "error": None, "error_field": None, "values": {}}
+    html = templates.env.get_template("systems/chasse/actions/_shoot.html").render(
+        item=item, state=state, url="/m", seq=1, csrf_token="c", CSRF_FIELD="csrf_token")
+    options = [" ".join(line.split()) for line in html.split("<option")[1:]]
+    assert len(options) == 1 and 'value="t1|t3|fronde"' in options[0]
+    assert "Ghâ → Bronk, Fronde (10\")" in options[0]  # French: the default language
+    assert "un chasseur d'une autre tribu" in options[0]
+    assert 'id="shoot-warning"' in html and "<details" in html and " open>" not in html
+    # the throw the option sends is the one the rules take
+    _events, after = apply(CHASSE, state, {"kind": "shoot", "shot": "t1|t3|fronde"}, paul,
+                           ScriptedDice([1, 1, 1]))
+    assert after["tokens"]["t1"]["shot"]

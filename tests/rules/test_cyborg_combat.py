@@ -167,7 +167,8 @@ class TestFiring:
     def test_shots_per_turn_and_magazine_limits(self) -> None:
         with pytest.raises(CombatError) as error:
             fire(ScriptedDice([]), "magnum_44", 50, cyborg(), shots=2)
-        assert "1 shots" in str(error.value) and error.value.message_fr()
+        assert "1 shot a turn" in str(error.value)
+        assert error.value.message_fr() == "Magnum 44 tire au plus 1 coup par tour"
         with pytest.raises(CombatError):
             fire(ScriptedDice([]), "fusil_a_canon_scie", 50, cyborg(), shots=2, loaded=1)
         with pytest.raises(CombatError):

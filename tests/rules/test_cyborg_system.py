@@ -61,8 +61,15 @@ class TestSystem:
             "weapon_ranged", "weapon_melee", "vehicle_ground", "vehicle_air"}
 
     def test_roll_sheet_rolls_what_the_text_rolls(self) -> None:
-        sheet, rolls = CYBORG.roll_sheet(SeededDice(5))
+        chosen = {**CYBORG.new_sheet(), "custom_skill": {
+            "name": "Jonglage", "formula": ["dexterite", "dexterite", "rapidite"]},
+            "characteristics": dict.fromkeys(CYBORG.characteristic_names, 18)}
+        sheet, rolls = CYBORG.roll_sheet(SeededDice(5), chosen)
         assert CYBORG.validate_sheet(sheet) == []
+        # Skill 25 is named before the dice; the characteristics are theirs.
+        assert sheet["custom_skill"]["name"] == "Jonglage"
+        assert sheet["characteristics"] == {key: r.total for key, r in zip(
+            CYBORG.characteristic_names, rolls[:6], strict=True)}
         assert [r.expression for r in rolls[:7]] == ["4d6kh3"] * 6 + ["10d4+10"]
         assert all(r.expression == "1d20+1d6-1" for r in rolls[7:])
         assert len(sheet["drawn"]) == 3
@@ -162,6 +169,9 @@ class TestTheTable:
         events, state = act(state, {"kind": "attack", "token": "t1", "weapon":
                                     "fusil_a_canon_scie", "target": "t2", "shots": 2,
                                     "mod_obscurite": "on"}, [23, 80, 40, 55], actor=ALICE)
+        # Kenji was the only cyborg who could act: the aliens' turn comes by itself.
+        assert [e.kind for e in events] == ["attacked", "phase_ended"]
+        assert events[1].payload["auto"] and events[1].payload["next"] == "aliens"
         shots = events[0].payload["shots"]
         assert [(s["hit"], s["damage"], s["sante"]) for s in shots] == [
             (True, 8, 22), (True, 16, 6)]
@@ -171,7 +181,6 @@ class TestTheTable:
         with pytest.raises(IllegalAction):
             act(state, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t2"},
                 actor=ALICE)
-        events, state = act(state, {"kind": "end_phase"}, actor=ALICE)
         # "L'alien se jeta sur le cyborg" (§ (III) Ambiance): from beside him it lashes
         # (Arme blanche 55): 30 hits; Kenji parries with 20 — units 0, a
         # defensive master stroke: the octopus cannot dodge next turn.
@@ -180,14 +189,14 @@ class TestTheTable:
                                     "target": "t1"}, [30, 20])
         assert events[0].payload["shots"][0]["attacker_unbalanced"]
         assert state["tokens"]["t2"]["unbalanced_until"] == 2
-        events, state = act(state, {"kind": "end_phase"})
-        assert state["round"] == 2
+        assert state["round"] == 2  # the octopus has acted: round 2 began by itself
         # Round 2: the empty shotgun is not offered; reloading it is.
         forms = {form.kind: form for form in CYBORG.legal_actions(state, ALICE)}
         assert "fusil_a_canon_scie" not in dict(forms["attack"].choices["weapons"]["t1"])
         assert forms["reload"].choices["weapons"]["t1"] == [["fusil_a_canon_scie",
                                                              "Fusil à canon scié"]]
-        assert "t1" in forms["attack"].choices["targets"]  # the form is shared; decide refuses
+        # Kenji attacks alone: the form never offers him as his own target; decide refuses.
+        assert "t1" not in forms["attack"].choices["targets"]
         with pytest.raises(IllegalAction):
             act(state, {"kind": "attack", "token": "t1", "weapon": "poing", "target": "t1"},
                 actor=ALICE)
@@ -467,8 +476,7 @@ class TestTheTable:
                                     "target": "t1"}, [10, 90, 2])
         assert events[0].payload["shots"][0]["wound"]["turns_to_live"] == 2
         assert "strangled" in state["tokens"]["t1"]["states"]
-        for _ in range(3):
-            _, state = act(state, {"kind": "end_phase"})
+        # The strangler was the last to act: round 2 began by itself, one turn less to live.
         assert state["round"] == 2 and state["tokens"]["t1"]["turns_to_live"] == 1
         assert "dead" not in state["tokens"]["t1"]["states"]
         for _ in range(3):
@@ -641,7 +649,8 @@ class TestTheTable:
         state = lab(ParticipantSetup("Infiltré", 12, None, PROFILES["infiltre"].sheet))
         assert "camouflage" not in {f.kind for f in CYBORG.legal_actions(state, ALICE)}
         form = next(f for f in CYBORG.legal_actions(state, GM) if f.kind == "camouflage")
-        assert form.choices["tokens"] == ["t3"] and "t1" in form.choices["seekers"]
+        assert form.choices["tokens"] == ["t3"]
+        assert form.choices["seekers"] == ["t1", "t2"]  # never the one who hides (issue 23)
         # Camouflage 49 %: 20 hides it; Kenji's Repérage (35 %) 50 and the octopus' (no
         # Repérage: the 35 % base) 70 fail: it stays hidden.
         events, state = act(state, {"kind": "camouflage", "token": "t3",
@@ -680,8 +689,8 @@ class TestTheTable:
         shot = events[0].payload["shots"][0]
         assert (shot["cell"], shot["correction"]["printed"], shot["correction"]["used"]) == (
             5, 2, 5)
-        _, state = act(state, {"kind": "end_phase"})
-        # The octopus' tentacles (E) on Kenji (7): the printed cell, no correction.
+        # Kenji has acted: the aliens' turn comes by itself. The octopus' tentacles (E) on
+        # Kenji (7): the printed cell, no correction.
         events, _ = act(state, {"kind": "attack", "token": "t2", "weapon": "tentacules",
                                 "target": "t1"}, [5, 99])
         assert events[0].payload["shots"][0]["correction"] is None

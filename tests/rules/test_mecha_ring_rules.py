@@ -6,13 +6,22 @@ of its sentences (quoted) on a table whose robots are set by hand."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from app.rules.dice import ScriptedDice, SeededDice
-from app.rules.match import Actor, IllegalAction, MatchSetup, ParticipantSetup, apply, fold
+from app.rules.match import (
+    Actor,
+    Event,
+    IllegalAction,
+    MatchSetup,
+    ParticipantSetup,
+    apply,
+    fold,
+)
 from app.rules.mecha_ring import content
 from app.rules.mecha_ring.robot import Strike, order_by_movement, targets
 from app.rules.registry import get_system
@@ -30,10 +39,22 @@ WEAK = {"tete": "crane_blinde#1", "bras_g": "bras_bouclier#1", "bras_d": "poing_
 
 
 def begin(players: int = 2, implants=(5, 0, 2, 1), seed: int = 7) -> dict:
+    """A tournament just set up, its first round's order not rolled yet (the server rolls
+    it at once; the tests roll it by hand with ``roll_order``, on faces they choose)."""
     setup = MatchSetup("Tournoi", tuple(
         ParticipantSetup(f"P{i + 1}", character_id=i + 1, owner_id=10 + i,
                          sheet={"implants": implants[i]}) for i in range(players)))
-    return fold(MECHA, MECHA.start(setup, SeededDice(seed)))
+    return at_order(fold(MECHA, MECHA.start(setup, SeededDice(seed))))
+
+
+def at_order(state: dict) -> dict:
+    """The same table before the round's order is rolled."""
+    state = copy.deepcopy(state)
+    state["window"] = None
+    state["fight"].update(step="order", order=[], rolls={}, climb_queue=[], attacker=0,
+                          pending=None)
+    state["turn"] = None
+    return state
 
 
 def with_robots(state: dict, *robots: dict) -> dict:
@@ -164,18 +185,76 @@ def test_radar_odd_face_lets_the_attacker_choose_and_the_torso_is_protected():
 def test_an_even_radar_lets_the_defender_choose_unless_radar_energy_is_spent():
     state, first, second = attack_phase()
     _, state = act(state, {"kind": "attack", "target": second}, faces=[2, 4, 6])
-    assert state["fight"]["pending"]["chooser"] == second
+    # the attacker answers first whether it spends radar energy (issue 25: the text's order,
+    # no race with the defender): the defender may not choose yet
+    assert state["fight"]["pending"]["step"] == "boost" and state["turn"] == first
+    with pytest.raises(IllegalAction):
+        act(state, {"kind": "choose_part", "slot": "bras_g"}, BORIS)
     # "transformer son échec au radar en réussite en dépensant un point d'énergie"
-    _, boosted = act(state, {"kind": "boost_radar", "slot": "tete"})
+    _, boosted = act(state, {"kind": "boost_radar", "slot": "tete"}, ANNA)
     assert boosted["fight"]["pending"]["chooser"] == first
     assert boosted["tokens"][first]["robot"]["tete"]["energy"] == 3
     # without the boost the defender picks its shield arm, and the strike follows at once
+    _, state = act(state, {"kind": "decline_boost"}, ANNA)
+    assert state["fight"]["pending"]["chooser"] == second and state["turn"] == second
     events, state = act(state, {"kind": "choose_part", "slot": "bras_g"}, BORIS,
                         faces=[1, 1, 1, 1, 1, 2, 3, 3, 2])
     # 7 against 8: "L'attaque est réussie si la somme des dés dépasse celle de la défense"
     assert events[-1].kind == "struck" and not events[-1].payload["hit"]
     assert state["tokens"][second]["robot"]["bras_g"]["energy"] == 4
     assert state["turn"] == second  # the next attacker
+
+
+def test_the_attacker_boosts_its_radar_against_a_house_bot_defender():
+    """Issue 25: the bot used to choose its part inside the attacker's own action, so the
+    attacker never had the moment to spend radar energy."""
+    state, first, second = attack_phase()
+    state["tokens"][second]["bot"] = True
+    _, state = act(state, {"kind": "attack", "target": second}, ANNA, faces=[2, 4, 6])
+    assert state["fight"]["pending"]["step"] == "boost"  # the bot waits for the attacker
+    _, state = act(state, {"kind": "boost_radar", "slot": "tete"}, ANNA)
+    assert state["fight"]["pending"]["chooser"] == first
+
+
+def test_the_boost_and_the_part_aimed_at_are_one_click():
+    state, first, second = attack_phase()
+    _, state = act(state, {"kind": "attack", "target": second}, ANNA, faces=[2, 4, 6])
+    boost = next(f for f in MECHA.legal_actions(state, ANNA) if f.kind == "boost_radar")
+    assert "tete" in boost.choices["aims"] and "torse" not in boost.choices["aims"]
+    events, state = act(state, {"kind": "boost_radar", "slot": "tete", "aim": "bras_d"}, ANNA,
+                        faces=[1] * 6 + [6])
+    assert [e.kind for e in events][:3] == ["radar_boosted", "part_chosen", "struck"]
+    assert events[1].payload["slot"] == "bras_d" and events[1].payload["by"] == first
+
+
+def test_a_part_may_spend_its_last_energy_point_and_goes_to_the_adversary():
+    """§ Tour de jeu: climbing and the radar boost spend "un point d'énergie"; the text does
+    not keep the last one back (issue 25: a house rule forbade it). The part at 0 is
+    destroyed, "le joueur en donne la carte à son adversaire": the one it climbed over, the
+    defender it aims at. The torse never spends its last point."""
+    state = with_robots(begin(), STRONG, WEAK)
+    first, second = state["seats"]
+    state["tokens"][second]["robot"]["jambes"]["energy"] = 1
+    _, state = act(state, {"kind": "roll_order"}, faces=[6, 6, 6, 1])
+    assert state["fight"]["climb_queue"][0] == second  # asked, with its legs' last point
+    events, state = act(state, {"kind": "climb", "climb": "on"}, BORIS)
+    assert events[0].payload["destroyed"] == "chenilles#1" and events[0].payload["to"] == first
+    assert state["tokens"][second]["robot"]["jambes"] is None
+    assert state["tokens"][first]["loot"] == ["chenilles#1"]
+    assert state["fight"]["order"] == [second, first]
+    _, state = act(state, {"kind": "climb", "climb": ""}, ANNA)  # the other keeps its place
+    # the weak robot attacks, its radar (crâne blindé, at 1) fails: it spends that last point
+    state["tokens"][second]["robot"]["tete"]["energy"] = 1
+    _, state = act(state, {"kind": "attack", "target": first}, BORIS, faces=[2])
+    forms = {f.kind: f for f in MECHA.legal_actions(state, BORIS)}
+    assert forms["boost_radar"].choices["slots"] == ["tete"]
+    _, state = act(state, {"kind": "boost_radar", "slot": "tete"}, BORIS)
+    assert state["tokens"][second]["robot"]["tete"] is None
+    assert state["tokens"][first]["loot"] == ["chenilles#1", "crane_blinde#1"]
+    from app.rules.mecha_ring.robot import radar_spendable
+    torse_radar = {"torse": {"card": "cuirasse_scarabee#1", "energy": 1}}
+    assert radar_spendable({**dict.fromkeys(("tete", "bras_g", "bras_d", "jambes")),
+                            **torse_radar}, state["catalogue"]["parts"], last=True) == []
 
 
 def test_the_attacker_may_not_act_for_the_defender():
@@ -212,6 +291,54 @@ def test_a_destroyed_part_goes_to_the_loot_and_a_fallen_torso_ends_the_fight():
     assert state["shop"]["order"] == [second, first] and state["turn"] == second
 
 
+def test_a_torse_drawn_but_not_paid_lies_face_up_and_an_old_log_put_it_back():
+    """"Si un joueur n'a plus les moyens d'acheter le torse pioché, il a perdu par
+    abandon": the torse shown to everyone is set aside face up (house), not put back in the
+    pile the players cannot see; a log from before, which put it back, folds as it did."""
+    state, _first, second = attack_phase()
+    weak = state["tokens"][second]
+    weak["robot"]["tete"] = None
+    weak["robot"]["torse"]["energy"] = 1
+    weak["credits"] = 0
+    _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
+    events, after = act(state, {"kind": "choose_part", "slot": "torse"},
+                        faces=[5, 5, 5, 5, 5, 5, 1, 1, (len(state["piles"]["torse"]), 1)])
+    drawn = next(event for event in events if event.kind == "torso_drawn")
+    card = drawn.payload["card"]
+    assert not drawn.payload["paid"] and after["tokens"][second]["out"]
+    assert card not in after["piles"]["torse"] and after["piles"]["torse_aside"] == [card]
+    assert MECHA.view(after, ANNA)["piles"]["torse_aside"] == [card]
+    old = [Event(event.kind, {key: value for key, value in event.payload.items()
+                              if key != "aside"}) if event is drawn else event
+           for event in events]
+    before = fold(MECHA, old, state)
+    assert card in before["piles"]["torse"] and "torse_aside" not in before["piles"]
+
+
+def test_the_draft_discards_lie_face_down_and_an_old_log_folds_the_same():
+    """"Toutes les cartes défaussées sont mélangées et remises sur le dessus de la pioche":
+    face down (house), since the hands are dealt from them: the draft says to everyone who
+    discarded, the host alone which cards. A log from before named them in the draft."""
+    setup = MatchSetup("Tournoi", tuple(ParticipantSetup(f"P{i}", character_id=i,
+                                                         owner_id=10 + i) for i in (1, 2)))
+    events = MECHA.start(setup, SeededDice(7))
+    drafted = next(event for event in events if event.kind == "drafted")
+    on_top = next(event for event in events if event.kind == "discards_on_top")
+    cards = on_top.payload["cards"]
+    assert cards and on_top.visibility == "gm"
+    assert len(drafted.payload["discards"]) == len(cards)
+    assert not any(f'"{card}"' in json.dumps(drafted.payload) for card in cards)
+    drawn = fold(MECHA, events[:events.index(on_top) + 1])
+    assert drawn["piles"]["parts_top"] == cards and not set(cards) & set(drawn["piles"]["parts"])
+    state = fold(MECHA, events)  # the hands are dealt from them first
+    named = iter(cards)
+    old_steps = [step if "card" in step else {**step, "card": next(named)}
+                 for step in drafted.payload["steps"]]
+    old = [Event("drafted", {**drafted.payload, "steps": old_steps, "discards": cards})
+           if event is drafted else event for event in events if event is not on_top]
+    assert fold(MECHA, old) == state
+
+
 def test_the_challenger_doubles_the_bets_when_winning():
     state, first, second = attack_phase()
     state["fight"]["challenger"] = first
@@ -221,7 +348,8 @@ def test_the_challenger_doubles_the_bets_when_winning():
     _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
     events, _ = act(state, {"kind": "choose_part", "slot": "torse"},
                     faces=[5, 5, 5, 5, 5, 5, 1, 1, (len(state["piles"]["torse"]), 1)])
-    assert events[2].payload["payouts"][first] == 2 * 25 and events[2].payload["doubled"]
+    torse = state["catalogue"]["parts"]["tronc_rouille"]["value"]
+    assert events[2].payload["payouts"][first] == 2 * torse and events[2].payload["doubled"]
 
 
 def test_a_loser_who_cannot_pay_the_torso_is_out_and_the_last_one_wins_without_title():
@@ -267,9 +395,10 @@ def test_the_end_of_the_tournament(first_points, winner_is_first, winner_points,
         _, state = act(state, {"kind": "attack", "target": first}, BORIS)
         _, state = act(state, {"kind": "choose_part", "slot": "bras_d"}, ANNA,
                        faces=[1, 1, 6, 6])
-        _, state = act(state, {"kind": "ready", "seat": first})
-        _, state = act(state, {"kind": "ready", "seat": second})
-        _, state = act(state, {"kind": "roll_order"}, faces=[6, 6, 6, 1])
+        # the strong robot, untouched, has nothing to repair: ready by itself; once the
+        # weak one is ready, the next round's order is rolled at once
+        assert state["fight"]["ready"] == [first]
+        _, state = act(state, {"kind": "ready", "seat": second}, faces=[6, 6, 6, 1])
         _, state = act(state, {"kind": "climb"})
         _, state = act(state, {"kind": "attack", "target": second}, faces=[1, 1, 1])
         _, state = act(state, {"kind": "choose_part", "slot": "torse"},
@@ -305,14 +434,16 @@ def test_repairs_between_rounds():
                                                           "energy": 4}
     with pytest.raises(IllegalAction, match=r"crédits|credits"):
         act(state, {"kind": "recharge", "seat": second, "slot": "tete", "points": 2}, BORIS)
-    _, state = act(state, {"kind": "recharge", "seat": second, "slot": "tete", "points": 1},
-                   BORIS)
+    # The strong robot had nothing to repair: it was ready by itself. Once the weak one can
+    # pay for nothing more (5 crédits), it is ready too, and the next round's order is
+    # rolled at once (3 dice against 1).
+    events, state = act(state, {"kind": "recharge", "seat": second, "slot": "tete",
+                                "points": 1}, BORIS, faces=[6, 6, 6, 1])
     assert state["tokens"][second]["robot"]["tete"]["energy"] == 3
     assert state["tokens"][second]["credits"] == 5
-    _, state = act(state, {"kind": "ready", "seat": second}, BORIS)
-    events, state = act(state, {"kind": "ready", "seat": first}, ANNA)
-    assert [e.kind for e in events] == ["ready", "round_started"]
-    assert state["fight"]["round"] == 2 and state["fight"]["step"] == "order"
+    assert [e.kind for e in events] == ["recharged", "ready", "round_started", "order_rolled"]
+    assert events[1].payload == {"seat": second, "auto": True, "names": {second: "P2"}}
+    assert state["fight"]["round"] == 2 and state["fight"]["order"] == [first, second]
 
 
 def test_the_market_runs_until_everyone_passes_then_a_new_fight():
@@ -328,14 +459,18 @@ def test_the_market_runs_until_everyone_passes_then_a_new_fight():
     seat = after["tokens"][second]
     # "il met le morceau remplacé dans sa main"; the market refills
     assert seat["robot"]["bras_d"]["card"] == "bras_scie#1"
-    assert "poing_rouille#1" in seat["hand"] and seat["credits"] == 5
+    price = state["catalogue"]["parts"]["bras_scie"]["value"]
+    assert "poing_rouille#1" in seat["hand"] and seat["credits"] == 40 - price
     assert len(after["market"]) == 2 and after["turn"] == first
+    after["tokens"][second]["credits"] = 30  # enough for a part: asked again
     _, after = act(after, {"kind": "pass"}, ANNA)
     assert after["phase"] == "market"  # one pass is not a full turn of passes
     sfx = len(after["piles"]["sfx"])
-    events, after = act(after, {"kind": "pass"}, BORIS, faces=[(sfx, 1), (sfx - 1, 1)])
+    # the next fight begins, its first order rolled at once (3 dice against 1)
+    events, after = act(after, {"kind": "pass"}, BORIS,
+                        faces=[(sfx, 1), (sfx - 1, 1), 6, 6, 6, 1])
     assert [e.kind for e in events] == ["passed", "market_closed", "dealt", "dealt",
-                                        "fight_started"]
+                                        "fight_started", "order_rolled"]
     assert after["fight"]["number"] == 2 and after["phase"] == "fight"
 
 
@@ -344,15 +479,10 @@ def test_sfx_any_moment_cost_effect_and_a_new_card():
     state["tokens"][second]["sfx_hand"] = ["bouclier_ionique#1"]
     state["tokens"][second]["credits"] = 20
     events, state = act(state, {"kind": "attack", "target": second}, faces=[1, 2, 2])
-    # after the radar step the defender may react; they let play go on
-    assert [event.kind for event in events] == ["radar_rolled", "window_opened"]
-    with pytest.raises(IllegalAction, match=r"réactions|reactions"):
-        act(state, {"kind": "choose_part", "slot": "tete"}, ANNA)
-    events, state = act(state, {"kind": "pass_reaction"}, BORIS)
-    assert [event.kind for event in events] == ["reaction_passed", "window_closed"]
-    assert events[0].visibility == "quiet"
+    # a shield changes nothing to the aim: nobody is asked after the radar (issue 25)
+    assert [event.kind for event in events] == ["radar_rolled"]
     events, state = act(state, {"kind": "choose_part", "slot": "tete"}, ANNA)
-    # the strike waits for the reaction window: the defender holds a playable card
+    # the strike waits for the reaction window: the defender's shield can change it
     assert [event.kind for event in events] == ["part_chosen", "window_opened"]
     assert state["window"]["waiting"] == [second] and state["turn"] is None
     sfx = len(state["piles"]["sfx"])
@@ -403,11 +533,13 @@ def test_bad_input_changes_nothing():
 
 # — what a player sees ——————————————————————————————————————————————————————————————
 
-def test_a_player_sees_their_own_hands_only_and_no_pile():
+def test_a_player_sees_their_own_hands_only_and_no_pile_but_the_cards_played():
     state = begin(2, implants=(1, 0))
+    state["piles"]["sfx_discard"] = ["surcharge#1"]  # played in the open: face up
     mine = MECHA.view(state, ANNA)
     assert mine["tokens"]["t1"]["hand"] == state["tokens"]["t1"]["hand"]
     assert mine["tokens"]["t2"]["hand"] == 5 and mine["tokens"]["t2"]["sfx_hand"] == 1
+    assert mine["piles"].pop("sfx_discard") == ["surcharge#1"]
     assert all(isinstance(count, int) for count in mine["piles"].values())
     assert MECHA.view(state, GM) == state
     spectator = MECHA.view(state, Actor(99, is_spectator=True))
@@ -430,8 +562,9 @@ def test_a_house_bot_defender_offers_its_toughest_part_and_plays_its_turn():
     state, _first, second = attack_phase()
     _, state = act(state, {"kind": "set_bot", "seat": second, "on": "on"})
     assert state["tokens"][second]["bot"]
-    events, _after = apply(MECHA, state, {"kind": "attack", "target": second}, ANNA,
-                          ScriptedDice([2, 4, 6] + [1] * 40))
+    events, state = act(state, {"kind": "attack", "target": second}, ANNA, faces=[2, 4, 6])
+    events, _after = apply(MECHA, state, {"kind": "decline_boost"}, ANNA,
+                           ScriptedDice([1] * 40))
     chosen = next(event for event in events if event.kind == "part_chosen")
     assert chosen.payload["bot"] and chosen.payload["by"] == second
     assert chosen.payload["slot"] in ("tete", "bras_g", "jambes")  # défense 3, not the torse
@@ -520,3 +653,116 @@ def test_the_host_lets_the_bot_play_one_move_for_an_absent_player():
     assert events[0].payload["bot"] and events[0].payload["attacker"] == first
     assert not state["tokens"][first]["bot"]  # the seat stays its player's
     assert state["turn"] == first  # the bot chose to aim; the player goes on
+
+
+# — how a tournament ends, and steps nobody decides (issue 23) ——————————————————————
+
+def test_the_outcome_names_the_winner_the_champion_and_each_fights_winner():
+    state, first, second = attack_phase()
+    assert MECHA.outcome(state) is None  # the tournament runs
+    state["history"] = [{"fight": 1, "winner": second, "fallen": [first], "payouts": {},
+                         "challenger": second, "rounds": 2}]
+    state["tokens"][first]["loot"] = ["poing_rouille#1"]
+    _, state = act(state, {"kind": "end_match"})
+    outcome = MECHA.outcome(state)
+    assert outcome.over and outcome.winners == ("P1",)
+    assert outcome.reason == "the host ended the tournament: %(winner)s leads on victory points"
+    assert outcome.params["fights"] == [{"fight": 1, "winner": "P2"}]
+    assert outcome.params["champion"] is None and outcome.params["winner"] == "P1"
+
+
+def test_a_buyer_who_can_pay_for_nothing_passes_by_himself():
+    """§ Phase de marché: "tant qu'il y a des joueurs qui veulent (et peuvent) se payer des
+    pièces (les autres passent juste leur tour)" — a broke player is not asked each lap."""
+    state, first, second = attack_phase()
+    state["phase"] = "market"
+    state["fight"]["step"] = "over"
+    state["shop"] = {"order": [second, first], "index": 0, "passes": 0}
+    state["market"] = ["bras_scie#1", "poing_rouille#5"]
+    state["tokens"][second]["credits"] = 80
+    state["tokens"][first]["credits"] = 5  # less than any part
+    pile = len(state["piles"]["parts"]) + len(state["piles"]["parts_top"])
+    events, after = act(state, {"kind": "buy", "choice": "bras_scie#1|bras_d"}, BORIS,
+                        faces=[(pile, 1)])
+    assert [e.kind for e in events] == ["bought", "passed"]
+    assert events[1].payload["auto"] == "broke" and after["turn"] == second
+    # a crédits card he could pay would make him a buyer: then he is asked
+    state["tokens"][first]["sfx_hand"] = ["pari_truque#1"]
+    state["tokens"][first]["credits"] = 10
+    events, after = act(state, {"kind": "buy", "choice": "bras_scie#1|bras_d"}, BORIS,
+                        faces=[(pile, 1)])
+    assert [e.kind for e in events] == ["bought"] and after["turn"] == first
+
+
+# — the ring shows what players add up by hand (issue 25) ———————————————————————————
+
+def _ring(state: dict) -> str:
+    from app.web.templating import templates
+
+    html = templates.env.get_template("systems/mecha_ring/_state.html").render(
+        state=state, seq=1, current=None, system_key="mecha_ring")
+    return " ".join(html.split())
+
+
+def test_the_ring_shows_the_dice_the_value_the_bets_and_the_stakes():
+    state, first, second = attack_phase()
+    state["tokens"][first]["fight_loot"] = ["poing_rouille#1"]
+    state["first_to_12"] = first
+    state["fight"]["fallen"] = [second]
+    state["history"] = [{"fight": 1, "winner": first, "fallen": [second], "rounds": 2,
+                         "payouts": {first: 35, second: 0}, "challenger": second}]
+    html = _ring(state)
+    from app.rules.mecha_ring.robot import robot_value
+
+    parts = state["catalogue"]["parts"]
+    strong, weak = (robot_value(state["tokens"][tid]["robot"], parts) for tid in (first,
+                                                                                   second))
+    # STRONG: M3 R3 A6; WEAK: M1 R1 A3 — each on its robot, with its value
+    assert f"Dés : Mouvement 3 · Radar 3 · Attaque 6 · valeur {strong} crédits" in html
+    assert f"Dés : Mouvement 1 · Radar 1 · Attaque 3 · valeur {weak} crédits" in html
+    assert f"plus faible valeur au début du combat (sa valeur maintenant : {weak} crédits)" \
+        in html  # why the challenger is
+    assert f"P1 {parts['poing_rouille']['value']}, P2 0" in html  # this fight's bets
+    assert "P1 a atteint 12 points de victoire" in html
+    assert "Tombés, dans l'ordre" in html and "Paris payés : P1 +35, P2 +0." in html
+    state.update(phase="market")
+    state["shop"] = {"order": [second, first], "index": 1, "passes": 0}
+    assert "Ordre du marché : P2, P1 ←" in _ring(state)
+
+
+# — the card file and the economy (issue 25) ————————————————————————————————————————
+
+def test_every_card_is_priced_by_the_one_stated_formula():
+    """cards.toml: "value = 10 × (sum of the four values) − 10, at least 10" — the torses
+    were priced off it (up to 50 for a 30 card)."""
+    for key, card in content.PARTS.items():
+        total = card["mouvement"] + card["radar"] + card["attaque"] + card["defense"]
+        assert card["value"] == max(10, 10 * total - 10), key
+
+
+def test_every_head_carries_radar_dice():
+    """The deck's design: "heads carry the radar dice (1–3)" — Mâchoire d'Acier had 0."""
+    heads = [card for card in content.PARTS.values() if card["family"] == "tete"]
+    assert all(1 <= card["radar"] <= 3 for card in heads)
+
+
+def test_the_house_bot_keeps_the_price_of_the_dearest_torse():
+    from app.rules.mecha_ring.bots import reserve
+
+    state = begin()
+    dearest = max(card["value"] for card in state["catalogue"]["parts"].values()
+                  if card["family"] == "torse")
+    assert reserve(state) == dearest
+
+
+def test_tournaments_of_house_bots_end_on_twelve_points():
+    """The command ``python -m app.rules.mecha_ring.simulate`` plays seeded tournaments of
+    house bots: with the house prices and bot, they end on 12 victory points, not by
+    bankruptcy (before: 25 of 30 at two players went bankrupt)."""
+    from app.rules.mecha_ring.simulate import simulate, table
+
+    found = simulate(3, seed=1, sizes=(2, 3))
+    reasons = [report.reason for reports in found.values() for report in reports]
+    assert all(reason in ("champion", "overtaken", "no_title") for reason in reasons)
+    lines = table(found)
+    assert lines[0].split()[0] == "players" and len(lines) == 3

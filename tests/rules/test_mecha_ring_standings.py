@@ -23,7 +23,7 @@ def bots_tournament(seed: int, teams: int, *, finish: bool = True) -> dict:
     dice = SeededDice(seed + 1)
     for tid in list(state["seats"]):
         _, state = apply(MECHA, state, {"kind": "set_bot", "seat": tid, "on": "on"}, GM, dice)
-    for _ in range(300 if finish else 3):
+    for _ in range(300 if finish else 0):
         if state["status"] == "finished":
             break
         _, state = apply(MECHA, state, {"kind": "let_bots_play"}, GM, dice)

@@ -150,10 +150,10 @@ def to_the_second_round(state):
     _, state = play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 32}, [])
     _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
     _, state = play(state, YETZAR, {"kind": "move", "token": "m2", "x": 30, "y": 36}, [])
-    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
-    assert state["turn"] is None
-    # Round 2: Grosbaf has the first initiative again (5 + 1 against 2 + 3).
-    _, state = play(state, GM, {"kind": "new_round"}, [5, 2])
+    # Everyone has played: round 2 starts by itself (§ 1-1), Grosbaf has the first
+    # initiative again (5 + 1 against 2 + 3).
+    events, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [5, 2])
+    assert [e.kind for e in events] == ["turn_ended", "round_started", "turn_started"]
     assert state["initiative"] == ["m1", "m2"] and state["turn"] == "m1"
     return state
 
@@ -177,10 +177,10 @@ def test_grosbaf_against_zetzet_through_the_table():
     # The claws' second attack: the pump roll 4 + 5 = 9 against a pump of 6 fails.
     events, state = play(state, PATOM, {"kind": "attack", "limb": "m1:bras gauche",
                                         "target": "m2:tête"}, [4, 5])
-    assert [e.kind for e in events] == ["follow_up_failed"]
+    # Grosbaf has attacked and nothing is left for him to do: his turn ends by itself.
+    assert [e.kind for e in events] == ["follow_up_failed", "turn_ended", "turn_started"]
     assert events[0].payload["rolls"][0]["total"] == 9 and state["pending"] is None
-    assert state["activation"]["acted"]
-    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    assert events[1].payload["auto"] == "nothing"
     assert state["turn"] == "m2"
     # Zetzet bites Grosbaf's leg: 5 + 4 = 9 against 6 + 3 = 9; both pump rolls succeed,
     # Zetzet's 2 is lower than Grosbaf's 4: Zetzet attacks again, without a pump roll.
@@ -260,8 +260,9 @@ def test_coquet_hit_on_the_head_gets_angry_or_throws_in_the_sponge():
     events, state = play(state, PATOM, {"kind": "attack", "limb": "m1:tête",
                                         "target": "m2:tête"}, [1, 3, 2])
     assert events[0].payload["coquet"] == "angry" and state["angry"] == ["m2"]
-    _, state = play(state, PATOM, {"kind": "decline"}, [])
-    _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
+    # Letting the second attack go, Grosbaf has nothing left to do: Zetzet's turn.
+    events, state = play(state, PATOM, {"kind": "decline"}, [])
+    assert [e.kind for e in events] == ["follow_up_declined", "turn_ended", "turn_started"]
     # Angry, its pump rolls are harder: 4 + 4 = 8 would do on its pump of 8, but + 2 = 10.
     events, state = play(state, YETZAR, {"kind": "sprint", "token": "m2"}, [4, 4])
     assert events[0].payload["moves"] == 1
@@ -280,8 +281,12 @@ def test_coquet_throws_in_the_sponge_and_the_exchange_ends():
     payload = events[0].payload
     assert payload["coquet"] == "sponge" and "coquet_gave" not in payload
     assert state["tokens"]["m2"]["status"] == "out" and state["sponged"] == ["m2"]
-    assert state["pending"] is None
-    assert any(f.kind == "end_turn" for f in MUTATIOR.legal_actions(state, PATOM))
+    # Zetzet was its team's only creature: the fight is decided (§ 3-2), no turn runs, and
+    # the GM is offered to end it.
+    assert [e.kind for e in events][-1] == "fight_decided"
+    assert state["pending"] is None and state["turn"] is None
+    assert MUTATIOR.outcome(state).winners == ("Grosbaf",)
+    assert not [f for f in MUTATIOR.legal_actions(state, PATOM) if f.kind != "note"]
 
 
 def test_a_frenzied_lobotomie_attacks_whatever_touches_it_friends_too():
@@ -369,6 +374,9 @@ def test_moving_is_limited_to_the_pump_and_leaving_a_melee_owes_attacks():
     with pytest.raises(IllegalAction) as refusal:
         play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 10}, [])
     assert refusal.value.code == "too_far"
+    # The refusal says both distances: the one asked for and the one left (issue 23).
+    assert refusal.value.message_fr() == ("Grosbaf ne peut pas aller si loin : le déplacement "
+                                          "demandé fait 22 cm, il lui reste 12 cm ce tour")
     # Grosbaf leaves the melee: Zetzet (2 appendages against 5) gets at least one attack.
     events, state = play(state, PATOM, {"kind": "move", "token": "m1", "x": 30, "y": 24}, [])
     assert events[0].payload["escape"][0]["count"] == 1
@@ -399,8 +407,7 @@ def test_a_team_that_failed_an_event_gets_one_more_on_the_dice_of_its_retry():
     assert state["crowd"]["failures"] == {"owner-11": {"projecteur": 1}}
     # Next round, Grosbaf's sprint rolls another natural 7: a new chance.
     _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
-    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
-    _, state = play(state, GM, {"kind": "new_round"}, [5, 2])
+    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [5, 2])
     _, state = play(state, PATOM, {"kind": "sprint", "token": "m1"}, [5, 2])
     form = next(f for f in MUTATIOR.legal_actions(state, YETZAR) if f.kind == "crowd_event")
     assert form.choices["retries"] == {"owner-11": {"projecteur": 1}}
@@ -435,9 +442,8 @@ def test_under_the_rain_only_a_creature_over_400_kg_now_gets_bogged_down():
         _, state = play(state, GM, {"kind": "gm_correct", "limb": f"m1:{leg}",
                                     "organ": "muscles", "lost": 6}, [])
     _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
-    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
-    events, state = play(state, GM, {"kind": "new_round"}, [6, 1])
-    rolls = events[0].payload["rolls"]
+    events, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [6, 1])
+    rolls = next(e for e in events if e.kind == "round_started").payload["rolls"]
     assert [r["total"] for r in rolls] == [7, 4]
     assert all(m["label"] != "pluie" for r in rolls for m in r["modifiers"])
 
@@ -451,20 +457,18 @@ def test_the_chicken_lands_far_from_the_creatures_and_walks_each_round():
     chicken = state["tokens"]["p1"]
     assert chicken["kind"] == "chicken" and "p1" in state["order"]
     _, state = play(state, PATOM, {"kind": "end_turn", "token": "m1"}, [])
-    _, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [])
     before = (state["tokens"]["p1"]["x"], state["tokens"]["p1"]["y"])
-    events, state = play(state, GM, {"kind": "new_round"}, [3, 3, 5, 2])
-    assert events[0].kind == "piece_moved" and events[0].payload["walked"] == 6
+    # The last turn ends: the next round starts by itself, the chicken walks first.
+    events, state = play(state, YETZAR, {"kind": "end_turn", "token": "m2"}, [3, 3, 5, 2])
+    walked = next(e for e in events if e.kind == "piece_moved")
+    assert walked.payload["walked"] == 6
     after = (state["tokens"]["p1"]["x"], state["tokens"]["p1"]["y"])
     assert round(((after[0] - before[0]) ** 2 + (after[1] - before[1]) ** 2) ** 0.5) == 6
     # It goes on from there, 12 cm a round, crosses the centre and walks back.
     radius, pos, signs = chicken["radius"], state["tokens"]["p1"]["pos"], []
     for _ in range(4):
-        if state["turn"] is not None:
-            _, state = play(state, GM, {"kind": "end_turn"}, [])
-        if state["turn"] is not None:
-            _, state = play(state, GM, {"kind": "end_turn"}, [])
-        _, state = play(state, GM, {"kind": "new_round"}, [6, 6, 5, 2])
+        _, state = play(state, GM, {"kind": "end_turn"}, [])
+        _, state = play(state, GM, {"kind": "end_turn"}, [6, 6, 5, 2])
         towards = 1 if pos < 0 else -1
         pos = max(-radius, min(radius, pos + towards * 12))
         assert state["tokens"]["p1"]["pos"] == pytest.approx(pos)

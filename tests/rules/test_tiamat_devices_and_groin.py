@@ -193,7 +193,8 @@ def test_a_stun_takes_one_of_the_actions_left_this_turn() -> None:
     assert state["participants"]["p1"]["actions_left"] == 1
     # Stunned again while stunned: no second action lost.
     state["participants"]["p2"]["furie"] = 1
-    state["participants"]["p2"]["actions_left"] = 1
+    state["participants"]["p2"]["actions_left"] = 2  # one left after the kick: no new round
+    state["participants"]["p1"]["posture"] = "debout"  # back up (the kick is « Jambes »)
     _, state = play(state, GM, {"kind": "attack", "technique": "coup_dans_l_entrejambe",
                                 "target": "p1"}, [])
     _, state = play(state, GM, {"kind": "defend", "technique": "instinctive"}, faces)
@@ -213,7 +214,7 @@ def test_degagement_breaks_a_hold_with_force_plus_2d6_for_3_energie() -> None:
     assert state["participants"]["p2"]["held_by"] == "p1"
     _, state = play(state, GM, {"kind": "end_turn"}, [])
     forms = {f.kind: f for f in TIAMAT.legal_actions(state, GM)}
-    assert forms["escape"].choices == {"degagement": True}
+    assert forms["escape"].choices == {"degagement": True, "test": "Force"}
     held = state["participants"]["p2"]
     energie, tries = held["energie"], held["escape_tries"]
     # Force 3 D10 best 4 + 2D6 (1 + 2) = 7 against the holder's Force: best 6. Free.
@@ -231,5 +232,5 @@ def test_degagement_breaks_a_hold_with_force_plus_2d6_for_3_energie() -> None:
                     [5, 1, 1, 3, 1])
     _, state = play(state, GM, {"kind": "end_turn"}, [])
     assert {f.kind: f for f in TIAMAT.legal_actions(state, GM)}["escape"].choices == {
-        "degagement": False}
+        "degagement": False, "test": "Force"}
     assert refused(state, {"kind": "escape", "degagement": "on"}).code == "not_known"

@@ -60,24 +60,26 @@ def test_the_shanghai_warehouse_example() -> None:
     assert (resolved["attack_total"], resolved["defence_total"], resolved["hit"]) == (9, 2, True)
     assert resolved["damage"]["location"] == "tete" and resolved["damage"]["loss"] == 4
     assert state["participants"]["p2"]["down"] == 1
-    assert state["participants"]["p1"]["actions_left"] == 0
-    _, state = play(state, NICOLAS, {"kind": "end_turn"}, [])
-    assert state["turn"] == "p2"
+    # Jack has no action left: his turn passes by itself to the voyous.
+    assert state["participants"]["p1"]["actions_left"] == 0 and state["turn"] == "p2"
+    assert events[-1].kind == "turn_ended" and events[-1].payload["auto"]
     # Three voyous: Habileté 2 + 2D10 → 1, 4, 5, 7; the text's coup de pied « permet
     # d'ajouter 1 » (the GM's +1, see rules-notes) → 8. Jack has no action left: his
     # défense instinctive (one die) shows 2. The kick is « Bas »: legs table, 3 → right leg.
     # Force 2: 3 and 10 → critical d6 3 → 13 − 2 − 2 (blouson) = 9: no grave wound.
+    # Everyone has played: the next round opens by itself, « 5 pour les voyous … 9 pour
+    # Jack » (9, 4 and 5).
     events, state = play(state, GM, {"kind": "attack", "technique": "coup_de_pied",
                                      "target": "p1", "gm_modifier": 1},
-                         [1, 4, 5, 7, 2, 3, 3, 10, 3])
-    resolved = events[-1].payload
+                         [1, 4, 5, 7, 2, 3, 3, 10, 3, 9, 4, 5])
+    resolved = next(e.payload for e in events if e.kind == "attack_resolved")
     assert resolved["attack_total"] == 8 and resolved["helpers"] == 2
     assert resolved["damage"]["loss"] == 9 and not resolved["damage"]["grave"]
     jack_p = state["participants"]["p1"]
     assert (jack_p["sante"], jack_p["furie"]) == (17, 1)
-    # New round: « 5 pour les voyous … 9 pour Jack »; Oi zuki on one, Mae geri on another.
-    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 4, 5])
-    assert state["order"] == ["p1", "p2"]
+    assert [e.kind for e in events][-2:] == ["turn_ended", "initiative_rolled"]
+    assert state["round"] == 2 and state["order"] == ["p1", "p2"]
+    # Oi zuki on one voyou, Mae geri on another.
     _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
                                      "target": "p2"}, [])
     _, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
@@ -87,15 +89,17 @@ def test_the_shanghai_warehouse_example() -> None:
     # a parade instinctive (Habileté 2 + 1D10 for the second member) and fail.
     _, state = play(state, NICOLAS, {"kind": "attack", "technique": "mae_geri",
                                      "target": "p2"}, [])
+    # Both sides have spent their actions: round 3 opens (Jack 6 and 2, the voyous 5).
     events, state = play(state, GM, {"kind": "defend", "technique": "parade_instinctive"},
-                         [9, 2, 3, 1, 4, 7, 6, 2, 5])
+                         [9, 2, 3, 1, 4, 7, 6, 2, 5, 6, 2, 5])
     assert events[0].payload["defence_total"] == 4 and events[0].payload["hit"]
-    assert state["participants"]["p2"]["down"] == 3
-    # « Le troisième prend la fuite »: the GM takes him out.
-    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "down",
-                                "value": 4, "reason": "il prend la fuite"}, [])
-    assert state["participants"]["p2"]["down"] == 4
-
+    assert state["participants"]["p2"]["down"] == 3 and state["round"] == 3
+    # « Le troisième prend la fuite »: the GM says so; the voyous are out of the fight.
+    events, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2",
+                                     "field": "fled", "value": "oui",
+                                     "reason": "il prend la fuite"}, [])
+    assert TIAMAT.outcome(state).winners == ("Jack",) and state["turn"] is None
+    assert events[-1].kind == "fight_decided"
 
 def test_a_hit_that_takes_ten_makes_a_grave_wound_and_furie_stops_at_its_maximum() -> None:
     state = setup(("Jack", jack(), 10, 2), ("Jin", jin(), None, None))
@@ -246,15 +250,19 @@ def test_a_hold_and_a_failed_escape() -> None:
     _, state = play(state, GUY, {"kind": "end_turn"}, [])
     kinds = {form.kind for form in TIAMAT.legal_actions(state, NICOLAS)}
     assert "escape" in kinds and "attack" not in kinds
-    # Force 3: 4 against Ryu's Force 2: 6 — still held, two tries left, the turn's actions spent.
-    events, state = play(state, NICOLAS, {"kind": "escape"}, [4, 1, 1, 6, 1])
+    # Force 3: 4 against Ryu's Force 2: 6 — still held, two tries left, the turn's actions
+    # spent: everyone has played, round 2 opens (one try a turn for the held Jack).
+    events, state = play(state, NICOLAS, {"kind": "escape"}, [4, 1, 1, 6, 1, 9, 1, 1, 2, 1])
     assert not events[0].payload["free"]
     assert state["participants"]["p2"]["escape_tries"] == 2
-    assert state["participants"]["p2"]["actions_left"] == 0
+    assert state["round"] == 2 and state["participants"]["p2"]["actions_left"] == 1
 
 
 def test_ko_finishing_off_and_rest() -> None:
-    state = jack_first(boxer("straight_punch"))
+    state = setup(("Jack", jack(), 10, 2), ("Boxeur", boxer("straight_punch"), None, None),
+                  ("Second", boxer("straight_punch"), None, None))
+    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 1, 1, 2, 1, 1])
+    assert state["order"] == ["p1", "p3", "p2"]
     _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "sante",
                                 "value": 2, "reason": "déjà blessé"}, [])
     _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
@@ -269,13 +277,76 @@ def test_ko_finishing_off_and_rest() -> None:
     with pytest.raises(TiamatRefusal) as refused:
         play(state, NICOLAS, {"kind": "coup_de_grace", "target": "p2"}, [])
     assert refused.value.code == "full_turn"
-    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1])
+    # Jack keeps his action; the second boxer passes; round 2 opens (Jack first again).
+    _, state = play(state, NICOLAS, {"kind": "end_turn"}, [])
+    _, state = play(state, GM, {"kind": "end_turn"}, [9, 1, 1, 1, 1])
+    assert state["round"] == 2 and state["turn"] == "p1"
     _, state = play(state, NICOLAS, {"kind": "coup_de_grace", "target": "p2"}, [])
     assert state["participants"]["p2"]["dead"]
     # Two days of rest for Jack's knuckles: no loss to heal, santé stays at its maximum.
     _, state = play(state, GM, {"kind": "recover", "participant": "p1", "what": "rest_days",
                                 "amount": 2}, [3, 4])
     assert state["participants"]["p1"]["sante"] == 26
+
+
+def test_a_fight_decided_asks_nobody_to_play_and_awaits_the_gm_s_end() -> None:
+    """The boxer falls KO: Jack's side wins. No turn, no new round; the GM's « end the
+    match » is awaited (first, marked awaited); Jack may still finish off his enemy (« Mise
+    à mort », no turn needed once the fight is decided); the end keeps the result."""
+    state = jack_first(boxer("straight_punch"))
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "sante",
+                                "value": 2, "reason": "déjà blessé"}, [])
+    _, state = play(state, NICOLAS, {"kind": "attack", "technique": "oi_zuki",
+                                     "target": "p2"}, [])
+    events, state = play(state, GM, {"kind": "defend", "technique": "instinctive"},
+                         [7, 1, 1, 5, 9, 1, 1])
+    assert [e.kind for e in events] == ["attack_resolved", "fight_decided"]
+    result = TIAMAT.outcome(state)
+    assert result.winners == ("Jack",) and not result.over
+    assert result.params == {"names": "Boxeur"} and state["turn"] is None
+    gm_forms = TIAMAT.legal_actions(state, GM)
+    assert gm_forms[0].kind == "end_match" and gm_forms[0].choices["awaited"]
+    assert not {"roll_initiative", "attack", "end_turn"} & {f.kind for f in gm_forms}
+    jack_forms = {f.kind for f in TIAMAT.legal_actions(state, NICOLAS)}
+    assert "end_turn" not in jack_forms and "attack" not in jack_forms
+    assert "coup_de_grace" in jack_forms
+    refusal = refused_by(state, GM, {"kind": "roll_initiative"})
+    assert refusal.code == "fight_decided" and refusal.message_fr().startswith(
+        "le combat est joué")
+    _, state = play(state, NICOLAS, {"kind": "coup_de_grace", "target": "p2"}, [])
+    assert state["participants"]["p2"]["dead"]
+    _, state = play(state, GM, {"kind": "end_match"}, [])
+    assert state["status"] == "finished" and state["result"]["winners"] == ["Jack"]
+    finished = TIAMAT.outcome(state)
+    assert finished.over and finished.winners == ("Jack",)
+    assert TIAMAT.legal_actions(state, GM) == []
+
+
+def test_the_gm_ends_an_undecided_fight_and_a_correction_lets_a_decided_one_go_on() -> None:
+    state = jack_first(boxer("straight_punch"))
+    assert TIAMAT.outcome(state) is None
+    assert next(f for f in TIAMAT.legal_actions(state, GM)
+                if f.kind == "end_match").choices == {}
+    # The boxer flees: decided; the GM brings him back (« fled: no »): the fight goes on.
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "fled",
+                                "value": "oui"}, [])
+    assert TIAMAT.outcome(state).winners == ("Jack",)
+    _, state = play(state, GM, {"kind": "gm_adjust", "participant": "p2", "field": "fled",
+                                "value": "non"}, [9, 1, 1, 1, 1])
+    assert TIAMAT.outcome(state) is None
+    # No turn any more (the decision stopped it): a new round opens by itself.
+    assert state["round"] == 2 and state["turn"] is not None
+    _, state = play(state, GM, {"kind": "end_match"}, [])
+    result = TIAMAT.outcome(state)
+    assert result.over and result.winners == () and result.reason == "The GM ended the fight."
+
+
+def refused_by(state: dict, actor: Actor, action: dict) -> TiamatRefusal:
+    before = copy.deepcopy(state)
+    with pytest.raises(TiamatRefusal) as caught:
+        play(state, actor, action, [])
+    assert state == before
+    return caught.value
 
 
 def test_jumping_over_the_ravine_and_a_surprise_roll() -> None:
@@ -360,8 +431,8 @@ def test_tir_rapide_draws_and_fires_and_braquage_takes_the_gun() -> None:
     _, state = play(state, GM, {"kind": "end_turn"}, [])
     _, state = play(state, NICOLAS, {"kind": "manoeuvre", "what": "draw",
                                      "weapon": "pistolet_9mm"}, [])
-    _, state = play(state, NICOLAS, {"kind": "end_turn"}, [])
-    _, state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 1, 1])
+    _, state = play(state, NICOLAS, {"kind": "end_turn"}, [9, 1, 1, 1, 1])
+    assert state["round"] == 2  # everyone has played: the next round opens by itself
     _, state = play(state, GM, {"kind": "attack", "technique": "braquage", "target": "p2"}, [])
     # Rapidité 3 + 1D10: 8 against 1; Bras (legs' halves) 2 → right arm; no damage.
     events, state = play(state, NICOLAS, {"kind": "defend", "technique": "instinctive"},
@@ -426,7 +497,8 @@ def test_the_gm_types_postures_and_states_as_the_page_names_them() -> None:
     with pytest.raises(IllegalAction) as refused:
         play(state, GM, {"kind": "gm_adjust", "participant": "p1", "field": "posture",
                          "value": "couché"}, [])
-    assert refused.value.message_fr() == "« Valeur » : attendu : l'un de debout, à terre"
+    assert refused.value.message_fr() == (
+        "« Valeur » : attendu : l'un de debout, à terre, à genoux")
     assert "a_terre" not in refused.value.message
 
 
@@ -444,3 +516,23 @@ def test_a_refused_choice_names_its_field_and_the_game_words_never_keys() -> Non
     assert refused.value.message_fr() == ("« Compétence » : cette valeur n'est pas l'une de "
                                           "celles proposées")
     assert refused.value.message == "“Skill”: this value is not one of those offered"
+
+
+def test_each_orders_event_carries_its_writers_orders_and_old_logs_fold_the_same() -> None:
+    """« inscrivent secrètement leurs actions »: an ``orders_written`` holds its writer's
+    orders only; a log written before (the whole map under ``set``) folds to the same
+    state."""
+    state = setup(("Jack", jack(), 10, 2), ("Dante", jack(), 11, 3))
+    start = copy.deepcopy(state)
+    events, state = play(state, GM, {"kind": "roll_initiative"}, [8, 2, 8, 3])
+    log = list(events)
+    for actor, pid, text in ((NICOLAS, "p1", "Oi zuki"), (GUY, "p2", "Mae geri")):
+        events, state = play(state, actor, {"kind": "write_orders", "participant": pid,
+                                            "orders": text}, [])
+        assert events[0].payload["orders"] == text and "set" not in events[0].payload
+        log += events
+    assert state["orders"] == {"p1": "Oi zuki", "p2": "Mae geri"}
+    old = [*log[:1], *(copy.deepcopy(event) for event in log[1:])]
+    old[1].payload["set"] = {"orders": {"p1": "Oi zuki"}}
+    old[2].payload["set"] = {"orders": {"p1": "Oi zuki", "p2": "Mae geri"}}
+    assert fold(TIAMAT, old, start) == fold(TIAMAT, log, start) == state
