@@ -1,8 +1,8 @@
 """``python -m bench [--quick] [PART ...]``: run the benchmark and print its figures.
 
-Parts: rolls, fanout, latency, growth, throughput (all by default, in that order). Every
-server part shares one Tablée server (a subprocess) on a fresh SQLite database in a
-temporary directory; nothing is asserted, the figures are printed with their aims.
+Parts: rolls, odds, simulations, fanout, latency, growth, throughput (all by default, in that
+order). Every server part shares one Tablée server (a subprocess) on a fresh SQLite database
+in a temporary directory; nothing is asserted, the figures are printed with their aims.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from bench import fanout, growth, latency, rolls, throughput
+from bench import fanout, growth, latency, odds, rolls, simulations, throughput
 from bench.client import api_client
 from bench.report import Figure, summary
 from bench.seating import Member, Table, register, seat_table, seat_tables
@@ -37,8 +37,8 @@ from bench.server import (
     tablee,
 )
 
-PARTS = ("rolls", "fanout", "latency", "growth", "throughput")
-SERVER_PARTS = frozenset(PARTS) - {"rolls"}
+PARTS = ("rolls", "odds", "simulations", "fanout", "latency", "growth", "throughput")
+SERVER_PARTS = frozenset(PARTS) - {"rolls", "odds", "simulations"}
 
 
 @dataclass(frozen=True)
@@ -219,6 +219,12 @@ def main(argv: list[str] | None = None) -> int:
         own, machine = time.process_time() - own, machine_cpu_seconds() - machine
         print(f"  (rolls: {time.perf_counter() - wall:.1f} s; CPU: bench {own:.1f} s, "
               f"other work on the machine {max(0.0, machine - own):.1f} s)\n")
+    if "odds" in parts:  # exact odds, in this process (docs/odds.md § Speed)
+        run.figures += odds.run(quick=args.quick)
+        print()
+    if "simulations" in parts:  # before any server too: every core for the pool
+        run.figures += simulations.run(quick=args.quick)
+        print()
     if parts & SERVER_PARTS:
         limit = raise_open_files()
         if "fanout" in parts and limit < scale.streams + 200:

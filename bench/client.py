@@ -37,7 +37,13 @@ class StreamError(RuntimeError):
 
 
 class Viewer(asyncio.Protocol):
-    """One SSE connection: records when each event id arrives; ``arrival(seq)`` awaits it."""
+    """One SSE connection: records when each event id arrives; ``arrival(seq)`` awaits it.
+
+    ``counted``: the SSE event names that mark an event's arrival (None: any message with an
+    id). The table page's stream follows each batch of ``log`` lines with a ``state``
+    message carrying the same id: only the log line is the event's arrival."""
+
+    counted: frozenset[bytes] | None = None
 
     def __init__(self, request: bytes) -> None:
         self._request = request
@@ -158,9 +164,14 @@ class Viewer(asyncio.Protocol):
             if end < 0:
                 return
             block, self._body = self._body[:end], self._body[end + 4:]
-            for line in block.split(b"\r\n"):
+            seq, name = None, None
+            for line in block.split(b"\r\n", 2)[:2]:  # our server writes id, event, data
                 if line.startswith(b"id:"):
-                    self._arrived(int(line[3:]), now)
+                    seq = int(line[3:])
+                elif line.startswith(b"event:"):
+                    name = line[6:].strip()
+            if seq is not None and (self.counted is None or name in self.counted):
+                self._arrived(seq, now)
 
     def _arrived(self, seq: int, now: float) -> None:
         self.arrivals.setdefault(seq, now)

@@ -217,6 +217,7 @@ def _sampled(raw: Path, top: int) -> Iterator[None]:
         recorder.send_signal(signal.SIGINT)
         recorder.wait(timeout=60)
     _report(raw, top)
+    print(f"(samples: {raw})")
 
 
 async def statements(args: argparse.Namespace) -> None:
@@ -252,7 +253,7 @@ async def fanout(args: argparse.Namespace) -> None:
             disconnect = asyncio.Event()
 
             def stream(member) -> Awaitable[None]:
-                path = f"{table.path}/stream"
+                path = _stream_path(table, args.page)
                 scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
                          "method": "GET", "scheme": "http", "path": path,
                          "raw_path": path.encode(), "query_string": b"", "root_path": "",
@@ -329,6 +330,13 @@ async def fanout(args: argparse.Namespace) -> None:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def _stream_path(table: Table, page: bool) -> str:
+    """The match's API stream, or its table page's HTML stream."""
+    if page:
+        return f"/campaigns/{table.campaign_id}/matches/{table.match_id}/stream"
+    return f"{table.path}/stream"
+
+
 def _stream_scope(path: str, token: str, last_event_id: int | None = None) -> dict[str, Any]:
     headers = [(b"host", b"bench"), (b"authorization", f"Bearer {token}".encode())]
     if last_event_id is not None:
@@ -373,10 +381,10 @@ async def reconnect(args: argparse.Namespace) -> None:
                 post = tablee.action_calls([table])[0]
                 assert await post() == 200
                 table.seq += 1
-            calls = [lambda t=t: _reopen(tablee.app, f"{t.path}/stream", t.actors[1].token,
-                                         t.seq) for t in tables]
+            calls = [lambda t=t: _reopen(tablee.app, _stream_path(t, args.page),
+                                         t.actors[1].token, t.seq) for t in tables]
             leave = asyncio.Event()
-            watching = [asyncio.ensure_future(_reopen(tablee.app, f"{t.path}/stream",
+            watching = [asyncio.ensure_future(_reopen(tablee.app, _stream_path(t, args.page),
                                                       t.members[0].token, t.seq, leave))
                         for t in tables]
             try:
@@ -403,6 +411,11 @@ async def _reopened(args: argparse.Namespace, calls: list[Call]) -> None:
         print(f"function calls per reconnection (every thread): "
               f"{_counting['calls'] / args.requests:,.0f}")
         return
+    if args.pyspy:
+        with _sampled(Path(tempfile.mkdtemp(prefix="tablee-spy-")) / "samples.txt",
+                      args.top):
+            await rounds(args.requests * 4)
+        return
     results = [await rounds(args.requests) for _ in range(args.rounds)]
     for ms in results:
         print(f"  CPU per reconnection: {ms:.3f} ms")
@@ -424,6 +437,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=800)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--page", action="store_true",
+                        help="fanout, reconnect: the table page's HTML stream, not the API's")
     parser.add_argument("--profile", action="store_true", help="cProfile (the loop's thread)")
     parser.add_argument("--calls", action="store_true",
                         help="also count function calls per request (deterministic)")

@@ -1,15 +1,25 @@
 """``python -m bench.load``: tables of six playing at once, on one stack or several.
 
 Each simulated table is a match with six members — a GM, four players, a spectator — each
-with the match's API stream open, like six browsers. Four tables in five play ``libre``
+with a stream of the match open, like six browsers: one in two (the GM and two players) the
+table page's HTML stream (``GET /campaigns/{cid}/matches/{mid}/stream``: each event a ``log``
+line rendered for its viewer, then the ``state`` panel), the others the API's JSON stream.
+Four tables in five play ``libre``
 (free play): after a think time (exponential, ``--think`` seconds on average) one of the
 five actors posts a public roll or a note. One in five plays Cyborg Anti-Alien, whose
 rules judge every action: its GM has the cyborg Kenji make Force tests. A sample is the
 time from sending the POST to the moment the last of the table's six viewers has the
-event. Browsers also drop their stream now and then (``--reconnect`` seconds on average)
-and come back one second later with ``Last-Event-ID``, as EventSource does; every viewer
+event (and, apart, to its last API viewer and its last page viewer). Browsers also drop
+their stream now and then (``--reconnect`` seconds on average) and come back one second
+later with ``Last-Event-ID``, as EventSource does; a reconnection's *resume* time runs from
+that request until the browser holds every event its table had when it asked. Every viewer
 must end with every event of its table exactly once (missing and doubled events are
 counted).
+
+The server runs through ``bench/lagserve.py``, which watches each worker's event loop: its
+lag (how late a task asking to wake every 5 ms wakes) and the queues a request may wait in
+(the SQLite write turn, the thread pool), printed per run. Server CPU is the process tree's
+own CPU time, per action: a figure that a busy machine moves far less than the latencies.
 
 Stacks: ``sqlite`` (one worker, in-process broker), ``pg2`` and ``pg4`` (PostgreSQL +
 Redis, 2 or 4 uvicorn workers: ``python -m app serve --workers N``). Tables are seated once
@@ -51,7 +61,7 @@ from bench.client import (
     connect,
     open_viewer,
 )
-from bench.report import percentile, table
+from bench.report import Figure, percentile, summary, table
 from bench.seating import CYBORG_TEST, Member, Table, seat_tables
 from bench.server import (
     ROOT,
@@ -62,7 +72,9 @@ from bench.server import (
     machine_cpu_seconds,
     new_instance,
     raise_open_files,
+    serve_command,
     tablee,
+    tablee_root,
 )
 
 DELIVERY_TIMEOUT = 15.0
@@ -70,6 +82,9 @@ RETRY_SECONDS = 1.0  # EventSource's retry, as the server asks (app.http.streams
 RETRIES = 8  # an action is tried again this many times (lost connection, 503)
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/tablee_bench_load"
 REDIS_URL = "redis://127.0.0.1:6379/6"
+PAGE_EVENTS = frozenset((b"log", b"logreset"))  # the page stream's events (not ``state``)
+AIM_MS = 100  # p99, action → its table's last viewer (issue 29)
+RESUME_AIM_MS = 250  # p99, a reconnection back to where its table is
 ACTIONS = ({"kind": "roll", "expression": "1d20+5", "purpose": "load"},
            {"kind": "roll", "expression": "3d6", "purpose": "load"},
            {"kind": "note", "text": "On avance vers la porte nord."})
@@ -104,6 +119,51 @@ def tree_cpu_seconds(pid: int) -> float:
             continue
         total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+class ServiceCpu:
+    """CPU time of the PostgreSQL backends serving one database and of every Redis server,
+    sampled twice a second during a run: they are not in the server's process tree. A
+    backend that ends between two samples loses its last half second; the cluster's own
+    processes (WAL writer, checkpointer) are shared with other databases and not counted."""
+
+    def __init__(self, database: str) -> None:
+        self.database = f" {database} "
+        self.first: dict[int, tuple[str, float]] = {}
+        self.last: dict[int, float] = {}
+        self.started = False
+
+    def sample(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                if command.startswith("postgres:") and self.database in command:
+                    kind = "postgres"
+                elif command.startswith("redis-server"):
+                    kind = "redis"
+                else:
+                    continue
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, UnicodeDecodeError):
+                continue
+            cpu = (int(fields[11]) + int(fields[12])) / tick
+            pid = int(entry.name)
+            # a process first seen after the first sample began during the run
+            self.first.setdefault(pid, (kind, cpu if not self.started else 0.0))
+            self.last[pid] = cpu
+        self.started = True
+
+    def seconds(self, kind: str) -> float:
+        return sum(self.last[pid] - first for pid, (each, first) in self.first.items()
+                   if each == kind)
+
+    async def watch(self, until: float) -> None:
+        while time.monotonic() < until:
+            await asyncio.to_thread(self.sample)
+            await asyncio.sleep(0.5)
 
 
 def tree_rss_mib(pid: int) -> float:
@@ -162,16 +222,19 @@ def fresh_postgres(instance: Instance, pg_url: str) -> None:
 
 
 @contextmanager
-def serve(stack: Stack, instance: Instance, pg_url: str, redis_url: str) -> Iterator[Server]:
+def serve(stack: Stack, instance: Instance, pg_url: str, redis_url: str,
+          lag_dir: Path | None = None) -> Iterator[Server]:
     if not stack.postgres:
-        with tablee(instance) as server:
+        with tablee(instance, lag_dir=lag_dir) as server:
             yield server
         return
     port = free_port()
-    command = [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port),
-               "--workers", str(stack.workers)]
     log = instance.data_dir / f"server-{stack.workers}.log"
-    with _serving(command, _postgres_env(instance, pg_url, redis_url), port, log) as server:
+    env = _postgres_env(instance, pg_url, redis_url)
+    if lag_dir is not None:
+        env["TABLEE_BENCH_LAG"] = str(lag_dir)
+    with _serving(serve_command(port, stack.workers), env, port, log,
+                  cwd=tablee_root()) as server:
         _wait_for_workers(server, stack.workers)
         yield server
 
@@ -189,15 +252,19 @@ def _wait_for_workers(server: Server, workers: int, seconds: float = 60) -> None
 
 class Browser:
     """One member's tab: its stream, reopened after a drop with ``Last-Event-ID``; keeps
-    every event id it received across its connections."""
+    every event id it received across its connections. ``page``: the table page's HTML
+    stream, else the API's."""
 
-    def __init__(self, base_url: str, path: str, token: str, start: int) -> None:
-        self.base_url, self.path, self.token = base_url, path, token
-        self.start = start
+    def __init__(self, base_url: str, table_: Table, member: Member, *, page: bool) -> None:
+        self.base_url, self.table, self.token, self.page = base_url, table_, member.token, page
+        self.path = (f"/campaigns/{table_.campaign_id}/matches/{table_.match_id}/stream"
+                     if page else table_.path + "/stream")
+        self.start = table_.seq
         self.arrivals: dict[int, float] = {}
         self.doubled = 0
         self.reconnects = 0
         self.failed_opens = 0
+        self.resumes: list[float] = []  # ms, each reconnection until it had what it missed
         self._waiters: dict[int, asyncio.Future[float]] = {}
         self.viewer: Viewer | None = None
         self.closing = False
@@ -207,6 +274,8 @@ class Browser:
         browser = self
 
         class Tab(Viewer):
+            counted = PAGE_EVENTS if browser.page else None
+
             def _arrived(self, seq: int, now: float) -> None:
                 browser.arrived(seq, now)
 
@@ -256,14 +325,27 @@ class Browser:
         try:
             while not self.closing:
                 await asyncio.sleep(RETRY_SECONDS)
+                asked, due = time.perf_counter(), self.table.seq
                 try:
                     await self.open()
-                    self.reconnects += 1
-                    return
                 except (StreamError, OSError):
                     self.failed_opens += 1
+                    continue
+                self.reconnects += 1
+                await self._resumed(asked, due)
+                return
         finally:
             self._reopening = None
+
+    async def _resumed(self, asked: float, due: int) -> None:
+        """Record how long the reconnection took to bring back what the table had when the
+        browser asked (``due``, the last event acknowledged by then)."""
+        if due > self.last:
+            try:
+                await asyncio.wait_for(self.arrival(due), DELIVERY_TIMEOUT)
+            except (TimeoutError, StreamError):
+                return  # dropped again, or not delivered in time: counted elsewhere
+        self.resumes.append((time.perf_counter() - asked) * 1000)
 
     async def arrival(self, seq: int) -> float:
         if seq in self.arrivals:
@@ -284,6 +366,79 @@ class Browser:
         return sum(1 for seq in range(self.start + 1, final + 1) if seq not in self.arrivals)
 
 
+# -- the server's event loop (bench/lagserve.py) ---------------------------------------------
+
+def read_lag(directory: Path) -> dict[int, dict]:
+    """Each worker's running totals, by pid."""
+    found = {}
+    for path in directory.glob("lag-*.json"):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        found[data["pid"]] = data
+    return found
+
+
+@dataclass
+class Lag:
+    """The server's event loops over a run (every worker's ticks together)."""
+
+    ticks: int = 0
+    p99_ms: float = float("nan")
+    max_ms: float = float("nan")  # the worst second's worst tick
+    mean_ms: float = float("nan")
+    write_waiting: float = float("nan")  # mean actions waiting for the write turn
+    threads_busy: float = float("nan")  # mean threads of the pool at work
+    # full collections of the garbage collector (generation 2): how many, their time (ms)
+    full_gcs: int = 0
+    full_gc_ms: float = 0.0
+    full_gc_max_ms: float = 0.0  # the longest since the worker started
+
+    def text(self) -> str:
+        if not self.ticks:
+            return "—"
+        return f"{self.p99_ms:.0f}/{self.max_ms:.0f}"
+
+
+def lag_between(before: dict[int, dict], after: dict[int, dict], began: float,
+                ended: float) -> Lag:
+    edges: tuple[float, ...] = ()
+    counts: list[int] = []
+    ticks, lag_sum, worst, gauged = 0, 0.0, 0.0, 0
+    sums = {"write_waiting": 0, "threads_busy": 0}
+    full = [0, 0.0, 0.0]
+    for pid, now in after.items():
+        if now.get("gc"):  # a served checkout's lagserve from before these figures has none
+            was = (before.get(pid) or {}).get("gc") or [[0, 0.0, 0.0]] * 3
+            full[0] += now["gc"][2][0] - was[2][0]
+            full[1] += now["gc"][2][1] - was[2][1]
+            full[2] = max(full[2], now["gc"][2][2])
+        then = before.get(pid, {"ticks": 0, "lag_counts": [0] * len(now["lag_counts"]),
+                                "lag_sum_ms": 0.0, "gauged": 0,
+                                "sums": dict.fromkeys(now["sums"], 0)})
+        gauged += now["gauged"] - then["gauged"]
+        edges = (*now["edges_ms"], float("inf"))
+        diff = [a - b for a, b in zip(now["lag_counts"], then["lag_counts"], strict=True)]
+        counts = [a + b for a, b in zip(counts or [0] * len(diff), diff, strict=True)]
+        ticks += now["ticks"] - then["ticks"]
+        lag_sum += now["lag_sum_ms"] - then["lag_sum_ms"]
+        for name in sums:
+            sums[name] += now["sums"][name] - then["sums"][name]
+        worst = max([worst, *(row[1] for row in now["seconds"] if began <= row[0] <= ended + 1)])
+    if not ticks:
+        return Lag()
+    seen, p99 = 0, edges[-1]
+    for edge, count in zip(edges, counts, strict=True):
+        seen += count
+        if seen >= 0.99 * ticks:
+            p99 = edge
+            break
+    gauged = max(gauged, 1)
+    return Lag(ticks, p99, worst, lag_sum / ticks, sums["write_waiting"] / gauged,
+               sums["threads_busy"] / gauged, full[0], full[1], full[2])
+
+
 # -- one run --------------------------------------------------------------------------------
 
 @dataclass
@@ -292,8 +447,12 @@ class Result:
     tables: int
     viewers: int
     duration: float
+    pages: int = 0  # viewers on the page's HTML stream (the others on the API's)
     latencies: list[float] = field(default_factory=list)  # every viewer connected
+    api_latencies: list[float] = field(default_factory=list)  # the table's last API viewer
+    page_latencies: list[float] = field(default_factory=list)  # its last page viewer
     during_reconnect: list[float] = field(default_factory=list)  # one was coming back
+    resumes: list[float] = field(default_factory=list)  # ms, reconnection → caught up
     errors: dict[str, int] = field(default_factory=dict)
     retried: dict[str, int] = field(default_factory=dict)  # retried (same key), by kind
     acked: dict[int, list[int]] = field(default_factory=dict)  # match → seqs answered 200
@@ -304,38 +463,64 @@ class Result:
     server_cpu: float = 0.0
     client_cpu: float = 0.0
     server_rss: float = 0.0
+    db_cpu: float | None = None  # PostgreSQL backends of the bench's database (ServiceCpu)
+    redis_cpu: float | None = None
     open_seconds: float = 0.0
+    lag: Lag = field(default_factory=Lag)
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    @property
+    def actions(self) -> int:
+        return len(self.latencies) + len(self.during_reconnect)
+
+    @property
+    def p99(self) -> float:
+        return percentile(self.latencies, 0.99)
 
     def row(self) -> tuple[str, ...]:
         ms = self.latencies
         errors = sum(self.errors.values())
         away = self.during_reconnect
-        return (self.stack, str(self.tables), str(self.viewers),
-                str(len(ms) + len(away)), f"{(len(ms) + len(away)) / self.duration:.1f}",
+        return (self.stack, str(self.tables), f"{self.viewers - self.pages}+{self.pages}",
+                str(self.actions), f"{self.actions / self.duration:.1f}",
                 *(f"{percentile(ms, q):.0f}" for q in (0.5, 0.95, 0.99)),
+                f"{percentile(self.api_latencies, 0.99):.0f}",
+                f"{percentile(self.page_latencies, 0.99):.0f}",
                 f"{len(away)}: {percentile(away, 0.99):.0f}" if away else "0",
+                f"{len(self.resumes)}: {percentile(self.resumes, 0.99):.0f}"
+                if self.resumes else "0",
                 str(errors), f"{self.missing}/{self.doubled}",
                 f"{self.reconnects}/{self.failed_opens}",
                 f"{100 * self.server_cpu / self.duration:.0f}%",
+                f"{1000 * self.server_cpu / max(1, self.actions):.1f}", self.lag.text(),
+                *(f"{100 * cpu / self.duration:.0f}%" if cpu is not None else "—"
+                  for cpu in (self.db_cpu, self.redis_cpu)),
                 f"{100 * self.client_cpu / self.duration:.0f}%", f"{self.server_rss:.0f}")
 
 
-HEADERS = ("stack", "tables", "viewers", "actions", "actions/s", "p50 ms", "p95 ms", "p99 ms",
-           "while reconnecting: n, p99 ms", "errors", "missing/doubled", "reconnects/failed opens",
-           "server CPU", "load gen CPU", "server RSS MiB")
+HEADERS = ("stack", "tables", "viewers API+page", "actions", "actions/s", "p50 ms", "p95 ms",
+           "p99 ms", "API p99", "page p99", "while reconnecting: n, p99 ms",
+           "resumed: n, p99 ms", "errors", "missing/doubled", "reconnects/failed opens",
+           "server CPU", "CPU ms/action", "loop lag p99/max ms", "PostgreSQL CPU", "Redis CPU",
+           "load gen CPU", "server RSS MiB")
 
 
 async def play(server: Server, tables: list[Table], stack: Stack, *, duration: float,
                think: float, reconnect: float, seed: int = 0,
                fault: Callable[[], Awaitable[None]] | None = None,
-               label: str | None = None) -> Result:
+               label: str | None = None, page_every: int = 2,
+               lag_dir: Path | None = None, pg_url: str | None = None) -> Result:
+    """One run. ``page_every``: one member in that many (the GM first) watches the table
+    page's HTML stream, the others the API's (0: all the API's). ``pg_url``: the database
+    whose backends' CPU is counted (PostgreSQL stacks)."""
     result = Result(label or stack.name, len(tables), 6 * len(tables), duration)
-    browsers = {t.match_id: [Browser(server.url, t.path + "/stream", m.token, t.seq)
-                             for m in t.members] for t in tables}
+    browsers = {t.match_id: [Browser(server.url, t, m, page=bool(page_every)
+                                     and index % page_every == 0)
+                             for index, m in enumerate(t.members)] for t in tables}
     every = [b for group in browsers.values() for b in group]
+    result.pages = sum(b.page for b in every)
     opened = time.perf_counter()
     gate = asyncio.Semaphore(32)
 
@@ -358,6 +543,12 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
     try:
         until = time.monotonic() + duration
         cpu_server, cpu_client = tree_cpu_seconds(server.process.pid), time.process_time()
+        lag_before, began = (read_lag(lag_dir) if lag_dir else {}), time.time()
+        spy = _spy(server, duration, result)
+        services = ServiceCpu(urlsplit(pg_url).path.lstrip("/")) if pg_url else None
+        if services is not None:
+            services.sample()
+            watching = asyncio.ensure_future(services.watch(until))
         started = time.perf_counter()
         progress = asyncio.ensure_future(_progress(result, started, duration))
         try:
@@ -372,6 +563,16 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
         result.server_cpu = tree_cpu_seconds(server.process.pid) - cpu_server
         result.client_cpu = time.process_time() - cpu_client
         result.server_rss = tree_rss_mib(server.process.pid)
+        if services is not None:
+            watching.cancel()
+            services.sample()
+            result.db_cpu = services.seconds("postgres")
+            result.redis_cpu = services.seconds("redis")
+        if spy is not None:
+            await asyncio.to_thread(spy.wait, 60)
+        if lag_dir is not None:
+            await asyncio.sleep(1.1)  # the workers' next second's figures
+            result.lag = lag_between(lag_before, read_lag(lag_dir), began, time.time())
         await _settle(every)  # the last reconnections catch up
         finals = {t.match_id: t.seq for t in tables}
         for match_id, group in browsers.items():
@@ -380,6 +581,7 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
                 result.doubled += browser.doubled
                 result.reconnects += browser.reconnects
                 result.failed_opens += browser.failed_opens
+                result.resumes += browser.resumes
                 browser.close()
     finally:
         poster.close()
@@ -439,8 +641,13 @@ async def _table(poster: Poster, table_: Table, browsers: list[Browser],
         if reconnecting or sum(browser.reconnects for browser in browsers) != reconnects:
             # A viewer was away (the 1 s retry): it gets the event when it is back.
             result.during_reconnect.append(latency)
-        else:
-            result.latencies.append(latency)
+            continue
+        result.latencies.append(latency)
+        for page, samples in ((False, result.api_latencies), (True, result.page_latencies)):
+            arrived = [at for browser, at in zip(browsers, times, strict=True)
+                       if browser.page is page]
+            if arrived:
+                samples.append((max(arrived) - sent) * 1000)
 
 
 class Poster:
@@ -522,6 +729,51 @@ async def _seat(url: str, count: int) -> list[Table]:
         return await seat_tables(client, count, "l", automated_every=AUTOMATED_EVERY)
 
 
+def _spy(server: Server, duration: float, result: Result) -> subprocess.Popen | None:
+    """py-spy on every thread of the server for the run's play only (not the seating nor
+    the streams' opening) when ``TABLEE_BENCH_PYSPY_PLAY`` names a directory: raw samples
+    to ``<dir>/<stack>-<tables>.txt``, for ``python -m bench.profile --report FILE``."""
+    directory = os.environ.get("TABLEE_BENCH_PYSPY_PLAY")
+    if not directory:
+        return None
+    name = f"{result.stack.split(',')[0].split()[0]}-{result.tables}.txt"
+    return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid),
+                             "--subprocesses", "--format", "raw", "--rate", "100",
+                             "--nonblocking", "--duration", str(max(1, int(duration))),
+                             "--output", str(Path(directory) / name)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def aims(results: list[Result]) -> list[Figure]:
+    """The issue's aims, read on the rows that have them: 500 tables on SQLite with one
+    worker (p99 and reconnections), 200 tables on PostgreSQL + Redis with two workers."""
+    figures = []
+    for result in results:
+        where = f"{result.tables} tables, {result.stack}"
+        if result.stack == STACKS["sqlite"].name and result.tables == 500:
+            figures += [Figure(f"p99 action → last viewer, {where}", result.p99, " ms",
+                               AIM_MS),
+                        Figure(f"p99 reconnection resumed, {where}",
+                               percentile(result.resumes, 0.99), " ms", RESUME_AIM_MS)]
+        elif result.stack == STACKS["pg2"].name and result.tables == 200:
+            figures.append(Figure(f"p99 action → last viewer, {where}", result.p99, " ms",
+                                  AIM_MS))
+        else:
+            figures.append(Figure(f"p99 action → last viewer, {where}", result.p99, " ms"))
+        figures.append(Figure(f"server CPU per action, {where}",
+                              1000 * result.server_cpu / max(1, result.actions), " ms"))
+    return figures
+
+
+def _event_loop() -> Callable[..., object]:
+    """uvloop's runner when installed: the load generator's own CPU stays low."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover
+        return asyncio.run
+    return uvloop.run
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -534,6 +786,9 @@ def main(argv: list[str] | None = None) -> int:
                         "table's actions")
     parser.add_argument("--reconnect", type=float, default=60, help="mean seconds between a "
                         "browser's drops (0: never)")
+    parser.add_argument("--page-every", type=int, default=2, help="one member in N watches "
+                        "the table page's HTML stream, the others the API's (0: none; "
+                        "default 2)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     # A SIGTERM (a timeout, a kill) unwinds like Ctrl-C: the servers it started stop too.
@@ -542,13 +797,18 @@ def main(argv: list[str] | None = None) -> int:
     stacks = [STACKS[name] for name in args.stacks.split(",")]
     pg_url = os.environ.get("TABLEE_BENCH_PG", PG_URL)
     redis_url = os.environ.get("TABLEE_BENCH_REDIS", REDIS_URL)
+    run = _event_loop()
     limit = raise_open_files()
     if limit < 2 * 6 * max(sizes) + 500:
         print(f"warning: only {limit} open files allowed")
-    print(f"Load: tables of 6 (GM, 4 players, a spectator), each member's stream open; an "
-          f"action every {args.think:g} s per table on average; a drop and reconnection "
-          f"every {args.reconnect:g} s per browser on average; {args.duration:g} s of play "
-          f"per run. Loopback; the load generator runs on the same {os.cpu_count()} cores.")
+    pages = f"one in {args.page_every} on the table page's HTML stream, the others on the " \
+        "API's" if args.page_every else "all on the API's stream"
+    print(f"Load: tables of 6 (GM, 4 players, a spectator), each member's stream open "
+          f"({pages}); an action every {args.think:g} s per table on average; a drop and "
+          f"reconnection every {args.reconnect:g} s per browser on average; "
+          f"{args.duration:g} s of play per run. Loopback; the load generator runs on the "
+          f"same {os.cpu_count()} cores"
+          + (f"; server code from {tablee_root()}" if tablee_root() != ROOT else "") + ".")
     busy_before = machine_cpu_seconds()
     time.sleep(1)
     busy = (machine_cpu_seconds() - busy_before) / (os.cpu_count() or 1)
@@ -567,24 +827,34 @@ def main(argv: list[str] | None = None) -> int:
                     pg_instance.data_dir.mkdir(parents=True)
                     fresh_postgres(pg_instance, pg_url)
                 instance = pg_instance
-            with serve(stack, instance, pg_url, redis_url) as server:
+            lag_dir = Path(temp) / f"lag-{stack.name.split(',')[0].split()[0]}-{stack.workers}"
+            lag_dir.mkdir()
+            with serve(stack, instance, pg_url, redis_url, lag_dir) as server:
                 if stack.postgres not in seated:
                     began = time.perf_counter()
-                    seated[stack.postgres] = asyncio.run(_seat(server.url, max(sizes)))
+                    seated[stack.postgres] = run(_seat(server.url, max(sizes)))
                     print(f"  seated {max(sizes)} tables ({stack.name.split(',')[0]}) in "
                           f"{time.perf_counter() - began:.0f} s")
                 for size in sizes:
-                    result = asyncio.run(play(server, seated[stack.postgres][:size], stack,
-                                              duration=args.duration, think=args.think,
-                                              reconnect=args.reconnect))
+                    result = run(play(server, seated[stack.postgres][:size], stack,
+                                      duration=args.duration, think=args.think,
+                                      reconnect=args.reconnect, page_every=args.page_every,
+                                      lag_dir=lag_dir,
+                                      pg_url=pg_url if stack.postgres else None))
                     results.append(result)
                     errors = ", ".join(f"{k} ×{n}" for k, n in result.errors.items())
+                    lag = result.lag
                     print(f"  {stack.name}, {size} tables: streams opened in "
-                          f"{result.open_seconds:.1f} s; p99 "
-                          f"{percentile(result.latencies, 0.99):.0f} ms"
+                          f"{result.open_seconds:.1f} s; p99 {result.p99:.0f} ms; loop lag "
+                          f"p99/max {lag.text()} ms; means: {lag.write_waiting:.2f} actions "
+                          f"waiting for the write turn, {lag.threads_busy:.2f} threads busy; "
+                          f"{lag.full_gcs} full collections ({lag.full_gc_ms:.0f} ms, the "
+                          f"longest {lag.full_gc_max_ms:.0f} ms)"
                           f"{'; errors: ' + errors if errors else ''}")
     print()
     print(table([result.row() for result in results], HEADERS))
+    print()
+    print(summary(aims(results)))
     if args.json:
         Path(args.json).write_text(json.dumps([result.__dict__ for result in results],
                                               default=str, indent=1))

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-STARTUP_SECONDS = 30
+STARTUP_SECONDS = 120  # two workers importing the app on a busy machine take a while
 
 
 def raise_open_files() -> int:
@@ -126,13 +126,25 @@ def new_instance(data_dir: Path) -> Instance:
     return instance
 
 
+LAGSERVE = Path(__file__).with_name("lagserve.py")
+
+
+def serve_command(port: int, workers: int = 1) -> list[str]:
+    """``python -m app serve`` on ``port`` — by way of ``bench/lagserve.py``, which also
+    watches each worker's event loop when ``TABLEE_BENCH_LAG`` names a directory."""
+    return [sys.executable, str(LAGSERVE), "serve", "--host", "127.0.0.1", "--port",
+            str(port), *(["--workers", str(workers)] if workers > 1 else [])]
+
+
 @contextmanager
-def tablee(instance: Instance) -> Iterator[Server]:
-    """``python -m app serve`` on a free port, for the block's duration."""
+def tablee(instance: Instance, *, lag_dir: Path | None = None) -> Iterator[Server]:
+    """``python -m app serve`` on a free port, for the block's duration; ``lag_dir``: where
+    its event loop's figures go (``bench.lagserve``)."""
     port = free_port()
-    command = [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1",
-               "--port", str(port)]
-    with _serving(command, instance.env(), port, instance.data_dir / "server.log",
+    env = instance.env()
+    if lag_dir is not None:
+        env["TABLEE_BENCH_LAG"] = str(lag_dir)
+    with _serving(serve_command(port), env, port, instance.data_dir / "server.log",
                   cwd=tablee_root()) as server:
         samples = os.environ.get("TABLEE_BENCH_PYSPY")
         if not samples:
