@@ -1,5 +1,5 @@
 """Chasse préhistorique: a throw's odds (docs/odds.md) are the throw's own — compared with
-100,000 seeded throws through the rules engine's ``decide``."""
+the seeded throws of tests/odds_check.py through the rules engine's ``decide``."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def _outcome(events) -> set[str]:
     return keys
 
 
-def test_the_throw_odds_match_100000_throws_through_decide(step_six):
+def test_the_throw_odds_match_seeded_throws_through_decide(step_six):
     # The GM's modifier (+1, public in this game) waits for the next roll: the odds count it.
     state = _do(step_six, {"kind": "gm_modifier", "value": 1, "label": "vent"})
     odds = CHASSE.odds(state, THROW, PAUL)
@@ -128,7 +128,7 @@ def in_contact(step_six):
     return state
 
 
-def test_a_melee_round_s_odds_match_100000_rounds_through_decide(in_contact):
+def test_a_melee_round_s_odds_match_seeded_rounds_through_decide(in_contact):
     fight = {"kind": "melee", "fight": "t1|t3|couteau"}
     odds = CHASSE.odds(CHASSE.view(in_contact, PAUL), fight, PAUL)
     # The knife against a boar: 4+, +1 for Ghâ's support: 3+; the boar saves on 4+. The
@@ -167,7 +167,7 @@ def step_two(step_six):
     return state
 
 
-def test_lighting_a_fire_s_odds_match_100000_tries(step_two):
+def test_lighting_a_fire_s_odds_match_seeded_tries(step_two):
     ourk, gha = step_two["tokens"]["t1"], step_two["tokens"]["t2"]
     helpers = 1 if ((ourk["x"] - gha["x"]) ** 2 + (ourk["y"] - gha["y"]) ** 2) <= 4 else 0
     light = {"kind": "light_fire", "token": "t1", "x": int(ourk["x"]), "y": int(ourk["y"])}
@@ -178,7 +178,7 @@ def test_lighting_a_fire_s_odds_match_100000_tries(step_two):
         if e.kind == "fire_lit")["success"] else set())
 
 
-def test_a_charge_s_odds_match_100000_charges_and_a_move_throws_none(step_two):
+def test_a_charge_s_odds_match_seeded_charges_and_a_move_throws_none(step_two):
     state = copy.deepcopy(step_two)
     state["tokens"]["t1"].update(x=33, y=28)  # 9" from the boar, in sight
     charge = {"kind": "move", "token": "t1", "target": "t3"}

@@ -1,6 +1,6 @@
 """Cyborg Anti-Alien's exact odds (docs/odds.md § Cyborg Anti-Alien): for every kind of action
-that rolls, the chances — and the santé lost on average — against 100,000 seeded throws through
-the rules engine's ``decide``."""
+that rolls, the chances — and the santé lost on average — against the seeded throws of
+tests/odds_check.py through the rules engine's ``decide``."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def check(odds, throw, *, mean: str | None = "damage") -> None:
                             RUNS, mean)
 
 
-def test_a_burst_at_a_wounded_cyborg_matches_100000_bursts(fight):
+def test_a_burst_at_a_wounded_cyborg_matches_seeded_bursts(fight):
     """Three rounds of a sub-machine gun (+5 % each) at Kenji, 6 santé left and a left arm
     lost: santé carried from round to round, the wound's location rolled again off the lost
     arm, the constitution tests."""
@@ -78,7 +78,7 @@ def test_a_burst_at_a_wounded_cyborg_matches_100000_bursts(fight):
     check(odds, lambda dice: attack_keys(CYBORG.decide(state, burst, GM, dice)))
 
 
-def test_a_blow_in_melee_matches_100000_blows(fight):
+def test_a_blow_in_melee_matches_seeded_blows(fight):
     """The octopus' tentacles (broyage) at the guard in reach: the defensive master stroke
     that unbalances a melee attacker is one of the outcomes."""
     state = copy.deepcopy(fight)
@@ -116,7 +116,7 @@ def test_a_grenade_gives_each_one_in_the_blast_its_odds_and_matches(fight):
     assert_counts_match(chances, simulate(throw, seed="blast"), RUNS)
 
 
-def test_kinds_of_tests_match_100000_tests(fight):
+def test_kinds_of_tests_match_seeded_tests(fight):
     skill = {"kind": "test", "token": "t1", "test": "skill", "skill": "reperage",
              "malus": "15"}
     odds = CYBORG.odds(fight, skill, GM)
@@ -134,7 +134,7 @@ def test_kinds_of_tests_match_100000_tests(fight):
     assert CYBORG.odds(fight, force, GM).chance("success") == Fraction(13 - 3, 20)
 
 
-def test_an_opposed_test_matches_100000_tests(fight):
+def test_an_opposed_test_matches_seeded_tests(fight):
     opposed = {"kind": "opposed", "token": "t3", "other": "t1", "characteristic": "force",
                "other_characteristic": "rapidite", "malus": "2", "other_malus": "-1"}
     odds = CYBORG.odds(fight, opposed, GM)
@@ -148,7 +148,7 @@ def test_an_opposed_test_matches_100000_tests(fight):
         CYBORG.decide(fight, opposed, GM, dice))), RUNS)
 
 
-def test_camouflage_against_two_seekers_matches_100000_tries(fight):
+def test_camouflage_against_two_seekers_matches_seeded_tries(fight):
     hide = {"kind": "camouflage", "token": "t3", "seeker_t1": "on", "seeker_t4": "on"}
     odds = CYBORG.odds(fight, hide, GM)
 
@@ -160,7 +160,7 @@ def test_camouflage_against_two_seekers_matches_100000_tries(fight):
         CYBORG.decide(fight, hide, GM, dice))), RUNS)
 
 
-def test_first_aid_matches_100000_tries(fight):
+def test_first_aid_matches_seeded_tries(fight):
     state = copy.deepcopy(fight)
     state["initiative"]["active"] = 1
     state["tokens"]["t1"]["sante"] = 30  # 38 at most: 2D6 may not all count
@@ -212,7 +212,7 @@ CHASE = [
 
 
 @pytest.mark.parametrize("action, actor", CHASE, ids=[a["kind"] for a, _ in CHASE])
-def test_a_chase_action_matches_100000_throws(car_chase, action, actor):
+def test_a_chase_action_matches_seeded_throws(car_chase, action, actor):
     state = car_chase
     odds = CYBORG.odds(state, action, actor)
     assert odds is not None and 0 < odds.chance("accident:quarry") < 1
@@ -220,7 +220,7 @@ def test_a_chase_action_matches_100000_throws(car_chase, action, actor):
         CYBORG.decide(state, action, actor, dice))), RUNS)
 
 
-def test_a_shot_at_a_rider_matches_100000_shots(car_chase):
+def test_a_shot_at_a_rider_matches_seeded_shots(car_chase):
     shot = {"kind": "shoot_vehicle", "token": "t4", "weapon": "calibre_45", "aim": "t3"}
     odds = CYBORG.odds(car_chase, shot, GM)
 
@@ -230,7 +230,7 @@ def test_a_shot_at_a_rider_matches_100000_shots(car_chase):
     check(odds, throw)
 
 
-def test_a_chase_round_on_foot_matches_100000_rounds(fight):
+def test_a_chase_round_on_foot_matches_seeded_rounds(fight):
     state = act(fight, {"kind": "start_chase", "pursuer": "t4", "quarry": "t3",
                         "mode": "foot", "distance": "courte"})[1]
     action = {"kind": "chase_round", "malus": "-2"}

@@ -1,6 +1,6 @@
 """Mecha-Ring: an attack's odds (docs/odds.md § Mecha-Ring) are the attack's own — the radar,
-the strike on the part chosen and the boost that chooses it, each compared with 100,000
-seeded runs through the rules engine's ``decide``; and a card in an opponent's hand, which
+the strike on the part chosen and the boost that chooses it, each compared with the
+seeded runs of tests/odds_check.py through the rules engine's ``decide``; and a card in an opponent's hand, which
 the viewer does not see, is not in them (tests.rules.test_mecha_ring_rules's table: the
 strong robot, Anna's, against the weak one, Boris's)."""
 
@@ -25,7 +25,7 @@ def exact_of(odds, **more) -> dict:
     return {**{chance.key: chance.probability for chance in odds.chances}, **more}
 
 
-def test_the_radar_s_odds_match_100000_radar_rolls(ring):
+def test_the_radar_s_odds_match_seeded_radar_rolls(ring):
     state, _first, second = ring
     attack = {"kind": "attack", "target": second}
     odds = MECHA.odds(MECHA.view(state, ANNA), attack, ANNA)
@@ -86,7 +86,7 @@ def aimed(ring):
     return state, first, second
 
 
-def test_the_strike_on_the_torse_matches_100000_strikes(aimed):
+def test_the_strike_on_the_torse_matches_seeded_strikes(aimed):
     state, first, second = aimed
     choose = {"kind": "choose_part", "slot": "torse"}
     odds = MECHA.odds(MECHA.view(state, ANNA), choose, ANNA)

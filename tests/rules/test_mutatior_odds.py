@@ -1,5 +1,5 @@
 """Mutatior: each action's odds (docs/odds.md § Mutatior) are the action's own — compared
-with 100,000 seeded runs through the rules engine's ``decide`` for every kind of form that
+with seeded runs (tests/odds_check.py: 25,000, or TABLEE_ODDS_RUNS) through the rules engine's ``decide`` for every kind of form that
 gives odds: the attack (a turn's, and a second attack with its pump roll, Afflux sanguin
 and a Coquet aimed at), the shot, the sprint (gel and Coureur effréné), the sponge, a crowd
 event, Instinct vicieux and the entrance prize. Grosbaf (Patom's) against Zetzet (Yetzar's),
@@ -87,7 +87,7 @@ def blow_keys(state, events, tid="m1", target="m2") -> set[str]:
     return keys
 
 
-def test_the_horn_s_odds_match_100000_attacks_through_decide(second_round):
+def test_the_horn_s_odds_match_seeded_attacks_through_decide(second_round):
     # The GM's modifier is public in Mutatior (its line in the log): Zetzet's +1 counts.
     _, state = play(second_round, GM, {"kind": "gm_modifier", "token": "m2", "value": 1,
                                        "reason": "mur"}, [])
@@ -118,7 +118,7 @@ def second_attack(second_round):
     return state
 
 
-def test_a_second_attack_s_pump_roll_surge_and_coquet_match_100000_runs(second_attack):
+def test_a_second_attack_s_pump_roll_surge_and_coquet_match_seeded_runs(second_attack):
     claws = {"kind": "attack", "limb": "m1:bras gauche", "target": "m2:tête", "surge": "1"}
     view = MUTATIOR.view(second_attack, PATOM)
     odds = MUTATIOR.odds(view, claws, PATOM)
@@ -147,7 +147,7 @@ def shot_keys(state, events) -> set[str]:
     return keys
 
 
-def test_the_shot_s_odds_match_100000_shots_through_decide(second_round):
+def test_the_shot_s_odds_match_seeded_shots_through_decide(second_round):
     # Zetzet's torso has lost 5 muscles: a shot may tear it down. Mimétisme: 9+ to hit.
     state = copy.deepcopy(second_round)
     state["bodies"]["m2"]["limbs"][0]["lost_muscles"] = 5
@@ -161,7 +161,7 @@ def test_the_shot_s_odds_match_100000_shots_through_decide(second_round):
         state, MUTATIOR.decide(state, shot, PATOM, dice)))
 
 
-def test_the_sprint_s_odds_in_the_frost_match_100000_sprints(second_round):
+def test_the_sprint_s_odds_in_the_frost_match_seeded_sprints(second_round):
     state = copy.deepcopy(second_round)
     frost = WEATHERS[1]
     state["weather"] = {"face": frost.face, "key": frost.key, "name": frost.name}
@@ -182,7 +182,7 @@ def test_the_sprint_s_odds_in_the_frost_match_100000_sprints(second_round):
     assert_matches_simulation(exact_of(odds), keys)
 
 
-def test_the_sponge_s_odds_match_100000_throws(second_round):
+def test_the_sponge_s_odds_match_seeded_throws(second_round):
     sponge = {"kind": "sponge", "token": "m1"}
     odds = MUTATIOR.odds(MUTATIOR.view(second_round, PATOM), sponge, PATOM)
     # Grosbaf 1d6 + 1 lobe against Zetzet's 1d6 + 3: equal or more on 10 pairs of 36.
@@ -205,7 +205,7 @@ def test_a_crowd_event_s_odds_count_the_earlier_failures(second_round):
         if e.kind == "crowd_attempt")["success"] else set())
 
 
-def test_instinct_vicieux_s_odds_match_100000_tries(second_round):
+def test_instinct_vicieux_s_odds_match_seeded_tries(second_round):
     state = copy.deepcopy(second_round)
     state["bodies"]["m1"]["skills"] = ["instinct_vicieux"]
     head = next(limb for limb in state["bodies"]["m1"]["limbs"] if limb["name"] == "tête")
@@ -218,7 +218,7 @@ def test_instinct_vicieux_s_odds_match_100000_tries(second_round):
         state, instinct, PATOM, dice)[0].payload["success"] else set())
 
 
-def test_the_entrance_prize_s_kilograms_match_100000_prizes():
+def test_the_entrance_prize_s_kilograms_match_seeded_prizes():
     state = example_match()
     prize = {"kind": "entrance_prize", "team": "owner-10"}
     odds = MUTATIOR.odds(MUTATIOR.view(state, GM), prize, GM)

@@ -1,5 +1,5 @@
 """Tiamat's exact odds (docs/odds.md § Tiamat): for every kind of action that rolls, the
-chances — and the santé lost on average — against 100,000 seeded throws through the rules
+chances — and the santé lost on average — against seeded throws (tests/odds_check.py: 25,000, or TABLEE_ODDS_RUNS) through the rules
 engine's ``decide``."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def blow_keys(events) -> tuple[set, int]:
 
 
 def check(odds, throw, *, sante: bool = True) -> None:
-    """Each chance against 100,000 throws; the santé lost on average against their mean."""
+    """Each chance against the seeded throws; the santé lost on average against their mean."""
     def both(dice):
         keys, lost = throw(dice)
         return [*keys, ("sante", lost)]
@@ -79,7 +79,7 @@ def knife_fight():
     return state
 
 
-def test_an_attack_answered_at_once_matches_100000_attacks(knife_fight):
+def test_an_attack_answered_at_once_matches_seeded_attacks(knife_fight):
     attack = {"kind": "attack", "technique": "attaque_armee", "target": "p2"}
     odds = TIAMAT.odds(knife_fight, attack, GM)
     chances = exact(odds)
@@ -97,7 +97,7 @@ def counter_pending():
                             "target": "p2"}, [])[1]
 
 
-def test_a_counter_attack_matches_100000_answers(counter_pending):
+def test_a_counter_attack_matches_seeded_answers(counter_pending):
     defend = {"kind": "defend", "technique": "cross_counter"}
     odds = TIAMAT.odds(counter_pending, defend, GM)
     chances = exact(odds)
@@ -108,7 +108,7 @@ def test_a_counter_attack_matches_100000_answers(counter_pending):
     check(odds, lambda dice: blow_keys(TIAMAT.decide(counter_pending, defend, GM, dice)))
 
 
-def test_a_lethal_blow_parried_bare_handed_matches_100000_parries(knife_fight):
+def test_a_lethal_blow_parried_bare_handed_matches_seeded_parries(knife_fight):
     state = copy.deepcopy(knife_fight)
     state["participants"]["p2"].update(actions_left=1, sante=5)
     state = play(state, GM, {"kind": "attack", "technique": "attaque_armee",
@@ -119,7 +119,7 @@ def test_a_lethal_blow_parried_bare_handed_matches_100000_parries(knife_fight):
     check(odds, lambda dice: blow_keys(TIAMAT.decide(state, defend, GM, dice)))
 
 
-def test_a_blow_at_henchmen_matches_100000_blows():
+def test_a_blow_at_henchmen_matches_seeded_blows():
     state = setup(("Un", fighter("straight_punch"), None, None),
                   ("Voyous", voyous(), None, None))
     state = play(state, GM, {"kind": "roll_initiative"}, [9, 1, 1, 1])[1]
@@ -233,7 +233,7 @@ def _situation(duel, name):
 
 
 @pytest.mark.parametrize("action, situation", ROLLS, ids=[a["kind"] for a, _ in ROLLS])
-def test_a_test_or_an_opposed_roll_matches_100000_rolls(duel, action, situation):
+def test_a_test_or_an_opposed_roll_matches_seeded_rolls(duel, action, situation):
     state = _situation(duel, situation)
     odds = TIAMAT.odds(state, action, GM)
     assert odds is not None and 0 < odds.chance("success") < 1
