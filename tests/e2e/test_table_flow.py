@@ -318,6 +318,17 @@ def focused(page: Page) -> str:
         return active.id || active.closest('[id]')?.id || active.tagName; }""")
 
 
+def expect_focused(page: Page, element: Locator, when: str) -> None:
+    """``element`` holds the focus; else the failure says where the focus went, and what
+    the journal last received (which of the answer and the live update came last)."""
+    try:
+        expect(element).to_be_focused()
+    except AssertionError:
+        last = page.evaluate("""() => Array.from(document.querySelectorAll("#log > li"),
+            (li) => li.className).slice(-3)""")
+        pytest.fail(f"{when}: the focus is on {focused(page)!r}; the journal ends {last}")
+
+
 def test_the_focus_stays_in_the_panel_and_the_journal_is_one_tab_stop(new_context, campaign):
     gm = log_in(new_context, campaign.gm)
     url = open_match(gm, campaign, "Escarmouche", ["Aldo", "Gobelin"])
@@ -332,7 +343,7 @@ def test_the_focus_stays_in_the_panel_and_the_journal_is_one_tab_stop(new_contex
         expression.fill("2d6")
         gm.keyboard.press("Enter")
         expect(gm.locator("#log > li.kind-rolled")).to_have_count(number + 1, timeout=LIVE)
-        expect(expression).to_be_focused()
+        expect_focused(gm, expression, f"after roll {number + 1}")
 
     # Paul's turn: he ends it by keyboard. His answer redraws the panel without that button,
     # and the live update redraws it again: the focus stays in the panel, on the next thing
