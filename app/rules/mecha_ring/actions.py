@@ -357,8 +357,12 @@ def broke(state: State, tid: str) -> bool:
     parts = state["catalogue"]["parts"]
     if any(card(parts, c)["value"] <= seat["credits"] for c in state["market"]):
         return False
-    return not any(sfx_card(state, c)["effect"] == "credits"
-                   for c in reactions.playable(state, tid))
+    return not holds_credits_card(state, tid)
+
+
+def holds_credits_card(state: State, tid: str) -> bool:
+    """Whether the seat could play a crédits card now (its cost paid from its crédits)."""
+    return any(sfx_card(state, c)["effect"] == "credits" for c in reactions.playable(state, tid))
 
 
 # — the end of a fight, the bets, the market ——————————————————————————————————————————
@@ -387,22 +391,38 @@ def _end_fight(em: Emitter, dice: Dice) -> None:
     if em.state["first_to_12"]:
         _end_tournament(em, winner)
         return
-    piles = copy_state(em.state["piles"])
-    for tid in fight["fallen"]:
+    _draw_torses(em, dice)
+
+
+def _draw_torses(em: Emitter, dice: Dice) -> None:
+    """§ Phase de marché: "Chaque joueur ayant perdu …, en commençant par celui qui a perdu le
+    premier …, doit piocher un torse …, et en payer le coût à la banque. Si un joueur n'a plus
+    les moyens d'acheter le torse pioché, il a perdu par abandon." House: a loser short of
+    crédits who holds a crédits card they can pay may play it first (§ Cartes SFX: "à tout
+    moment"): the table waits for them (``torso_due``, settled by ``_settle_torse``) before
+    the next loser draws. Then the market opens."""
+    parts = em.state["catalogue"]["parts"]
+    for tid in _to_draw(em.state):
         seat = em.state["tokens"][tid]
-        found = draw_card(piles, dice, "torse")
+        found = draw_card(copy_state(em.state["piles"]), dice, "torse")
         if found is None:
             em.emit("torso_drawn", {"seat": tid, "card": None, "cost": 0, "paid": False,
                                     "empty": True})
             continue
         cost = card(parts, found["card"])["value"]
         paid = cost <= seat["credits"]
+        if not paid and holds_credits_card(em.state, tid):
+            em.emit("torso_due", {"seat": tid, "card": found["card"], "cost": cost,
+                                  "credits": seat["credits"]})
+            return
         # Not paid: set aside face up (``aside``), never back in the pile, whose cards the
         # players do not see (docs/rules-notes.md § Mecha-Ring).
         em.emit("torso_drawn", {"seat": tid, "card": found["card"], "cost": cost,
                                 "paid": paid, "credits": seat["credits"],
                                 **({} if paid else {"aside": True})})
+    fight = em.state["fight"]
     left = in_tournament(em.state)
+    winner = fight["winner"]
     if len(left) <= 1:
         em.emit("tournament_ended", {"winner": left[0] if left else winner, "champion": None,
                                      "reason": "alone", "points": _points(em.state)})
@@ -410,6 +430,42 @@ def _end_fight(em: Emitter, dice: Dice) -> None:
     order = [tid for tid in fight["fallen"] if tid in left] + ([winner] if winner in left
                                                                else [])
     em.emit("market_opened", {"order": order})
+
+
+def _to_draw(state: State) -> list[str]:
+    """The losers, in the order they fell, who have not drawn their torse yet (one paid has
+    a torse, one unpaid is out)."""
+    tokens = state["tokens"]
+    return [tid for tid in state["fight"]["fallen"]
+            if not tokens[tid]["out"] and tokens[tid]["robot"]["torse"] is None]
+
+
+def _settle_torse(em: Emitter, dice: Dice) -> bool:
+    """The torse a loser waits to pay (``torso_due``): paid as soon as their crédits cover it;
+    out ("il a perdu par abandon") once they hold no crédits card they can play. Then the
+    next loser draws. False while the table still waits for them."""
+    due = em.state["fight"]["due"]
+    seat = em.state["tokens"][due["seat"]]
+    if due["cost"] <= seat["credits"]:
+        em.emit("torso_paid", {"seat": due["seat"], "card": due["card"], "cost": due["cost"]})
+    elif not holds_credits_card(em.state, due["seat"]):
+        em.emit("torso_unpaid", {"seat": due["seat"], "card": due["card"], "cost": due["cost"],
+                                 "credits": seat["credits"], "reason": "short"})
+    else:
+        return False
+    _draw_torses(em, dice)
+    return True
+
+
+def _give_up_torse(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
+                   em: Emitter) -> None:
+    """The loser waiting to pay their torse does not play their crédits card: "il a perdu par
+    abandon" (§ Phase de marché)."""
+    due = _fight(state, "torse")["due"]
+    seat = check_controls(state, actor, due["seat"])
+    em.emit("torso_unpaid", {"seat": seat["id"], "card": due["card"], "cost": due["cost"],
+                             "credits": seat["credits"], "reason": "gave_up"})
+    _draw_torses(em, dice)
 
 
 def _points(state: State) -> dict[str, int]:
@@ -638,7 +694,7 @@ def _end(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
 # — reaction windows (§ Cartes SFX) ——————————————————————————————————————————————————
 
 FLOW_KINDS = frozenset({"roll_order", "climb", "attack", "boost_radar", "decline_boost",
-                        "choose_part",
+                        "choose_part", "give_up_torse",
                         "install", "recharge", "ready", "buy", "pass", "stand_in"})
 
 
@@ -705,6 +761,8 @@ def _goes_on(em: Emitter, dice: Dice) -> bool:
     if fight and fight["step"] == "order":
         roll_order(em, dice, auto=True)
         return True
+    if fight and fight["step"] == "torse":
+        return _settle_torse(em, dice)
     if fight and fight["step"] == "repairs":
         idle = [tid for tid in fighters(state) if tid not in fight["ready"]
                 and not state["tokens"][tid].get("bot") and nothing_to_repair(state, tid)]
@@ -796,8 +854,9 @@ def _timeout(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
     """The time of the awaited decision is up (the server's clock, never the page's): its
     default is applied and explained — a window closes; the order is rolled; the climber
     keeps their place; the attacker lets their attack go; the chooser's part is the one the
-    house bot would pick; the robots not ready are ready; the buyer passes. A seat marked
-    away (the table waits) never times out."""
+    house bot would pick; the robots not ready are ready; the buyer passes; a loser short for
+    their torse plays their crédits card (the house bot's move: nobody would rather be out).
+    A seat marked away (the table waits) never times out."""
     clock = state.get("clock")
     if not state.get("timer") or not clock or em.now is None:
         raise refuse("no_timer")
@@ -835,6 +894,11 @@ def _timeout(state: State, action: Mapping[str, Any], actor: Actor, dice: Dice,
         tid = _check_present(state, pending["chooser"])
         _late(em, tid, "choose")
         _choose(copy_state(em.state), {"slot": bots.aim(state)}, bots.BOT, dice, em)
+    elif step == "torse":
+        tid = _check_present(state, fight["due"]["seat"])
+        _late(em, tid, "torse")
+        move = bots.due_torse(em.state)
+        bots.play_once(em, dice, HANDLERS, move)
     elif step == "repairs":
         seats = [tid for tid in fighters(state) if tid not in fight["ready"]
                  and state["tokens"][tid].get("away") != "wait"]
@@ -913,6 +977,7 @@ HANDLERS = {
     "end_match": _end, "set_bot": _set_bot, "modifier": _modifier, "let_bots_play": _let_bots_play,
     "stand_in": _stand_in, "pass_reaction": _pass_reaction, "close_window": _close_window,
     "set_timer": _set_timer, "timeout": _timeout, "away": _away, "back": _back,
+    "give_up_torse": _give_up_torse,
 }
 
 

@@ -7,8 +7,9 @@ same handlers as anyone (so the same checks, dice and events), its move marked
 ``bot: true``. A bot rolls the order, climbs with legs to spare, attacks the opponent easiest
 to finish, aims at the weakest part (the defender offers its toughest), spends radar energy
 when it can spare it, repairs and recharges keeping crédits for a torse, buys upgrades at the
-market and passes. It plays every kind of SFX card, never spending the crédits it keeps for a
-torse (a card in play first: it costs nothing more): before its attack, an attack card, a sure
+market and passes; short for its torse after a fall, it plays its crédits card. It plays
+every kind of SFX card, never spending the crédits it keeps for a torse (a card in play
+first: it costs nothing more): before its attack, an attack card, a sure
 radar when its radar is weak, a repair on a part at 2 energy or less; in a reaction window
 (``reaction``, decided at once: nobody waits for a bot), a défense card when its part is about
 to be struck, an attack card when it strikes, jamming the attacker about to aim, a repair, a
@@ -165,6 +166,13 @@ def _reaction_of(state: State, tid: str, fight: Mapping[str, Any] | None,
     return None
 
 
+def due_torse(state: State) -> dict[str, Any]:
+    """A loser short for the torse drawn plays a crédits card (every crédits it has is spare:
+    the torse is what it keeps them for); none left: it gives the torse up."""
+    tid = state["fight"]["due"]["seat"]
+    return _sfx(state, tid, "credits") or {"kind": "give_up_torse", "seat": tid}
+
+
 def aim(state: State) -> str:
     """The part the pending chooser picks: the defender offers its toughest; the attacker
     aims at the weakest part *but* the torse — every part destroyed is a victory point and
@@ -228,6 +236,8 @@ def _fight_move(state: State) -> dict[str, Any] | None:
                 return {"kind": "boost_radar", "slot": spare[0]}
             if is_bot(state, pending["chooser"]):
                 return {"kind": "choose_part", "slot": aim(state)}
+    if step == "torse" and is_bot(state, fight["due"]["seat"]):
+        return due_torse(state)
     if step == "repairs":
         for tid in fighters(state):
             if is_bot(state, tid) and tid not in fight["ready"]:

@@ -41,6 +41,8 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
         forms += _market_forms(state, actor, mine)
     if phase in ("fight", "market"):
         forms += _sfx_forms(state, mine)
+    if phase == "fight" and not window:
+        forms += _torse_forms(state, mine)
     clock = state.get("clock")
     turn = state.get("turn")
     held = turn is not None and state["tokens"][turn].get("away") == "wait"  # never times out
@@ -137,6 +139,18 @@ def _fight_forms(state: State, actor: Actor, mine: list[str]) -> list[ActionForm
     return forms
 
 
+def _torse_forms(state: State, mine: list[str]) -> list[ActionForm]:
+    """A loser short for the torse drawn: the crédits card is played through the SFX form
+    (offered first, ``_sfx_forms``); this one gives the torse up (§ Phase de marché)."""
+    fight = state["fight"]
+    due = fight.get("due") if fight["step"] == "torse" else None
+    if not due or due["seat"] not in mine:
+        return []
+    return [ActionForm("give_up_torse", "Give up the torse", "mecha_ring/_give_up_torse.html",
+                       {"seat": due["seat"], "card": due["card"], "cost": due["cost"],
+                        "credits": state["tokens"][due["seat"]]["credits"]})]
+
+
 def _window_forms(state: State, actor: Actor) -> list[ActionForm]:
     """The reaction window: the seats asked may pass (or play, ``_sfx_forms``); the host may
     close it. Whom else the window waits for is not said (it would tell of their hands)."""
@@ -210,6 +224,9 @@ def _market_forms(state: State, actor: Actor, mine: list[str]) -> list[ActionFor
 def _sfx_forms(state: State, mine: list[str]) -> list[ActionForm]:
     tokens = state["tokens"]
     players = [tid for tid in mine if not tokens[tid]["out"]]
+    due = (state.get("fight") or {}).get("due")
+    if due:  # the loser short for a torse first: the host may hold every seat
+        players.sort(key=lambda tid: tid != due["seat"])
     hands = {tid: [c for c in tokens[tid]["sfx_hand"]
                    if sfx_card(state, c)["cost"] <= tokens[tid]["credits"]] for tid in players}
     hands = {tid: cards for tid, cards in hands.items() if cards}

@@ -67,6 +67,8 @@ def whose_turn(state: State) -> str | None:
         return None
     if fight["step"] == "climb":
         return fight["climb_queue"][0] if fight["climb_queue"] else None
+    if fight["step"] == "torse":
+        return fight["due"]["seat"]
     if fight["step"] == "attack":
         pending = fight["pending"]
         if pending and pending["step"] in ("choose", "boost"):
@@ -106,6 +108,8 @@ def awaited(state: State) -> str | None:
     fight = state.get("fight")
     if state.get("phase") != "fight" or not fight:
         return None
+    if fight["step"] == "torse":
+        return f"torse|{fight['number']}|{fight['due']['seat']}"
     pending = fight.get("pending") or {}
     return "|".join(str(part) for part in (
         "fight", fight["number"], fight["round"], fight["step"], fight["attacker"],
@@ -383,6 +387,28 @@ def _torso(state: State, p: dict) -> None:
         state["piles"]["torse"].append(p["card"])
 
 
+def _torso_due(state: State, p: dict) -> None:
+    """A loser short of crédits for the torse drawn, with a crédits card to play: the table
+    waits for them (house, docs/rules-notes.md § Mecha-Ring)."""
+    _take(state, "torse", p["card"])
+    state["fight"].update(step="torse", due={"seat": p["seat"], "card": p["card"],
+                                             "cost": p["cost"]})
+
+
+def _torso_paid(state: State, p: dict) -> None:
+    seat = state["tokens"][p["seat"]]
+    seat["credits"] -= p["cost"]
+    seat["robot"]["torse"] = {"card": p["card"], "energy": MAX_ENERGY}
+    state["fight"].update(step="over", due=None)
+
+
+def _torso_unpaid(state: State, p: dict) -> None:
+    """Not paid after all ("il a perdu par abandon"): out, the torse set aside face up."""
+    state["tokens"][p["seat"]]["out"] = True
+    state["piles"].setdefault("torse_aside", []).append(p["card"])
+    state["fight"].update(step="over", due=None)
+
+
 def _market_opened(state: State, p: dict) -> None:
     state["phase"] = "market"
     state["shop"] = {"order": list(p["order"]), "index": 0, "passes": 0}
@@ -577,6 +603,9 @@ _EVOLVE: dict[str, Callable[[State, dict], None]] = {
     "round_started": _round,
     "fight_ended": _fight_ended,
     "torso_drawn": _torso,
+    "torso_due": _torso_due,
+    "torso_paid": _torso_paid,
+    "torso_unpaid": _torso_unpaid,
     "market_opened": _market_opened,
     "bought": _bought,
     "passed": _passed,
