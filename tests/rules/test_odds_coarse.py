@@ -45,3 +45,22 @@ def test_one_die_alone_is_followed_face_by_face_and_the_limit_holds():
         True: Fraction(1, 3), False: Fraction(2, 3)}
     with pytest.raises(TooManyPaths):
         exhaust_by(lambda dice: dice.roll(6, count=6), limit=100)
+
+
+def test_classes_may_follow_a_die_by_its_place_and_the_faces_before_it():
+    """Two d20 thrown at once, read as which is lower (Cyborg's opposed scores): the first
+    face by face, the second by whether it falls below, on or above the first."""
+    def lower(dice) -> int:
+        one, two = dice.roll(20, count=2)
+        return (one > two) - (one < two)
+
+    def classes(sides: int, index: int, thrown):
+        if index == 0:
+            return None
+        mark = thrown[0]
+        found = [(1, Fraction(mark - 1, 20)), (mark, Fraction(1, 20)),
+                 (mark + 1, Fraction(20 - mark, 20))]
+        return [(face, chance) for face, chance in found if chance]
+    found = exhaust_by(lower, classes=classes)
+    assert tally(found) == tally(exhaust(lower))
+    assert len(found) == 20 * 3 - 2  # a first 1 or 20 leaves the second two classes

@@ -47,7 +47,9 @@ from app.rules.odds.action import (
     Percent,
     Phrase,
     TooManyPaths,
+    tally,
 )
+from app.rules.odds.coarse import exhaust_by
 from app.rules.system import N_
 
 T = TypeVar("T")
@@ -84,52 +86,17 @@ class _Probe:
         return [1] * count
 
 
-class _Need(BaseException):
-    """A die the path has not chosen yet (a ``BaseException``: no rule swallows it)."""
-
-    def __init__(self, sides: int, index: int) -> None:
-        self.sides, self.index = sides, index
-
-
-class _LumpedDice:
-    def __init__(self, path: Sequence[int]) -> None:
-        self.path, self.used, self.seen = path, 0, {}
-
-    def roll(self, sides: int, *, count: int = 1) -> list[int]:
-        faces = []
-        for _ in range(count):
-            index = self.seen.get(sides, 0)
-            if self.used == len(self.path):
-                raise _Need(sides, index)
-            faces.append(self.path[self.used])
-            self.used += 1
-            self.seen[sides] = index + 1
-        return faces
-
-
 def every_way(run: Callable[[Any], T], lumps: Lumps | None = None, *,
               limit: int = MAX_PATHS) -> list[tuple[Fraction, T]]:
-    """``run(dice)`` for every way its dice can fall, each with its exact chance —
-    ``app.rules.odds.action.exhaust``, where ``lumps`` may follow a die by classes of faces
-    that have the same effect (each weighed by its number of faces)."""
-    results: list[tuple[Fraction, T]] = []
-    paths: list[tuple[tuple[int, ...], Fraction]] = [((), Fraction(1))]
-    runs = 0
-    while paths:
-        path, chance = paths.pop()
-        runs += 1
-        if runs > limit:
-            raise TooManyPaths(limit=limit)
-        try:
-            result = run(_LumpedDice(path))
-        except _Need as need:
-            faces = (lumps(need.sides, need.index, path) if lumps else None) or [
-                (face, 1) for face in range(1, need.sides + 1)]
-            whole = sum(count for _, count in faces)
-            paths += [((*path, face), chance * count / whole) for face, count in faces]
-            continue
-        results.append((chance, result))
-    return results
+    """``run(dice)`` for every way its dice can fall, each with its exact chance — the shared
+    walk (``app.rules.odds.coarse.exhaust_by``), where ``lumps`` may follow a die by classes
+    of faces that have the same effect, each weighed by its number of faces."""
+    def classes(sides: int, index: int, thrown: Sequence[int]) -> list[tuple[int, Fraction]]:
+        faces = (lumps(sides, index, thrown) if lumps else None) or [
+            (face, 1) for face in range(1, sides + 1)]
+        whole = sum(count for _, count in faces)
+        return [(face, Fraction(count, whole)) for face, count in faces]
+    return exhaust_by(run, classes=classes, limit=limit)
 
 
 def shown(chances: Sequence[Chance]) -> tuple[Chance, ...]:
@@ -137,13 +104,6 @@ def shown(chances: Sequence[Chance]) -> tuple[Chance, ...]:
     that may happen."""
     return tuple(chance for index, chance in enumerate(chances)
                  if index == 0 or chance.probability)
-
-
-def tally(ways: Sequence[tuple[Fraction, Any]]) -> dict[Any, Fraction]:
-    found: dict[Any, Fraction] = {}
-    for chance, key in ways:
-        found[key] = found.get(key, Fraction(0)) + chance
-    return found
 
 
 def percent_classes(target: int) -> list[tuple[int, int]]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from app.rules.dice import MAX_SIDES
@@ -105,34 +106,73 @@ class Odds:
 
 # — every way the dice can fall ————————————————————————————————————————————————
 
+Choice = tuple[tuple[int, ...], Fraction]
+"""Faces thrown at once (one die's, or a whole roll's) and the exact chance they stand for."""
+
+Chooser = Callable[[int, int, int, Sequence[int]], Sequence[Choice] | None]
+"""``choose(sides, count, index, thrown)``: the ways to follow the next ``count`` dice of
+``sides`` sides thrown at once, ``index`` dice of that size having come before them on the
+path and ``thrown`` being every face so far. A choice holds one die's face (a class of faces
+that read alike) or the whole roll's (a total); None: the next die, face by face."""
+
+
+@lru_cache(maxsize=64)
+def every_face(sides: int) -> tuple[Choice, ...]:
+    """One die, face by face (the highest first: the search then follows 1 first), the faces
+    sharing one chance."""
+    share = Fraction(1, sides)
+    return tuple(((face,), share) for face in range(sides, 0, -1))
+
+
 class _NextDie(BaseException):
-    """A die the path has not chosen yet: the search branches on its faces. A
+    """A roll the path has not chosen yet: the search branches on its choices. A
     ``BaseException``, so that no rule's ``except Exception`` can swallow it."""
 
-    def __init__(self, sides: int) -> None:
-        self.sides = sides
+    def __init__(self, choices: Sequence[Choice]) -> None:
+        self.choices = choices
 
 
 class _PathDice:
-    """A ``Dice`` that throws the faces of one path, and asks for the next die's."""
+    """A ``Dice`` that throws the choices of one path, and asks for the next roll's."""
 
-    def __init__(self, path: Sequence[int]) -> None:
+    def __init__(self, path: Sequence[tuple[int, ...]], choose: Chooser | None) -> None:
         self.path = path
+        self.choose = choose
         self.used = 0
+        self.seen: dict[int, int] = {}  # dice of each size thrown by the rolls before
 
     def roll(self, sides: int, *, count: int = 1) -> list[int]:
         if not 1 <= sides <= MAX_SIDES:
             raise ValueError(f"cannot roll a d{sides}")
-        faces = []
-        for _ in range(count):
+        faces: list[int] = []
+        while len(faces) < count:
             if self.used == len(self.path):
-                raise _NextDie(sides)
-            face = self.path[self.used]
-            if not 1 <= face <= sides:
-                raise _NextDie(sides)  # never: a path only holds faces of its own dice
-            faces.append(face)
+                raise _NextDie(self._choices(sides, count - len(faces), len(faces)))
+            faces += self.path[self.used]
             self.used += 1
+        self.seen[sides] = self.seen.get(sides, 0) + count
         return faces
+
+    def _choices(self, sides: int, count: int, taken: int) -> Sequence[Choice]:
+        """The next roll's choices: the path is spent, so its faces are all thrown so far."""
+        if self.choose is None:
+            return every_face(sides)
+        thrown = [face for faces in self.path for face in faces]
+        chosen = self.choose(sides, count, self.seen.get(sides, 0) + taken, thrown)
+        return every_face(sides) if chosen is None else chosen
+
+
+def _branches(path: tuple[tuple[int, ...], ...], chance: Fraction, choices: Sequence[Choice]
+              ) -> list[tuple[tuple[tuple[int, ...], ...], Fraction]]:
+    """The path extended by each choice, with its chance: a product of fractions is costly,
+    so choices that share one share object (``every_face``'s) share one product."""
+    found = []
+    share_was, product = None, chance
+    for faces, share in choices:
+        if share is not share_was:
+            share_was, product = share, chance * share
+        found.append(((*path, faces), product))
+    return found
 
 
 class TooManyPaths(RulesError):
@@ -143,16 +183,19 @@ class TooManyPaths(RulesError):
                     "{limit} sont suivies"}
 
 
-def exhaust(run: Callable[[Any], T], *, limit: int = MAX_PATHS) -> list[tuple[Fraction, T]]:
+def exhaust(run: Callable[[Any], T], *, choose: Chooser | None = None,
+            limit: int = MAX_PATHS) -> list[tuple[Fraction, T]]:
     """``run(dice)`` for every way its dice can fall, with each way's exact chance.
 
     ``run`` is the resolution itself (``lambda dice: decide(view, action, actor, dice)``):
     each path replays the faces chosen so far and branches on the first die it has not
     chosen, so an action that throws a d6 to hit and, on a hit, a d6 to save takes 6 + 30
-    runs. A rules refusal (``RulesError``) goes to the caller: the action is not legal.
+    runs. ``choose`` may follow a die by classes of faces, or a roll by its totals
+    (``app.rules.odds.coarse.exhaust_by``): the one walk for every game. A rules refusal
+    (``RulesError``) goes to the caller: the action is not legal.
     """
     results: list[tuple[Fraction, T]] = []
-    paths: list[tuple[tuple[int, ...], Fraction]] = [((), Fraction(1))]
+    paths: list[tuple[tuple[tuple[int, ...], ...], Fraction]] = [((), Fraction(1))]
     runs = 0
     while paths:
         path, chance = paths.pop()
@@ -160,10 +203,9 @@ def exhaust(run: Callable[[Any], T], *, limit: int = MAX_PATHS) -> list[tuple[Fr
         if runs > limit:
             raise TooManyPaths(limit=limit)
         try:
-            result = run(_PathDice(path))
+            result = run(_PathDice(path, choose))
         except _NextDie as need:
-            share = chance / need.sides
-            paths += [((*path, face), share) for face in range(need.sides, 0, -1)]
+            paths += _branches(path, chance, need.choices)
             continue
         results.append((chance, result))
     return results
