@@ -54,6 +54,9 @@ class Viewer(asyncio.Protocol):
         self._chunk_left = 0  # data bytes left in the current chunk
         self._skip = 0  # bytes of a chunk's trailing CRLF still to skip
         self.arrivals: dict[int, float] = {}
+        # the last id received as written (the page stream's state ids name the action panel
+        # after the seq: ``41.3fa0…``), for Last-Event-ID as a browser sends it
+        self.last_id: str | None = None
         self._waiters: dict[int, asyncio.Future[float]] = {}
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.closed = False
@@ -167,7 +170,8 @@ class Viewer(asyncio.Protocol):
             seq, name = None, None
             for line in block.split(b"\r\n", 2)[:2]:  # our server writes id, event, data
                 if line.startswith(b"id:"):
-                    seq = int(line[3:])
+                    self.last_id = line[3:].strip().decode()
+                    seq = int(self.last_id.partition(".")[0])
                 elif line.startswith(b"event:"):
                     name = line[6:].strip()
             if seq is not None and (self.counted is None or name in self.counted):
@@ -182,7 +186,7 @@ class Viewer(asyncio.Protocol):
 
 async def open_viewer(base_url: str, path: str, token: str, *, after: int | None = None,
                       timeout: float = OPEN_TIMEOUT, opened: list[Viewer] | None = None,
-                      last_event_id: int | None = None,
+                      last_event_id: int | str | None = None,
                       make: Callable[[bytes], Viewer] = Viewer) -> Viewer:
     """Open ``GET path`` as an SSE stream with a bearer token; returns once it answered 200.
 

@@ -273,7 +273,7 @@ async def fanout(args: argparse.Namespace) -> None:
                 async def send(message: dict[str, Any]) -> None:
                     body = message.get("body")
                     if body and body.startswith(b"id: "):
-                        seq = int(body[4:body.index(b"\r")])
+                        seq = int(body[4:body.index(b"\r")].split(b".")[0])
                         if seq >= target["seq"] > 0:
                             arrived.append(seq)
                             if len(arrived) >= args.streams:
@@ -337,7 +337,8 @@ def _stream_path(table: Table, page: bool) -> str:
     return f"{table.path}/stream"
 
 
-def _stream_scope(path: str, token: str, last_event_id: int | None = None) -> dict[str, Any]:
+def _stream_scope(path: str, token: str,
+                  last_event_id: int | str | None = None) -> dict[str, Any]:
     headers = [(b"host", b"bench"), (b"authorization", f"Bearer {token}".encode())]
     if last_event_id is not None:
         headers.append((b"last-event-id", str(last_event_id).encode()))
@@ -348,10 +349,10 @@ def _stream_scope(path: str, token: str, last_event_id: int | None = None) -> di
 
 
 async def _reopen(app, path: str, token: str, seq: int,
-                  leave: asyncio.Event | None = None) -> None:
+                  leave: asyncio.Event | None = None, resume: str | None = None) -> None:
     """A browser back after missing the last event: its stream opens with
-    ``Last-Event-ID: seq - 1``, receives event ``seq``, and the browser leaves (or stays
-    until ``leave`` is set)."""
+    ``Last-Event-ID: seq - 1`` (or ``resume``, the id the tab last received, whole),
+    receives event ``seq``, and the browser leaves (or stays until ``leave`` is set)."""
     got, asked = asyncio.Event(), False
     marker = f"id: {seq}\r".encode()
 
@@ -367,7 +368,27 @@ async def _reopen(app, path: str, token: str, seq: int,
         if marker in message.get("body", b""):
             got.set()
 
-    await app(_stream_scope(path, token, seq - 1), receive, send)
+    await app(_stream_scope(path, token, resume or seq - 1), receive, send)
+
+
+async def _last_id(app, path: str, token: str) -> str:
+    """The id a tab that opened the stream now last received, whole (its ``state``)."""
+    ids: list[str] = []
+    done = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        if not ids and not done.is_set():
+            done.set()
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.sleep(0.2)  # the connecting state is written at once
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        body = message.get("body", b"")
+        ids.extend(line[4:].decode() for line in body.split(b"\r\n") if line.startswith(b"id: "))
+
+    await app(_stream_scope(path, token), receive, send)
+    return ids[-1]
 
 
 async def reconnect(args: argparse.Namespace) -> None:
@@ -377,12 +398,16 @@ async def reconnect(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="tablee-inproc-") as temp:
         async with Tablee(Path(temp)) as tablee:
             tables = await tablee.seat(args.clients, players=1, spectators=0)
+            held = {}  # the id each player's tab last received before the event it missed
             for table in tables:  # one event for the browsers to have missed
+                held[table.match_id] = await _last_id(tablee.app, _stream_path(
+                    table, args.page), table.actors[1].token)
                 post = tablee.action_calls([table])[0]
                 assert await post() == 200
                 table.seq += 1
             calls = [lambda t=t: _reopen(tablee.app, _stream_path(t, args.page),
-                                         t.actors[1].token, t.seq) for t in tables]
+                                         t.actors[1].token, t.seq,
+                                         resume=held[t.match_id]) for t in tables]
             leave = asyncio.Event()
             watching = [asyncio.ensure_future(_reopen(tablee.app, _stream_path(t, args.page),
                                                       t.members[0].token, t.seq, leave))

@@ -304,8 +304,12 @@ class Browser:
 
     async def open(self) -> None:
         if self.arrivals:
+            # as EventSource does: the last id received, whole (a page stream's names the
+            # action panel the tab holds), else the last event's seq
+            held = self.viewer.last_id if self.viewer is not None else None
+            resume = held if held and int(held.partition(".")[0]) >= self.last else self.last
             self.viewer = await open_viewer(self.base_url, self.path, self.token,
-                                           last_event_id=self.last, make=self._make)
+                                           last_event_id=resume, make=self._make)
         else:
             self.viewer = await open_viewer(self.base_url, self.path, self.token,
                                             after=self.start, make=self._make)

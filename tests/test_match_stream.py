@@ -28,6 +28,12 @@ class Message:
     id: int | None
     event: str | None
     data: str
+    tag: str = ""  # after the id: the action panel a state leaves the tab with
+
+    @property
+    def resume(self) -> str:
+        """The Last-Event-ID a browser sends after this message."""
+        return f"{self.id}.{self.tag}" if self.tag else str(self.id)
 
     def html(self) -> BeautifulSoup:
         return BeautifulSoup(self.data, "html.parser")
@@ -47,9 +53,10 @@ class Reader:
             if line == "":
                 if "data" in current:
                     ids = current.get("id")
-                    messages.append(Message(int(ids[0]) if ids else None,
+                    seq, _, tag = ids[0].partition(".") if ids else (None, "", "")
+                    messages.append(Message(int(seq) if seq is not None else None,
                                             (current.get("event") or [None])[0],
-                                            "\n".join(current["data"])))
+                                            "\n".join(current["data"]), tag))
                     if until(messages):
                         break
                 current = {}
@@ -150,6 +157,55 @@ def test_the_panel_follows_when_the_viewers_forms_change(match, db):
         turn = stream.read(first_state)
     panel = turn[-1].html().select_one("#action-panel")
     assert panel["hx-swap-oob"] == "true" and panel.select_one("form#action-next_turn")
+
+
+def test_a_tab_back_is_sent_the_panel_only_when_it_changed(match, db):
+    """A tab that reconnects names the panel it holds (its last state's id, or the page's
+    own with ``?panel=``): what it missed is sent, and the panel only when it is no longer
+    the one drawn now — a note leaves it, Aldo's turn (Paul may end it) changes it."""
+    match.act(match.gm, kind="add_token", name="Gobelin", hp_max="6")
+    match.dice.script(14, 9)
+    match.act(match.gm, kind="roll_initiative")
+    last = match.seq(db)
+    page = BeautifulSoup(match.player.client.get(match.url).text, "html.parser")
+    held = page.select_one("#action-panel")["data-basis"]
+    assert f"panel={held}" in page.select_one("#table")["sse-connect"]
+
+    def reconnect(**kwargs) -> Message:
+        with match.player.client.stream("GET", match.url + "/stream", **kwargs) as response:
+            return read_messages(response, first_state)[-1]
+
+    opened = reconnect(params={"after": str(last), "panel": held})
+    assert opened.html().select_one("#action-panel") is None and opened.tag == held
+    match.act(match.gm, kind="note", text="Rien ne change pour Paul.")
+    quiet = reconnect(headers={"Last-Event-ID": opened.resume})
+    assert quiet.id == last + 1 and quiet.tag == held
+    assert quiet.html().select_one("#action-panel") is None
+    match.act(match.gm, kind="next_turn")  # Aldo's turn: Paul may now end it
+    turn = reconnect(headers={"Last-Event-ID": quiet.resume})
+    panel = turn.html().select_one("#action-panel")
+    assert panel["hx-swap-oob"] == "true" and panel.select_one("form#action-next_turn")
+    assert turn.tag != held and panel["data-basis"] == turn.tag
+    # A tab that names no panel, or one this server never drew, is sent the panel.
+    for resume in (str(turn.id), f"{turn.id}.{'0' * 24}"):
+        again = reconnect(headers={"Last-Event-ID": resume})
+        assert again.html().select_one("#action-panel")["data-basis"] == turn.tag
+
+
+def test_a_panel_changed_by_the_missed_events_is_sent_on_reconnecting(match, db):
+    """Only the events a tab missed tell what it holds: a token added while the GM's tab was
+    away (their forms name the tokens) sends their panel again with the missed line."""
+    last = match.seq(db)
+    with match.gm.client.stream("GET", match.url + f"/stream?after={last}") as response:
+        opened = read_messages(response, first_state)[-1]
+    match.act(match.gm, kind="add_token", name="Gobelin", hp_max="6")
+    with match.gm.client.stream("GET", match.url + "/stream",
+                                    headers={"Last-Event-ID": opened.resume}) as response:
+        missed = read_messages(response, first_state)
+    assert [(m.id, m.event) for m in missed] == [(last + 1, "log"), (last + 1, "state")]
+    panel = missed[-1].html().select_one("#action-panel")
+    assert panel is not None and panel["data-basis"] == missed[-1].tag != opened.tag
+    assert "Gobelin" in panel.select_one("form#action-remove_token").get_text()
 
 
 def test_leaving_the_campaign_ends_the_stream(app, match, db):

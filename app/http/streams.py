@@ -51,6 +51,9 @@ class Item:
     id: int
     event: str
     data: str
+    # written after the id (``41.3fa0…``), for the browser to send back in Last-Event-ID: what
+    # the tab holds besides the events up to ``id`` (the page stream's action panel)
+    tag: str = ""
 
     @cached_property
     def wire(self) -> bytes:
@@ -162,15 +165,18 @@ class FeedSource:
         return self.viewer.caught_up(sent)
 
 
-def resume_point(request: Request, newest: int) -> int:
+def resume_point(request: Request, newest: int, *, tagged: bool = False) -> int:
     """Where to resume: the ``Last-Event-ID`` header, or ``?after=`` on a first connection;
-    0 (from the start) when neither is given.
+    0 (from the start) when neither is given. ``tagged``: this stream writes tags after its
+    ids (``Item.tag``), read apart by ``resume_tag``.
 
     A position that is not a whole number from 0 to ``newest`` (the last id this stream has)
     names nothing the viewer was ever sent: refused with a 422, so a client's bug shows
     instead of a stream that silently waits for ids that will not come.
     """
     header = request.headers.get("last-event-id")
+    if header and tagged:
+        header = header.partition(".")[0]
     field, raw = ("Last-Event-ID", header) if header else ("after",
                                                            request.query_params.get("after"))
     if not raw:
@@ -180,6 +186,18 @@ def resume_point(request: Request, newest: int) -> int:
             _l("%(field)s must be a position this stream has sent (0 to %(newest)s).",
                field=field, newest=newest), field=field, code="bad_resume_position")
     return int(raw)
+
+
+_TAG = re.compile(r"[0-9a-f]{1,64}")
+
+
+def resume_tag(request: Request, query: str) -> str | None:
+    """The tag after the ``Last-Event-ID`` (``Item.tag``), or, on a first connection, the
+    ``query`` parameter's: what the tab holds besides its events. None when there is none
+    or it is not one this server writes (the stream then assumes the tab holds nothing)."""
+    header = request.headers.get("last-event-id")
+    raw = header.partition(".")[2] if header else request.query_params.get(query)
+    return raw if raw and _TAG.fullmatch(raw) else None
 
 
 async def _events(request: Request, source: Source, after: int,
@@ -222,7 +240,8 @@ def encode(item: Item) -> bytes:
     data = item.data
     if "\n" in data or "\r" in data:  # only SSE's own line ends (not str.splitlines's)
         data = "\r\ndata: ".join(_LINE_END.split(data))
-    return f"id: {item.id}\r\nevent: {item.event}\r\ndata: {data}\r\n\r\n".encode()
+    tag = f".{item.tag}" if item.tag else ""
+    return f"id: {item.id}{tag}\r\nevent: {item.event}\r\ndata: {data}\r\n\r\n".encode()
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -426,11 +445,12 @@ class _Shutdown:
 
 
 def event_stream(request: Request, source: Source, *, newest: int,
-                 request_session: Session | None = None) -> EventStreamResponse:
+                 request_session: Session | None = None,
+                 tagged: bool = False) -> EventStreamResponse:
     """The response for ``source``, resumed where the client says (``resume_point``, at most
     ``newest``). The request's session, if any, is closed first: a stream lives for hours and
     must not hold a pooled connection (the source opens its own per read)."""
-    after = resume_point(request, newest)
+    after = resume_point(request, newest, tagged=tagged)
     if request_session is not None:
         request_session.close()
     outlet = Outlet()

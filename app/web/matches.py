@@ -28,7 +28,7 @@ from app.http.deps import (
     csrf_token_for,
     page_router,
 )
-from app.http.streams import event_stream
+from app.http.streams import event_stream, resume_tag
 from app.http.uploads import image_response, read_upload
 from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
@@ -472,14 +472,18 @@ def campaign_image(request: Request, db: DbSession, access: MemberAccess,
 @router.get(MATCH + "/stream")
 def stream(request: Request, db: DbSession, access: MemberAccess,
            match_id: MatchId) -> Response:
-    """Server-Sent Events for this viewer; resumable with ``Last-Event-ID`` (or ``?after=``)."""
+    """Server-Sent Events for this viewer; resumable with ``Last-Event-ID`` (or ``?after=``).
+    The ``state`` messages' ids name the action panel they leave the tab with
+    (``41.3fa0…``); ``?panel=`` names the page's own on a first connection."""
     newest = tables.match_position(db, access, match_id)
     viewer = Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
                     match_id=match_id, user_id=access.user.id, role=access.role)
     source = MatchStream(viewer=viewer, sessionmaker=request.app.state.sessionmaker,
                          campaign_id=access.campaign.id, locale=get_locale(),
-                         csrf_token=csrf_token_for(request))
-    return event_stream(request, source, newest=newest, request_session=db)
+                         csrf_token=csrf_token_for(request),
+                         panel=resume_tag(request, "panel"),
+                         resumed=bool(request.headers.get("last-event-id")))
+    return event_stream(request, source, newest=newest, request_session=db, tagged=True)
 
 
 @router.get(MATCH + "/replay")

@@ -11,8 +11,10 @@ The live stream's scheme (one stream per browser tab, ``GET …/matches/{id}/str
   for an undo/redo (the whole log again, since older lines became struck through or not);
 * after each batch of events, one ``state`` message carrying the same id as the batch's last
   event: the participants, the initiative, the turn and the board, rendered for this viewer.
-  It also carries the action panel (an htmx out-of-band swap) when the forms this viewer may
-  use changed, so a half-typed form is not wiped by someone else's roll;
+  It also carries the action panel (an htmx out-of-band swap) when what this viewer's panel
+  is drawn from changed (``panel_tag``), so a half-typed form is not wiped by someone else's
+  roll; its id names that panel (``41.3fa0…``), so a tab that reconnects is sent the panel
+  again only when the one it holds is no longer current;
 * on connecting, a ``state`` message with the resume id, so a reconnected tab catches up
   with the state even when it missed no event.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 import secrets
 import time
@@ -359,7 +362,6 @@ class Panel:
     forms: list[ActionForm]
     movable: list[str]
     can_redo: bool
-    signature: str
     my_turn: bool = False  # a player's own participant is the one to act
     now: frozenset[str] = frozenset()
     gm_tools: frozenset[str] = frozenset()
@@ -438,8 +440,6 @@ def build_panel(db: Session | None, match: Match, access: CampaignAccess, actor:
     forms = forms + (map_actions.forms(state, actor, system.key) if writable else [])
     can_redo = writable and access.is_gm and (
         redo if redo is not None else matches.can_redo(db=db, match=match))
-    names = sorted((tid, token.get("name")) for tid, token in (state.get("tokens") or {}).items())
-    terrain = [shape.get("id") for shape in (state.get("board") or {}).get("terrain", [])]
     current = whose_turn(state)
     # a form may say the table awaits this player outside any turn (``awaited`` in its
     # choices: Mecha-Ring's reaction window)
@@ -457,15 +457,14 @@ def build_panel(db: Session | None, match: Match, access: CampaignAccess, actor:
     # Who won, said in the panel too (issue 23: « a finished fight shows its winner »): a
     # board keeps the state panel below the first screen, a phone behind another tab.
     outcome = map_view.outcome_for(system, match.state, actor)
-    signature = json.dumps([[form.kind, form.choices] for form in forms] + [
-        can_redo, names, terrain, my_turn, sorted(now), sorted(gm_tools), outcome],
-        sort_keys=True, default=str)
-    return Panel(forms, movable_tokens(forms), can_redo, signature, my_turn, now, gm_tools,
-                 outcome)
+    return Panel(forms, movable_tokens(forms), can_redo, my_turn, now, gm_tools, outcome)
 
 
 def panel_context(match: Match, access: CampaignAccess, state: State, panel: Panel, *,
-                  csrf_token: str, error: ActionError | None = None) -> dict[str, Any]:
+                  csrf_token: str, error: ActionError | None = None,
+                  tag: str | None = None) -> dict[str, Any]:
+    """What ``matches/_actions.html`` is drawn from (``tag``: its ``panel_tag`` when the
+    caller has it)."""
     odds_kinds = getattr(get_system(match.system), "odds_kinds", ())  # docs/odds.md
     items = [{"form": form, "template": action_template(form), "section": panel.section(form),
               "odds": form.kind in odds_kinds,
@@ -485,7 +484,60 @@ def panel_context(match: Match, access: CampaignAccess, state: State, panel: Pan
             "is_gm": access.is_gm, "is_spectator": access.role is Role.SPECTATOR,
             "archived": access.campaign.archived, "finished": match.status == "finished",
             "url": match_url(match.campaign_id, match.id), "error": unplaced,
-            "panel_outcome": panel.outcome, "csrf_token": csrf_token}
+            "panel_outcome": panel.outcome, "csrf_token": csrf_token,
+            # the panel says which it is (``data-basis``): a tab opening a new stream names it
+            "panel_tag": tag or panel_tag(match, access, panel, csrf_token=csrf_token,
+                                          error=error, state_text=panel_state_text(state))}
+
+
+# What the action panel (``matches/_actions.html`` and the forms it includes) reads of the
+# state; the rest of its context is the panel context's. A roll or a note moves none of it:
+# the panel, then, is not rendered again nor sent — not even to a tab back from a dropped
+# connection (tests/test_panel_basis.py renders every game's panels from this much alone).
+PANEL_STATE_KEYS = ("board", "bodies", "catalogue", "category_t", "content", "handouts", "name",
+                    "owners_choose", "participants", "placed", "profiles", "round", "scenario",
+                    "team_order", "teams", "tokens", "window")
+
+
+def panel_state(state: State) -> dict[str, Any]:
+    """What the panel reads of a viewer's state (``PANEL_STATE_KEYS``)."""
+    return {key: state[key] for key in PANEL_STATE_KEYS if key in state}
+
+
+def panel_state_text(state: State) -> str | None:
+    """``panel_state`` written out (``_key``): the part of a ``panel_tag`` that viewers who
+    see the state alike share. None when it cannot be written out."""
+    key = _key("panel-state", panel_state(state))
+    return key and key[1]
+
+
+def panel_tag(match: Match, access: CampaignAccess, panel: Panel, *, csrf_token: str,
+              error: ActionError | None = None, state_text: str | None) -> str | None:
+    """A short name for the action panel ``panel_context`` draws from these arguments, the
+    same whenever all it is made from is: the forms and where each goes (``panel``), what
+    the panel reads of the state (``state_text``, from ``panel_state_text``), the viewer's
+    role, the CSRF token, the locale, the match's status and address — all but ``seq``
+    (board.js keeps the forms' seq inputs at the state's, ``syncSeqInputs``) and the forms'
+    idempotency keys (fresh in each render; a tab's unused keys stay good). The page stream
+    writes it after its ``state`` messages' ids, so a tab that reconnects says which panel
+    it holds. None when something cannot be written out (the panel is then always sent)."""
+    # the Panel's fields, written out by hand: ``_written``'s walk would cost each viewer as
+    # much again on every event
+    forms = [[form.kind, form.label, form.template, form.choices] for form in panel.forms]
+    key = _key("panel", get_locale(), match.system, match.campaign_id, match.id, match.status,
+               access.is_gm, access.role, access.campaign.archived, forms, panel.movable,
+               panel.can_redo, panel.my_turn, sorted(panel.now), sorted(panel.gm_tools),
+               panel.outcome, csrf_token, error)
+    if key is None or state_text is None:
+        return None
+    return hashlib.blake2b(f"{key[1]}{state_text}".encode(), digest_size=12).hexdigest()
+
+
+def panel_html(context: Mapping[str, Any]) -> str:
+    """The action panel, sent out of band (it replaces ``#action-panel``), drawn from what
+    ``panel_state`` keeps of the state only."""
+    return fragment("matches/_actions.html",
+                    {**context, "oob": True, "state": panel_state(context["state"])})
 
 
 # — everything a viewer sees now ————————————————————————————————————————————————
@@ -524,10 +576,14 @@ class TableView:
                              map_url=map_picture_url(url, self.state),
                              handouts_url=url + "/handouts", readers=self.readers)
 
-    def panel_context(self, *, csrf_token: str,
-                      error: ActionError | None = None) -> dict[str, Any]:
+    def panel_context(self, *, csrf_token: str, error: ActionError | None = None,
+                      tag: str | None = None) -> dict[str, Any]:
         return panel_context(self.match, self.access, self.state, self.panel,
-                             csrf_token=csrf_token, error=error)
+                             csrf_token=csrf_token, error=error, tag=tag)
+
+    def panel_tag(self, *, csrf_token: str, state_text: str | None) -> str | None:
+        return panel_tag(self.match, self.access, self.panel, csrf_token=csrf_token,
+                         state_text=state_text)
 
     def log_context(self, db: Session, *, csrf_token: str,
                     upto: int | None = None) -> dict[str, Any]:
@@ -702,19 +758,26 @@ class MatchStream(FeedSource):
     them (``TablePage``); each fragment that viewers see alike — a log line as their role
     sees it, a state panel whose whole context is the same — is rendered once and shared
     (``_shared``), the way the API stream shares its JSON. The action panel is each
-    viewer's own (their forms, their CSRF token, fresh idempotency keys). An undo resends
-    the whole log, read for this viewer with a session of its own (``_render``).
+    viewer's own (their forms, their CSRF token, fresh idempotency keys), sent only when
+    what it is drawn from changed since the panel the tab holds (``panel_tag``: each
+    ``state`` message's id names it, so a tab back from a dropped connection says which it
+    has; ``panel``, the one it named). An undo resends the whole log, read for this viewer
+    with a session of its own (``_render``).
     """
 
     def __init__(self, *, viewer: Viewer, sessionmaker: Callable[[], Session],
-                 campaign_id: int, locale: str, csrf_token: str) -> None:
+                 campaign_id: int, locale: str, csrf_token: str, panel: str | None = None,
+                 resumed: bool = False) -> None:
         super().__init__(viewer)
         self.sessionmaker = sessionmaker
         self.campaign_id, self.match_id = campaign_id, viewer.match_id
         self.user_id = viewer.actor.user_id
         self.locale, self.csrf_token = locale, csrf_token
         self._connected = False
-        self._signature: str | None = None
+        self._panel = panel  # the tag of the panel the tab holds; None: not known
+        # a page's first connection without a tag: its own panel is current if it missed
+        # no event (a page from before the tags)
+        self._page_panel = not resumed
         self._board_key: tuple[Any, ...] | None = None  # of the board last sent
 
     async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
@@ -809,16 +872,25 @@ class MatchStream(FeedSource):
             made = StateHtml.render(context)  # lent from an earlier batch: a second later
         board = self._board(batch, context)
         html = made.html + board
-        # On connecting, the page's own panel is current unless the tab missed events.
-        changed = view.panel.signature != self._signature
-        panel = changed and (self._signature is not None or after < view.match.seq)
-        self._signature = view.panel.signature
-        if panel:
-            return Item(last, "state", html + fragment(
-                "matches/_actions.html",
-                {**view.panel_context(csrf_token=self.csrf_token), "oob": True}))
-        return self.viewer.remember(batch, key and (*key, last, bool(board)),
-                                    lambda: Item(last, "state", html))
+        # what the panel reads of the state, written out once for the viewers who see it alike
+        state_text = self.viewer.remember(batch, key and ("panel-state", *key),
+                                          lambda: panel_state_text(view.state))
+        tag = view.panel_tag(csrf_token=self.csrf_token, state_text=state_text)
+        if self._panel_news(tag, after, view.match.seq):
+            panel = view.panel_context(csrf_token=self.csrf_token, tag=tag)
+            return Item(last, "state", html + panel_html(panel), tag or "")
+        return self.viewer.remember(batch, key and (*key, last, bool(board), tag),
+                                    lambda: Item(last, "state", html, tag or ""))
+
+    def _panel_news(self, tag: str | None, after: int, seq: int) -> bool:
+        """Whether the ``state`` message carries the panel named ``tag``: only when it is
+        not the one the tab holds already (the tab holds it afterwards)."""
+        held = self._panel
+        if held is None and self._page_panel and after >= seq:
+            held = tag  # the page's own, drawn at the seq it connects from
+        self._page_panel = False
+        self._panel = tag
+        return tag is None or tag != held
 
     def _board(self, batch: Batch, context: dict[str, Any]) -> str:
         """The board when it changed since this stream last sent it (always on connecting:
@@ -853,7 +925,7 @@ class MatchStream(FeedSource):
             self._connected = True
             if events or first:
                 last = events[-1]["seq"] if events else after
-                items.append(Item(last, "state", self._state_html(view, after)))
+                items.append(self._state_item_alone(view, last, after))
             if rows and rows[-1].seq > (events[-1]["seq"] if events else after):
                 # events that do not exist for this viewer: move past them, send nothing
                 items.append(Item(rows[-1].seq, "", ""))
@@ -867,17 +939,15 @@ class MatchStream(FeedSource):
                               csrf_token=self.csrf_token)
         return Item(event["seq"], "log", fragment("matches/_log_lines.html", context))
 
-    def _state_html(self, view: TableView, after: int) -> str:
+    def _state_item_alone(self, view: TableView, last: int, after: int) -> Item:
         context = view.state_context()
         html = fragment("matches/_state.html", context) + board_html(context)
         self._board_key = _key("board", self.locale, board_basis(context))
-        # On connecting, the page's own panel is current unless the tab missed events.
-        changed = view.panel.signature != self._signature
-        if changed and (self._signature is not None or after < view.match.seq):
-            html += fragment("matches/_actions.html",
-                             {**view.panel_context(csrf_token=self.csrf_token), "oob": True})
-        self._signature = view.panel.signature
-        return html
+        tag = view.panel_tag(csrf_token=self.csrf_token,
+                             state_text=panel_state_text(view.state))
+        if self._panel_news(tag, after, view.match.seq):
+            html += panel_html(view.panel_context(csrf_token=self.csrf_token, tag=tag))
+        return Item(last, "state", html, tag or "")
 
 
 def _key(*parts: Any) -> tuple[Any, ...] | None:

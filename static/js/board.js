@@ -145,8 +145,13 @@
 
   // — the stream ————————————————————————————————————————————————————————————————
 
+  // A message's id is the seq it brings the tab to; a state's is followed by the name of the
+  // action panel it leaves the tab with ("41.3fa0…", table_view.panel_tag).
+  const messageSeq = (message) => parseInt(message.lastEventId || "0", 10) || 0;
+
   // When htmx has to open a new EventSource (after the server refused a reconnection), ask
-  // only for what this tab has not seen; the browser's own reconnections send Last-Event-ID.
+  // only for what this tab has not seen, and say which action panel it holds (it is sent
+  // again only if it changed); the browser's own reconnections send Last-Event-ID.
   if (window.htmx) {
     htmx.createEventSource = (url) => {
       const target = new URL(url, window.location.href);
@@ -154,6 +159,9 @@
       const own = root && new URL(root.getAttribute("sse-connect"), window.location.href);
       if (own && own.pathname === target.pathname) {
         target.searchParams.set("after", String(lastLogSeq()));
+        const panel = document.getElementById("action-panel");
+        if (panel && panel.dataset.basis) target.searchParams.set("panel", panel.dataset.basis);
+        else target.searchParams.delete("panel");
       }
       return new EventSource(target.toString(), { withCredentials: true });
     };
@@ -242,7 +250,7 @@
 
   document.addEventListener("htmx:sseBeforeMessage", (event) => {
     const message = event.detail;
-    const id = Number(message.lastEventId || 0);
+    const id = messageSeq(message);
     pending = snapshot();
     if (message.type === "state") glideFrom = tokenPlaces();
     if (message.type === "log" && id <= seen.log) {
@@ -268,7 +276,7 @@
 
   document.addEventListener("htmx:sseMessage", (event) => {
     const message = event.detail;
-    const id = Number(message.lastEventId || 0);
+    const id = messageSeq(message);
     if (message.type === "log" || message.type === "logreset") {
       seen.log = Math.max(seen.log, id);
       scrollLogToEnd(false);
