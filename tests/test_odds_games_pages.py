@@ -7,27 +7,15 @@ from __future__ import annotations
 
 import pytest
 from bs4 import BeautifulSoup
-from sqlalchemy import update
 
-from app.models import Character, Match, User
-from app.rules.chasse.sheet import blank_sheet
-from tests.helpers import form_actions, open_match_page
-from tests.seating import campaign_with_players, user_ids
+from app.models import Match
+from tests.odds_pages import ask, valley
 from tests.table_harness import play
 from tests.test_mecha_ring_table import one, open_tournament, pool
 from tests.test_mecha_ring_table import ring as ring
 from tests.test_mutatior_table import SECRET, open_bout, opening
 from tests.test_mutatior_table import arena as arena
 from tests.test_odds_pages import throw_ready as throw_ready
-
-HTMX = {"HX-Request": "true"}
-
-
-def ask(user, url: str, **fields: str) -> BeautifulSoup:
-    response = user.client.post(url + "/odds", data={"csrf_token": user.csrf(), **fields},
-                                headers=HTMX)
-    assert response.status_code == 200, response.text
-    return BeautifulSoup(response.text, "html.parser")
 
 
 def sentence(shown: BeautifulSoup) -> str:
@@ -137,18 +125,7 @@ def test_chasse_s_melee_form_shows_its_odds(throw_ready):
 @pytest.fixture
 def hunt_start(db, web, libre_dice):
     """Paul's Ourk (javelin) at step 2 of the first turn (fires), a boar on the ground."""
-    people = {name: web(name) for name in ("mia", "paul")}
-    ids = user_ids(db, people)
-    campaign = campaign_with_players(db, ids["mia"], [ids["paul"]], name="Tribu",
-                                     system="chasse")
-    ourk = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Ourk",
-                     sheet={**blank_sheet(), "weapons": ["javelot"]})
-    db.add(ourk)
-    db.execute(update(User).values(locale="en"))
-    db.commit()
-    url = open_match_page(people["mia"], campaign.id, "Vallée", [ourk.id], width="48",
-                          height="36", unit="in")
-    act = form_actions(url, libre_dice)
+    people, url, act = valley(db, web, libre_dice)
     act(people["mia"], kind="add_prey", species="sanglier", x="24", y="20")
     act(people["mia"], kind="begin_hunt")
     state = db.get(Match, int(url.rsplit("/", 1)[1])).state

@@ -7,13 +7,10 @@ import asyncio
 
 import pytest
 from bs4 import BeautifulSoup
-from sqlalchemy import update
 
-from app.models import Character, User
-from app.rules.chasse.sheet import blank_sheet
 from app.rules.registry import get_system
-from tests.helpers import asgi_stream, form_actions, open_match_page
-from tests.seating import campaign_with_players, user_ids
+from tests.helpers import asgi_stream
+from tests.odds_pages import ask, valley
 from tests.test_campaigns import make_table
 
 pytest_plugins = ["tests.match_fixtures"]
@@ -94,18 +91,7 @@ def test_the_api_gives_exact_fractions_and_the_cap(web, new_client):
 @pytest.fixture
 def throw_ready(db, web, libre_dice):
     """Paul's Ourk (javelin) at step 6, a boar 5" away (long range): a throw to make."""
-    people = {name: web(name) for name in ("mia", "paul")}
-    ids = user_ids(db, people)
-    campaign = campaign_with_players(db, ids["mia"], [ids["paul"]], name="Tribu",
-                                     system="chasse")
-    ourk = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Ourk",
-                     sheet={**blank_sheet(), "weapons": ["javelot"]})
-    db.add(ourk)
-    db.execute(update(User).values(locale="en"))
-    db.commit()
-    url = open_match_page(people["mia"], campaign.id, "Vallée", [ourk.id], width="48",
-                          height="36", unit="in")
-    act = form_actions(url, libre_dice)
+    people, url, act = valley(db, web, libre_dice)
     act(people["mia"], kind="add_prey", species="sanglier", x="24", y="28")
     act(people["mia"], kind="begin_hunt")
     act(people["paul"], kind="next_step")
@@ -115,8 +101,7 @@ def throw_ready(db, web, libre_dice):
 
 
 def ask_odds(user, url: str, **fields: str) -> BeautifulSoup:
-    return fragment(user.client.post(url + "/odds", data={
-        "csrf_token": user.csrf(), "kind": "shoot", **fields}, headers=HTMX))
+    return ask(user, url, **{"kind": "shoot", **fields})
 
 
 def test_the_throw_form_shows_its_odds_and_they_follow_the_choice(throw_ready):

@@ -9,24 +9,13 @@ import copy
 
 import pytest
 from bs4 import BeautifulSoup
-from sqlalchemy import update
 
-from app.models import Character, User
 from app.rules.cyborg.profiles import PROFILES
 from app.rules.tiamat.profiles import jin
 from app.rules.tiamat.sheet import jack
-from tests.helpers import form_actions, open_match_page
-from tests.seating import campaign_with_players, user_ids
+from tests.odds_pages import ask, english_table, open_match
 
 pytest_plugins = ["tests.match_fixtures"]
-HTMX = {"HX-Request": "true"}
-
-
-def ask(user, url: str, **fields: str) -> BeautifulSoup:
-    shown = user.client.post(url + "/odds", data={"csrf_token": user.csrf(), **fields},
-                             headers=HTMX)
-    assert shown.status_code == 200, shown.text
-    return BeautifulSoup(shown.text, "html.parser")
 
 
 def sentence(shown: BeautifulSoup) -> str:
@@ -41,17 +30,10 @@ def page(user, url: str) -> BeautifulSoup:
 @pytest.fixture
 def dojo(db, web, libre_dice):
     """GM Mia, Paul plays Jack; the GM's Jin Chun-Fung. Jack acts first."""
-    people = {name: web(name) for name in ("mia", "paul")}
-    ids = user_ids(db, people)
-    campaign = campaign_with_players(db, ids["mia"], [ids["paul"]], name="Tiamat",
-                                     system="tiamat")
-    hero = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Jack", sheet=jack())
-    boss = Character(campaign_id=campaign.id, name="Jin Chun-Fung", sheet=jin())
-    db.add_all([hero, boss])
-    db.execute(update(User).values(locale="en"))
-    db.commit()
-    url = open_match_page(people["mia"], campaign.id, "Dojo", [hero.id, boss.id])
-    act = form_actions(url, libre_dice)
+    people, campaign, characters = english_table(
+        db, web, name="Tiamat", system="tiamat",
+        characters=[("Jack", jack(), True), ("Jin Chun-Fung", jin(), False)])
+    url, act = open_match(people, campaign, "Dojo", characters, libre_dice)
     act(people["mia"], (9, 1, 1, 1, 1, 1), kind="roll_initiative")  # Jack 9, Jin 1
     return people, url, act
 
@@ -109,20 +91,12 @@ def test_a_standing_defence_stays_out_of_a_player_s_odds(dojo):
 @pytest.fixture
 def lab(db, web, libre_dice):
     """GM Mia, Paul plays Kenji; the GM's octopus. The cyborgs act first."""
-    people = {name: web(name) for name in ("mia", "paul")}
-    ids = user_ids(db, people)
-    campaign = campaign_with_players(db, ids["mia"], [ids["paul"]], name="KCA",
-                                     system="cyborg")
-    kenji = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Kenji",
-                      sheet=copy.deepcopy(PROFILES["kenji"].sheet))
-    octopus = Character(campaign_id=campaign.id, name="Pieuvre",
-                        sheet=copy.deepcopy(PROFILES["pieuvre"].sheet))
-    db.add_all([kenji, octopus])
-    db.execute(update(User).values(locale="en"))
-    db.commit()
-    url = open_match_page(people["mia"], campaign.id, "Labo", [kenji.id, octopus.id],
-                          width="40", height="30", unit="sq")
-    act = form_actions(url, libre_dice)
+    people, campaign, characters = english_table(
+        db, web, name="KCA", system="cyborg",
+        characters=[("Kenji", copy.deepcopy(PROFILES["kenji"].sheet), True),
+                    ("Pieuvre", copy.deepcopy(PROFILES["pieuvre"].sheet), False)])
+    url, act = open_match(people, campaign, "Labo", characters, libre_dice, width="40",
+                          height="30", unit="sq")
     act(people["mia"], kind="roll_initiative", surprise="cyborgs")
     return people, url, act
 
