@@ -58,6 +58,9 @@ def test_the_players_turn_pins_what_comes_with_it_at_the_top(libre_match):
     now = panel(page).select_one(".action-now")
     assert now.select_one(".your-turn").get_text(strip=True) == "Your turn!"
     assert {"move", "next_turn"} <= set(kinds(now))
+    # The turn's move comes first; initiative, rolled already, waits below with the rest.
+    assert kinds(now)[0] == "move" and "roll_initiative" not in kinds(now)
+    assert "roll_initiative" in kinds(panel(page).select_one(":scope > .action-forms"))
     # What anyone may always do (a note, a free roll) stays in the list below.
     assert not {"note", "roll"} & set(kinds(now))
     assert {"note", "roll"} <= set(kinds(panel(page).select_one(":scope > .action-forms")))

@@ -485,13 +485,15 @@ def legal_actions(state: State, actor: Actor) -> list[ActionForm]:
                         {"visibilities": list(visibilities_for(actor))}),
              ActionForm("note", "Add a note", "libre/_note.html")]
     if mine:
-        forms += [ActionForm("adjust_hp", "Hit points", "libre/_hp.html",
+        # A turn's own forms first (the panel pins them on the viewer's turn); initiative is
+        # rolled once the round is under way: from then on it is a setting, not pinned.
+        forms += [ActionForm("move", "Move", "libre/_move.html", {"tokens": mine}),
+                  ActionForm("adjust_hp", "Hit points", "libre/_hp.html",
                              {"tokens": mine, "default": _likely_hit(state, mine)}),
                   ActionForm("set_statuses", "Statuses", "libre/_statuses.html",
                              {"tokens": mine}),
                   ActionForm("roll_initiative", "Roll initiative", "libre/_initiative.html",
-                             {"tokens": mine}),
-                  ActionForm("move", "Move", "libre/_move.html", {"tokens": mine})]
+                             {"tokens": mine, "setting": bool(state["turn"])})]
     current = state["tokens"].get(state["turn"]) if state["turn"] else None
     if actor.is_gm or (current and actor.controls(current)):
         forms += [ActionForm("next_turn", "Next turn", "libre/_next_turn.html"),
