@@ -264,8 +264,9 @@ def read_stream(client, url: str, last_id: int, last_event: str) -> tuple[str, l
 
         threading.Thread(target=pump, daemon=True).start()
         raw, events = "", []
-        while not any(event.get("id") == str(last_id) and event.get("event") == last_event
-                      for event in events):
+        # a page stream's state names its panel after the seq (``41.3fa0…``, issue 29)
+        while not any(event.get("id", "").split(".")[0] == str(last_id)
+                      and event.get("event") == last_event for event in events):
             chunk = chunks.get(timeout=WAIT_SECONDS)
             assert chunk is not None, f"the stream ended early: {raw!r}"
             raw += chunk.replace("\r\n", "\n")
