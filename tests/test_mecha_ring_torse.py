@@ -5,9 +5,11 @@ and the abandon, the others' pages do not, and the card pays the torse."""
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from app.models import User
+from app.services.access import load_campaign_access
+from app.web.table_view import TableView, fragment, panel_html, panel_state
 from tests.test_mecha_ring_table import SECRET, one, open_tournament, pool, ring  # noqa: F401
 
 PARI = "pari_truque#1"
@@ -71,3 +73,15 @@ def test_the_fallen_player_is_offered_the_credits_card_before_paying_the_torse(d
         [(sfx_pile, 1)])
     assert match.state["phase"] == "market" and match.state["tokens"]["t1"]["credits"] == 10
     assert match.state["tokens"]["t1"]["robot"]["torse"] is not None
+
+
+def test_the_live_panel_opens_the_card_as_the_page_does(db, ring):  # noqa: F811
+    """The stream draws the panel from ``PANEL_STATE_KEYS`` alone (tests/test_panel_basis.py):
+    the card opens by itself from ``fight`` (its step, who owes the torse), so the live panel
+    and its tag must read it too."""
+    match = fell_short(db, ring)
+    paul = db.scalar(select(User).where(User.username_key == "paul"))
+    view = TableView.load(db, load_campaign_access(db, paul, ring["campaign"]), match)
+    context = view.panel_context(csrf_token="csrf")
+    assert panel_html(context) == fragment("matches/_actions.html", {**context, "oob": True})
+    assert "fight" in panel_state(match.state)

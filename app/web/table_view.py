@@ -494,9 +494,9 @@ def panel_context(match: Match, access: CampaignAccess, state: State, panel: Pan
 # state; the rest of its context is the panel context's. A roll or a note moves none of it:
 # the panel, then, is not rendered again nor sent — not even to a tab back from a dropped
 # connection (tests/test_panel_basis.py renders every game's panels from this much alone).
-PANEL_STATE_KEYS = ("board", "bodies", "catalogue", "category_t", "content", "handouts", "name",
-                    "owners_choose", "participants", "placed", "profiles", "round", "scenario",
-                    "team_order", "teams", "tokens", "window")
+PANEL_STATE_KEYS = ("board", "bodies", "catalogue", "category_t", "content", "fight", "handouts",
+                    "name", "owners_choose", "participants", "placed", "profiles", "round",
+                    "scenario", "team_order", "teams", "tokens", "window")
 
 
 def panel_state(state: State) -> dict[str, Any]:
