@@ -20,6 +20,7 @@ from app.config import Settings
 from app.main import create_app
 from app.migrate import upgrade
 from app.models import Base
+from app.web.table_view import PANEL_MISSES
 from tests.helpers import ApiUser, WebUser
 
 # The free-play table most web tests sit at: registered here, before any test module imports
@@ -165,3 +166,14 @@ def api(new_client):
         return user
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _panels_read_only_their_basis() -> Iterator[None]:
+    """No action panel drawn during the test read a key of the state that the live stream's
+    panel is not drawn from (``app.web.table_view.PANEL_STATE_KEYS``)."""
+    PANEL_MISSES.clear()
+    yield
+    missed = sorted(PANEL_MISSES)
+    PANEL_MISSES.clear()
+    assert not missed, f"an action panel read {missed} of the state: add to PANEL_STATE_KEYS"

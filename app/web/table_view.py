@@ -499,9 +499,31 @@ PANEL_STATE_KEYS = ("board", "bodies", "catalogue", "category_t", "content", "fi
                     "scenario", "team_order", "teams", "tokens", "window")
 
 
+# Keys of the state a panel's template asked for and ``PANEL_STATE_KEYS`` leaves out: such a
+# read gets nothing from the stream's panel (and the tag does not follow it), a bug the
+# suite fails on (tests/conftest.py checks this set after each test).
+PANEL_MISSES: set[str] = set()
+
+
+class PanelState(dict):
+    """``panel_state``'s mapping: a read of a key outside ``PANEL_STATE_KEYS`` (a template's
+    ``state.key`` or ``state.get("key")``) is noted in ``PANEL_MISSES``, then answers as a
+    missing key does."""
+
+    def __missing__(self, key: str) -> Any:
+        if key not in PANEL_STATE_KEYS:
+            PANEL_MISSES.add(key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key not in self and key not in PANEL_STATE_KEYS:
+            PANEL_MISSES.add(key)
+        return super().get(key, default)
+
+
 def panel_state(state: State) -> dict[str, Any]:
     """What the panel reads of a viewer's state (``PANEL_STATE_KEYS``)."""
-    return {key: state[key] for key in PANEL_STATE_KEYS if key in state}
+    return PanelState({key: state[key] for key in PANEL_STATE_KEYS if key in state})
 
 
 def panel_state_text(state: State) -> str | None:
