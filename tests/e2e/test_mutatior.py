@@ -28,6 +28,19 @@ def current(page: Page) -> str:
     return page.locator("#turn .current-turn").inner_text().removesuffix("'s turn")
 
 
+def turn_moved_on(page: Page, who: str) -> None:
+    """The turn is no longer ``who``'s on ``page``; else the failure says which seq the state
+    on screen is at, and which the journal is at (a state that never came, or a rule)."""
+    try:
+        expect(page.locator("#turn")).not_to_contain_text(f"{who}'s turn", timeout=LIVE)
+    except AssertionError:
+        seen = page.evaluate("""() => ({
+            state: document.querySelector(".table-state")?.dataset.seq,
+            log: Array.from(document.querySelectorAll("#log > li"),
+                            (li) => `${li.dataset.seq} ${li.className}`).slice(-4)})""")
+        pytest.fail(f"still {who}'s turn: {seen}")
+
+
 def test_a_short_fight_in_the_browser(new_context, arena):
     gm = log_in(new_context, arena.gm)
     gm.on("dialog", lambda dialog: dialog.accept())
@@ -87,7 +100,7 @@ def test_a_short_fight_in_the_browser(new_context, arena):
         ended = gm.locator("#log > li.kind-turn_ended").count()
         act(page, "end_turn")
         expect(gm.locator("#log > li.kind-turn_ended")).to_have_count(ended + 1, timeout=LIVE)
-        expect(gm.locator("#turn")).not_to_contain_text(f"{who}'s turn", timeout=LIVE)
+        turn_moved_on(gm, who)
     attacker = pages[current(gm)]
     expect(attacker.locator("form#action-attack")).to_be_visible(timeout=LIVE)
     act(attacker, "attack")
