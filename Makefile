@@ -59,10 +59,10 @@ run-scaled: install
 TEST_WORKERS ?= auto
 test: install-test
 	$(PY) -m pytest -q -m "not e2e" -n $(TEST_WORKERS)
-	$(PY) -m pytest -q -m e2e tests/e2e -n $(TEST_WORKERS) --dist worksteal --reruns 1
+	$(PY) -m pytest -q -m e2e tests/e2e -n $(TEST_WORKERS) --dist worksteal --reruns 1 -rR
 
 e2e: install-test
-	$(PY) -m pytest -q -m e2e tests/e2e -n $(TEST_WORKERS) --dist worksteal --reruns 1
+	$(PY) -m pytest -q -m e2e tests/e2e -n $(TEST_WORKERS) --dist worksteal --reruns 1 -rR
 
 ## The odds checks with 100,000 seeded throws each instead of the suite's 25,000 (docs/odds.md
 ## § Checking a game's odds): before a change to a game's odds lands (~5 minutes).
