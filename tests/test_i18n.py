@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
@@ -27,6 +28,7 @@ def _source_messages() -> set[str]:
     return found
 
 
+@pytest.mark.same_on_every_database
 def test_every_message_in_the_code_has_a_french_translation():
     with open(ROOT / "app/translations/fr/LC_MESSAGES/messages.po", "rb") as handle:
         catalogue = read_po(handle, locale="fr")

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.same_on_every_database  # no database: the modules' imports
+
 APP = Path(__file__).resolve().parent.parent / "app"
 
 # Layer of a module, by the longest matching prefix; a layer may import its own and those

@@ -16,6 +16,8 @@ from app import i18n
 from app.web.templating import templates
 from tests.test_i18n import _source_messages
 
+pytestmark = pytest.mark.same_on_every_database  # no database: the messages and their plurals
+
 ROOT = Path(__file__).resolve().parent.parent
 # « jour(s) », "six(es)", « morceau(x) », « perdu(e) » — but not a placeholder's « %(s)s ».
 OPTIONAL_ENDING = re.compile(r"[^\W\d_]\((?:s|es|x|e)\)")

@@ -103,6 +103,7 @@ def demo_tables(settings, app):
     demo.ensure_demo(settings)
 
 
+@pytest.mark.same_on_every_database
 @pytest.mark.parametrize("username", [demo.GM_USERNAME, "alice"])
 def test_every_page_of_every_demo_game_is_french(demo_tables, new_client, username):
     pages, found = crawl(_login(new_client, username, "fr"), english_or_raw)
@@ -193,6 +194,7 @@ def _as_written(db) -> list[str]:
     return sorted({text for text in texts if text}, key=len, reverse=True)
 
 
+@pytest.mark.same_on_every_database
 def test_every_page_of_every_demo_game_is_english_outside_the_games_terms(
         demo_tables, db, new_client):
     written = _as_written(db)
@@ -368,6 +370,7 @@ def french_slip(text: str) -> bool:
     return plural or bool(NOT_ELIDED.search(text) or NO_SPACE_BEFORE.search(text))
 
 
+@pytest.mark.same_on_every_database
 @pytest.mark.parametrize("username", [demo.GM_USERNAME, "alice"])
 def test_every_french_page_of_every_demo_game_reads_as_french_is_written(
         demo_tables, new_client, username):
@@ -402,6 +405,7 @@ def test_the_favicon_is_linked_from_every_page_and_answers_at_favicon_ico(new_cl
         Path(__file__).resolve().parent.parent / "static/favicon.svg").read_bytes()
 
 
+@pytest.mark.same_on_every_database
 def test_every_time_on_every_demo_page_is_one_instant_the_browser_localises(
         demo_tables, new_client):
     """One way for every time (issue 23: the rolls page said UTC, the journal the same hours
