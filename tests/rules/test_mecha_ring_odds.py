@@ -1,7 +1,7 @@
-"""Mecha-Ring: an attack's odds (docs/odds.md § Mecha-Ring) are the attack's own — the radar,
-the strike on the part chosen and the boost that chooses it, each compared with the
-seeded runs of tests/odds_check.py through the rules engine's ``decide``; and a card in an opponent's hand, which
-the viewer does not see, is not in them (tests.rules.test_mecha_ring_rules's table: the
+"""Mecha-Ring: an attack's odds (docs/odds.md § Mecha-Ring) are the attack's own — the radar, the
+strike on the part chosen and the boost that chooses it, each compared with the seeded runs of
+tests/odds_check.py through the rules engine's ``decide``; and a card in an opponent's hand,
+which the viewer does not see, is not in them (tests.rules.test_mecha_ring_rules's table: the
 strong robot, Anna's, against the weak one, Boris's)."""
 
 from __future__ import annotations

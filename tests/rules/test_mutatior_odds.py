@@ -1,6 +1,6 @@
-"""Mutatior: each action's odds (docs/odds.md § Mutatior) are the action's own — compared
-with seeded runs (tests/odds_check.py: 25,000, or TABLEE_ODDS_RUNS) through the rules engine's ``decide`` for every kind of form that
-gives odds: the attack (a turn's, and a second attack with its pump roll, Afflux sanguin
+"""Mutatior: each action's odds (docs/odds.md § Mutatior) are the action's own — compared with the
+seeded runs of tests/odds_check.py through the rules engine's ``decide`` for every kind of form
+that gives odds: the attack (a turn's, and a second attack with its pump roll, Afflux sanguin
 and a Coquet aimed at), the shot, the sprint (gel and Coureur effréné), the sponge, a crowd
 event, Instinct vicieux and the entrance prize. Grosbaf (Patom's) against Zetzet (Yetzar's),
 from the second round of the text's example (tests.rules.test_mutatior_system)."""

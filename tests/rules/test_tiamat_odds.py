@@ -1,6 +1,6 @@
 """Tiamat's exact odds (docs/odds.md § Tiamat): for every kind of action that rolls, the
-chances — and the santé lost on average — against seeded throws (tests/odds_check.py: 25,000, or TABLEE_ODDS_RUNS) through the rules
-engine's ``decide``."""
+chances — and the santé lost on average — against the seeded throws of tests/odds_check.py
+through the rules engine's ``decide``."""
 
 from __future__ import annotations
 
