@@ -13,11 +13,10 @@ import pytest
 from sqlalchemy import select
 
 from app.i18n import set_locale
-from app.models import Campaign, Match, Membership, Role, User
+from app.models import Match, Membership, Role, User
 from app.rules.match import ActionForm
 from app.rules.outcome import Outcome
 from app.rules.registry import all_systems
-from app.services import demo, tables
 from app.services.access import load_campaign_access
 from app.web.table_view import (
     Panel,
@@ -27,29 +26,18 @@ from app.web.table_view import (
     panel_state_text,
     panel_tag,
 )
+from tests.demo_views import demo_views
 
 
 @pytest.mark.parametrize("system", [system.key for system in all_systems()])
 def test_the_panel_reads_only_its_basis(system, settings, db):
-    demo.ensure_demo(settings)
-    campaign_id = db.scalar(select(Campaign.id).where(Campaign.system == system))
-    match = db.scalar(select(Match).where(Match.campaign_id == campaign_id))
-    members = db.scalars(select(User).join(Membership, Membership.user_id == User.id)
-                         .where(Membership.campaign_id == campaign_id)).all()
-    assert len(members) >= 2 and match.seq >= 1
-    set_locale("fr")
     forms = 0
-    for step in range(1, match.seq + 1):
-        then = Match(**{column: getattr(match, column) for column in
-                        ("id", "campaign_id", "name", "system", "status", "seq")},
-                     state=tables.fold_log(db, match, upto=step))
-        for user in members:
-            view = TableView.load(db, load_campaign_access(db, user, campaign_id), then)
-            context = view.panel_context(csrf_token="csrf")
-            whole = fragment("matches/_actions.html", {**context, "oob": True})
-            assert panel_html(context) == whole, (step, user.username)
-            assert f'data-basis="{context["panel_tag"]}"' in whole
-            forms += len(context["items"])
+    for step, username, view in demo_views(system, settings, db):
+        context = view.panel_context(csrf_token="csrf")
+        whole = fragment("matches/_actions.html", {**context, "oob": True})
+        assert panel_html(context) == whole, (step, username)
+        assert f'data-basis="{context["panel_tag"]}"' in whole
+        forms += len(context["items"])
     assert forms  # the panels offered forms to draw
 
 
