@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.models import Campaign, Membership, Role, User
+from app.models import Campaign, Character, Membership, Role, User
 from app.services import campaigns
 from app.services.access import CampaignAccess, load_campaign_access
 
@@ -36,3 +36,21 @@ def campaign_access(db: Session, ids: Mapping[str, int],
     """Each person's access to the campaign, by name."""
     return {name: load_campaign_access(db, db.get(User, user_id), campaign_id)
             for name, user_id in ids.items()}
+
+
+def grosbaf_against_zetzet(db: Session, names: Iterable[str]) -> tuple[dict[str, int], Campaign,
+                                                                      Character, Character]:
+    """Mia's Mutatior arena « Arène », where Paul trains Grosbaf and Pia Zetzet (the seed's
+    example mutants): the members' ids, the campaign, and the two characters, not committed."""
+    from app.rules.mutatior.samples import grosbaf, zetzet
+    from app.rules.mutatior.sheet import sheet_of
+
+    ids = user_ids(db, names)
+    campaign = campaign_with_players(db, ids["mia"], [ids["paul"], ids["pia"]], name="Arène",
+                                     system="mutatior")
+    gros = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Grosbaf",
+                     sheet=sheet_of(grosbaf()))
+    zet = Character(campaign_id=campaign.id, owner_id=ids["pia"], name="Zetzet",
+                    sheet=sheet_of(zetzet()))
+    db.add_all([gros, zet])
+    return ids, campaign, gros, zet

@@ -14,10 +14,13 @@ from sqlalchemy import update
 
 from app.models import Character, Match, User
 from app.rules.dice import ScriptedDice
-from app.rules.mutatior.samples import grosbaf, scarabator, zetzet
+from app.rules.mutatior.samples import grosbaf, scarabator
 from app.rules.mutatior.sheet import sheet_of
 from app.services import content, tables
-from tests.seating import campaign_access, campaign_with_players, user_ids
+from tests.seating import (
+    campaign_access,
+    grosbaf_against_zetzet,
+)
 from tests.table_harness import Step, assert_rewind_and_redo_round_trip, play
 
 SECRET = "test-secret"
@@ -26,14 +29,7 @@ SECRET = "test-secret"
 @pytest.fixture
 def arena(db, web, libre_dice):
     people = {name: web(name) for name in ("mia", "paul", "pia")}
-    ids = user_ids(db, people)
-    campaign = campaign_with_players(db, ids["mia"], [ids["paul"], ids["pia"]], name="Arène",
-                                     system="mutatior")
-    gros = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Grosbaf",
-                     sheet=sheet_of(grosbaf()))
-    zet = Character(campaign_id=campaign.id, owner_id=ids["pia"], name="Zetzet",
-                    sheet=sheet_of(zetzet()))
-    db.add_all([gros, zet])
+    ids, campaign, gros, zet = grosbaf_against_zetzet(db, people)
     db.execute(update(User).values(locale="en"))
     db.commit()
     access = campaign_access(db, ids, campaign.id)

@@ -18,7 +18,12 @@ from app.rules.dice import ScriptedDice, SeededDice
 from app.rules.mutatior.samples import grosbaf, zetzet
 from app.rules.mutatior.sheet import sheet_of
 from app.services import simulations, tables
-from tests.seating import campaign_access, campaign_with_players, user_ids
+from tests.seating import (
+    campaign_access,
+    campaign_with_players,
+    grosbaf_against_zetzet,
+    user_ids,
+)
 
 HTMX = {"HX-Request": "true"}
 WAIT = 180  # seconds a simulation may take on a busy machine before the test gives up
@@ -138,14 +143,7 @@ def test_nothing_to_simulate_is_said_by_the_form(arena, db, web):
 @pytest.fixture
 def duel(db, api, app):
     people = {name: api(name) for name in ("mia", "paul", "pia")}
-    ids = user_ids(db, people)
-    campaign = campaign_with_players(db, ids["mia"], [ids["paul"], ids["pia"]], name="Arène",
-                                     system="mutatior")
-    gros = Character(campaign_id=campaign.id, owner_id=ids["paul"], name="Grosbaf",
-                     sheet=sheet_of(grosbaf()))
-    zet = Character(campaign_id=campaign.id, owner_id=ids["pia"], name="Zetzet",
-                    sheet=sheet_of(zetzet()))
-    db.add_all([gros, zet])
+    ids, campaign, gros, zet = grosbaf_against_zetzet(db, people)
     db.commit()
     access = campaign_access(db, ids, campaign.id)
     match = tables.create_match(db=db, secret="test-secret", access=access["mia"],
