@@ -242,12 +242,19 @@ def test_waiting_viewers_are_served_by_the_feed_without_being_woken(app, match, 
                 await stack.enter_async_context(each.watching())
             waits = [asyncio.ensure_future(each.wait_served(start, serve))
                      for each in viewers]
+
+            async def served_count(count):
+                for _ in range(500):
+                    if len(served) >= count:
+                        return
+                    await asyncio.sleep(0.01)
+
+            # Each event is written once the previous one has been served, so the feed
+            # cannot fold both into one batch on a slow machine.
             first = await asyncio.to_thread(act, kind="note", text="Le pont craque.")
+            await served_count(3)
             second = await asyncio.to_thread(act, kind="note", text="Un gobelin surgit.")
-            for _ in range(200):
-                if len(served) == 6:
-                    break
-                await asyncio.sleep(0.01)
+            await served_count(6)
             still_waiting = not any(wait.done() for wait in waits)
             # A batch the stream declines wakes it, at the position it was served up to.
             declined = asyncio.Event()
