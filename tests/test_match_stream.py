@@ -28,7 +28,15 @@ class Message:
     id: int | None
     event: str | None
     data: str
-    tag: str = ""  # after the id: the action panel a state leaves the tab with
+    tag: str = ""  # after the id: the action panel and the board a state leaves the tab with
+
+    @property
+    def panel(self) -> str:
+        return self.tag.split(".")[0]
+
+    @property
+    def board(self) -> str:
+        return ([*self.tag.split("."), ""])[1]
 
     @property
     def resume(self) -> str:
@@ -176,20 +184,49 @@ def test_a_tab_back_is_sent_the_panel_only_when_it_changed(match, db):
             return read_messages(response, first_state)[-1]
 
     opened = reconnect(params={"after": str(last), "panel": held})
-    assert opened.html().select_one("#action-panel") is None and opened.tag == held
+    assert opened.html().select_one("#action-panel") is None and opened.panel == held
     match.act(match.gm, kind="note", text="Rien ne change pour Paul.")
     quiet = reconnect(headers={"Last-Event-ID": opened.resume})
-    assert quiet.id == last + 1 and quiet.tag == held
+    assert quiet.id == last + 1 and quiet.panel == held
     assert quiet.html().select_one("#action-panel") is None
     match.act(match.gm, kind="next_turn")  # Aldo's turn: Paul may now end it
     turn = reconnect(headers={"Last-Event-ID": quiet.resume})
     panel = turn.html().select_one("#action-panel")
     assert panel["hx-swap-oob"] == "true" and panel.select_one("form#action-next_turn")
-    assert turn.tag != held and panel["data-basis"] == turn.tag
+    assert turn.panel != held and panel["data-basis"] == turn.panel
     # A tab that names no panel, or one this server never drew, is sent the panel.
     for resume in (str(turn.id), f"{turn.id}.{'0' * 24}"):
         again = reconnect(headers={"Last-Event-ID": resume})
-        assert again.html().select_one("#action-panel")["data-basis"] == turn.tag
+        assert again.html().select_one("#action-panel")["data-basis"] == turn.panel
+
+
+def test_a_tab_back_is_sent_the_board_only_when_it_changed(match, db):
+    """The board, the costliest fragment, likewise: a tab that reconnects names the board it
+    holds (after the panel in its last state's id, or the page's own with ``?board=``); a
+    roll missed leaves it, a token moved while the tab was away sends it again."""
+    last = match.seq(db)
+    page = BeautifulSoup(match.player.client.get(match.url).text, "html.parser")
+    connect = page.select_one("#table")["sse-connect"]
+    held = connect.partition("board=")[2]
+    assert held and "&" not in held
+
+    def reconnect(**kwargs) -> Message:
+        with match.player.client.stream("GET", match.url + "/stream", **kwargs) as response:
+            return read_messages(response, first_state)[-1]
+
+    opened = reconnect(params={"after": str(last), "board": held})
+    assert opened.board == held and 'id="board-slot"' not in opened.data
+    match.act(match.gm, kind="roll", expression="1d20")
+    rolled = reconnect(headers={"Last-Event-ID": opened.resume})
+    assert rolled.board == held and 'id="board-slot"' not in rolled.data
+    match.act(match.player, kind="move", token="t1", x="30", y="30")
+    moved = reconnect(headers={"Last-Event-ID": rolled.resume})
+    assert moved.board != held
+    assert moved.html().select_one('#board .token[data-token="t1"]') is not None
+    # A tab that names no board (or one from before boards were named) is sent it.
+    for resume in (str(moved.id), f"{moved.id}.{moved.panel}"):
+        again = reconnect(headers={"Last-Event-ID": resume})
+        assert 'id="board-slot"' in again.data and again.board == moved.board
 
 
 def test_a_panel_changed_by_the_missed_events_is_sent_on_reconnecting(match, db):
@@ -204,7 +241,7 @@ def test_a_panel_changed_by_the_missed_events_is_sent_on_reconnecting(match, db)
         missed = read_messages(response, first_state)
     assert [(m.id, m.event) for m in missed] == [(last + 1, "log"), (last + 1, "state")]
     panel = missed[-1].html().select_one("#action-panel")
-    assert panel is not None and panel["data-basis"] == missed[-1].tag != opened.tag
+    assert panel is not None and panel["data-basis"] == missed[-1].panel != opened.panel
     assert "Gobelin" in panel.select_one("form#action-remove_token").get_text()
 
 

@@ -168,7 +168,7 @@ class FeedSource:
 def resume_point(request: Request, newest: int, *, tagged: bool = False) -> int:
     """Where to resume: the ``Last-Event-ID`` header, or ``?after=`` on a first connection;
     0 (from the start) when neither is given. ``tagged``: this stream writes tags after its
-    ids (``Item.tag``), read apart by ``resume_tag``.
+    ids (``Item.tag``), read apart by ``resume_tags``.
 
     A position that is not a whole number from 0 to ``newest`` (the last id this stream has)
     names nothing the viewer was ever sent: refused with a 422, so a client's bug shows
@@ -191,13 +191,16 @@ def resume_point(request: Request, newest: int, *, tagged: bool = False) -> int:
 _TAG = re.compile(r"[0-9a-f]{1,64}")
 
 
-def resume_tag(request: Request, query: str) -> str | None:
-    """The tag after the ``Last-Event-ID`` (``Item.tag``), or, on a first connection, the
-    ``query`` parameter's: what the tab holds besides its events. None when there is none
-    or it is not one this server writes (the stream then assumes the tab holds nothing)."""
+def resume_tags(request: Request, *queries: str) -> tuple[str | None, ...]:
+    """The tags after the ``Last-Event-ID`` (``Item.tag``, its parts separated by dots:
+    ``41.3fa0….9b1c…``), or, on a first connection, the ``queries`` parameters': what the
+    tab holds besides its events, one per query. A part that is missing or not one this
+    server writes is None (the stream then assumes the tab does not hold it)."""
     header = request.headers.get("last-event-id")
-    raw = header.partition(".")[2] if header else request.query_params.get(query)
-    return raw if raw and _TAG.fullmatch(raw) else None
+    raw = header.split(".")[1:] if header else [request.query_params.get(q) for q in queries]
+    raw += [None] * (len(queries) - len(raw))
+    return tuple(part if part and _TAG.fullmatch(part) else None
+                 for part in raw[:len(queries)])
 
 
 async def _events(request: Request, source: Source, after: int,

@@ -28,7 +28,7 @@ from app.http.deps import (
     csrf_token_for,
     page_router,
 )
-from app.http.streams import event_stream, resume_tag
+from app.http.streams import event_stream, resume_tags
 from app.http.uploads import image_response, read_upload
 from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
@@ -473,15 +473,17 @@ def campaign_image(request: Request, db: DbSession, access: MemberAccess,
 def stream(request: Request, db: DbSession, access: MemberAccess,
            match_id: MatchId) -> Response:
     """Server-Sent Events for this viewer; resumable with ``Last-Event-ID`` (or ``?after=``).
-    The ``state`` messages' ids name the action panel they leave the tab with
-    (``41.3fa0…``); ``?panel=`` names the page's own on a first connection."""
+    The ``state`` messages' ids name the action panel and the board they leave the tab with
+    (``41.3fa0….9b1c…``); ``?panel=`` and ``?board=`` name the page's own on a first
+    connection."""
+    panel, board = resume_tags(request, "panel", "board")
     newest = tables.match_position(db, access, match_id)
     viewer = Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
                     match_id=match_id, user_id=access.user.id, role=access.role)
     source = MatchStream(viewer=viewer, sessionmaker=request.app.state.sessionmaker,
                          campaign_id=access.campaign.id, locale=get_locale(),
                          csrf_token=csrf_token_for(request),
-                         panel=resume_tag(request, "panel"),
+                         panel=panel, board=board,
                          resumed=bool(request.headers.get("last-event-id")))
     return event_stream(request, source, newest=newest, request_session=db, tagged=True)
 

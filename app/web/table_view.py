@@ -552,7 +552,12 @@ def panel_tag(match: Match, access: CampaignAccess, panel: Panel, *, csrf_token:
                panel.outcome, csrf_token, error)
     if key is None or state_text is None:
         return None
-    return hashlib.blake2b(f"{key[1]}{state_text}".encode(), digest_size=12).hexdigest()
+    return _digest(f"{key[1]}{state_text}")
+
+
+def _digest(text: str) -> str:
+    """A tag's short name for what ``text`` writes out in full."""
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def panel_html(context: Mapping[str, Any]) -> str:
@@ -614,10 +619,12 @@ class TableView:
 
     def page_context(self, db: Session, *, csrf_token: str,
                      error: ActionError | None = None) -> dict[str, Any]:
+        state = self.state_context()
         return {"match": self.match, "campaign": self.access.campaign, "access": self.access,
                 "url": match_url(self.match.campaign_id, self.match.id),
                 "uses_board": tables.system_of(self.match).uses_board,
-                **self.log_context(db, csrf_token=csrf_token), **self.state_context(),
+                **self.log_context(db, csrf_token=csrf_token), **state,
+                "board_tag": board_tag(board_key(state)),
                 **self.panel_context(csrf_token=csrf_token, error=error)}
 
 
@@ -765,6 +772,18 @@ def board_html(context: Mapping[str, Any]) -> str:
     return fragment("matches/_board_slot.html", {**board_basis(context), "oob": True})
 
 
+def board_key(context: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """What ``board_html(context)`` is drawn from, written out (``_key``)."""
+    return _key("board", get_locale(), board_basis(context))
+
+
+def board_tag(key: tuple[Any, ...] | None) -> str | None:
+    """A short name for the board drawn from ``key`` (``board_key``): written after the
+    ``state`` messages' ids beside the panel's, so a tab back from a dropped connection
+    says which board it holds, and is not sent it again when it is the one drawn now."""
+    return key and _digest(key[1])
+
+
 # A viewer with more new events than this (a tab back after a while) is rendered in the
 # thread pool; fewer, in the event loop, where a render shared with others is made once.
 INLINE_EVENTS = 4
@@ -783,13 +802,15 @@ class MatchStream(FeedSource):
     viewer's own (their forms, their CSRF token, fresh idempotency keys), sent only when
     what it is drawn from changed since the panel the tab holds (``panel_tag``: each
     ``state`` message's id names it, so a tab back from a dropped connection says which it
-    has; ``panel``, the one it named). An undo resends the whole log, read for this viewer
-    with a session of its own (``_render``).
+    has; ``panel``, the one it named). The board likewise: sent when what it is drawn from
+    changed since the one the tab holds (``board_tag``, named after the panel's in the id;
+    ``board``). An undo resends the whole log, read for this viewer with a session of its
+    own (``_render``).
     """
 
     def __init__(self, *, viewer: Viewer, sessionmaker: Callable[[], Session],
                  campaign_id: int, locale: str, csrf_token: str, panel: str | None = None,
-                 resumed: bool = False) -> None:
+                 board: str | None = None, resumed: bool = False) -> None:
         super().__init__(viewer)
         self.sessionmaker = sessionmaker
         self.campaign_id, self.match_id = campaign_id, viewer.match_id
@@ -800,7 +821,7 @@ class MatchStream(FeedSource):
         # a page's first connection without a tag: its own panel is current if it missed
         # no event (a page from before the tags)
         self._page_panel = not resumed
-        self._board_key: tuple[Any, ...] | None = None  # of the board last sent
+        self._board_held = board  # the tag of the board the tab holds; None: not known
 
     async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
         batch = await self.viewer.read(after, fresh=fresh)
@@ -900,9 +921,10 @@ class MatchStream(FeedSource):
         tag = view.panel_tag(csrf_token=self.csrf_token, state_text=state_text)
         if self._panel_news(tag, after, view.match.seq):
             panel = view.panel_context(csrf_token=self.csrf_token, tag=tag)
-            return Item(last, "state", html + panel_html(panel), tag or "")
-        return self.viewer.remember(batch, key and (*key, last, bool(board), tag),
-                                    lambda: Item(last, "state", html, tag or ""))
+            return Item(last, "state", html + panel_html(panel), _tags(tag, self._board_held))
+        tags = _tags(tag, self._board_held)
+        return self.viewer.remember(batch, key and (*key, last, bool(board), tags),
+                                    lambda: Item(last, "state", html, tags))
 
     def _panel_news(self, tag: str | None, after: int, seq: int) -> bool:
         """Whether the ``state`` message carries the panel named ``tag``: only when it is
@@ -915,13 +937,14 @@ class MatchStream(FeedSource):
         return tag is None or tag != held
 
     def _board(self, batch: Batch, context: dict[str, Any]) -> str:
-        """The board when it changed since this stream last sent it (always on connecting:
-        the tab may hold a board drawn for another role); else nothing, and the tab keeps
-        its own."""
-        key = _key("board", self.locale, board_basis(context))
-        if key is not None and key == self._board_key:
+        """The board when it is not the one the tab holds (``board_tag``: the tab may hold
+        a board drawn for another role, or before the events it missed); else nothing, and
+        the tab keeps its own."""
+        key = board_key(context)
+        tag = board_tag(key)
+        if tag is not None and tag == self._board_held:
             return ""
-        self._board_key = key
+        self._board_held = tag
         return self.viewer.remember(batch, key, lambda: board_html(context))
 
     def _render(self, after: int) -> list[Item]:
@@ -964,12 +987,18 @@ class MatchStream(FeedSource):
     def _state_item_alone(self, view: TableView, last: int, after: int) -> Item:
         context = view.state_context()
         html = fragment("matches/_state.html", context) + board_html(context)
-        self._board_key = _key("board", self.locale, board_basis(context))
+        self._board_held = board_tag(board_key(context))
         tag = view.panel_tag(csrf_token=self.csrf_token,
                              state_text=panel_state_text(view.state))
         if self._panel_news(tag, after, view.match.seq):
             html += panel_html(view.panel_context(csrf_token=self.csrf_token, tag=tag))
-        return Item(last, "state", html, tag or "")
+        return Item(last, "state", html, _tags(tag, self._board_held))
+
+
+def _tags(panel: str | None, board: str | None) -> str:
+    """``Item.tag`` of a ``state`` message: the panel's and the board's, ``3fa0….9b1c…``
+    (either may be empty: not known)."""
+    return f"{panel or ''}.{board or ''}" if panel or board else ""
 
 
 def _key(*parts: Any) -> tuple[Any, ...] | None:

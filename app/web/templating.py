@@ -7,6 +7,7 @@ A page renders whole, or only its component when htmx asks for it (``HX-Request`
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,33 @@ STATIC_DIR = ROOT / "static"
 # Templates are read once per process: checking each one's mtime at every render (Jinja's
 # default) cost ~2 % of the server's CPU under load (docs/benchmarks.md § The load
 # harness). TABLEE_TEMPLATES_RELOAD=1 checks again, for whoever edits templates on a live server.
+_RELOAD = os.environ.get("TABLEE_TEMPLATES_RELOAD") == "1"
+
+
+class _Loader(jinja2.FileSystemLoader):
+    """Jinja's loader, remembering the names it did not find (unless templates reload): an
+    ``{% include [a game's own, the common one] %}`` looked for the game's file on disk
+    at every render — each table state of a game without its own state template."""
+
+    def __init__(self, path: str, *, remember_missing: bool) -> None:
+        super().__init__(path)
+        self._missing: set[str] | None = set() if remember_missing else None
+
+    def get_source(self, environment: jinja2.Environment,
+                   template: str) -> tuple[str, str | None, Callable[[], bool] | None]:
+        if self._missing is not None and template in self._missing:
+            raise jinja2.TemplateNotFound(template)
+        try:
+            return super().get_source(environment, template)
+        except jinja2.TemplateNotFound:
+            if self._missing is not None:
+                self._missing.add(template)
+            raise
+
+
 templates = Jinja2Templates(env=jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(ROOT / "templates")),
-    autoescape=True, extensions=["jinja2.ext.i18n"],
-    auto_reload=os.environ.get("TABLEE_TEMPLATES_RELOAD") == "1"))
+    loader=_Loader(str(ROOT / "templates"), remember_missing=not _RELOAD),
+    autoescape=True, extensions=["jinja2.ext.i18n"], auto_reload=_RELOAD))
 
 
 @jinja2.pass_context

@@ -145,9 +145,11 @@
 
   // — the stream ————————————————————————————————————————————————————————————————
 
-  // A message's id is the seq it brings the tab to; a state's is followed by the name of the
-  // action panel it leaves the tab with ("41.3fa0…", table_view.panel_tag).
+  // A message's id is the seq it brings the tab to; a state's is followed by the names of the
+  // action panel and the board it leaves the tab with ("41.3fa0….9b1c…", table_view.panel_tag
+  // and board_tag).
   const messageSeq = (message) => parseInt(message.lastEventId || "0", 10) || 0;
+  let boardHeld = null; // the board's name from the last state on screen (null: the page's)
 
   // When htmx has to open a new EventSource (after the server refused a reconnection), ask
   // only for what this tab has not seen, and say which action panel it holds (it is sent
@@ -162,6 +164,8 @@
         const panel = document.getElementById("action-panel");
         if (panel && panel.dataset.basis) target.searchParams.set("panel", panel.dataset.basis);
         else target.searchParams.delete("panel");
+        if (boardHeld) target.searchParams.set("board", boardHeld);
+        else if (boardHeld === "") target.searchParams.delete("board");
       }
       return new EventSource(target.toString(), { withCredentials: true });
     };
@@ -281,6 +285,7 @@
       seen.log = Math.max(seen.log, id);
       scrollLogToEnd(false);
     } else if (message.type === "state") {
+      if (id >= seen.state) boardHeld = (message.lastEventId || "").split(".")[2] || "";
       seen.state = Math.max(seen.state, id);
       const root = tableRoot();
       if (root) root.dataset.live = "true"; // the stream's first state is on screen
