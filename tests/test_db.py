@@ -9,7 +9,7 @@ import time
 
 import anyio
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.exc import OperationalError
 
 from app.db import FairLock, WriteQueue, make_engine, write_transaction
@@ -171,4 +171,27 @@ async def test_sqlite_has_a_connection_for_every_thread_and_the_writer(tmp_path,
     engine = make_engine(f"sqlite:///{tmp_path / 'pool.db'}")
     threads = anyio.to_thread.current_default_thread_limiter().total_tokens
     assert engine.pool.size() + engine.pool._max_overflow == threads + 1
+    engine.dispose()
+
+
+def test_sqlite_keeps_the_connections_a_burst_opened(tmp_path):
+    """Twenty threads reading at once, twice: the second burst finds the connections the
+    first opened (each new one reads the schema and prepares its statements again)."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'kept.db'}")
+    opened = []
+    event.listen(engine, "connect", lambda *_: opened.append(1))
+    barrier = threading.Barrier(20)
+
+    def read() -> None:
+        with engine.connect() as connection:
+            barrier.wait()  # all twenty hold a connection at once
+            connection.exec_driver_sql("SELECT 1")
+
+    for _ in range(2):
+        workers = [threading.Thread(target=read) for _ in range(20)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    assert len(opened) == 20
     engine.dispose()
