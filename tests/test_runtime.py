@@ -1,14 +1,16 @@
-"""A serving process freezes what its start made and enlarges the young generation
-(app/runtime.py): the load harness's half-second full collections came from walking it."""
+"""A serving process freezes what its start made, enlarges the young generation and runs
+full collections on a clock (app/runtime.py): the load harness's half-second full
+collections came from walking every open stream's objects every minute or so."""
 
 from __future__ import annotations
 
 import gc
+import threading
 
 import pytest
 
 from app import asgi
-from app.runtime import YOUNG_THRESHOLD
+from app.runtime import YOUNG_THRESHOLD, collect_on_a_clock
 
 
 @pytest.fixture
@@ -28,4 +30,22 @@ def test_a_worker_s_start_leaves_its_objects_out_of_the_collections(collector, m
     gc.unfreeze()
     asgi.create()  # what each uvicorn worker runs
     assert gc.get_freeze_count() > 50_000  # the modules, routes and catalogues at least
-    assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+    young, _, full = gc.get_threshold()
+    assert young == YOUNG_THRESHOLD
+    assert full >= 2**30  # Python never starts a full collection itself
+
+
+def test_the_clock_runs_full_collections(collector):
+    full = threading.Event()
+
+    def noted(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            full.set()
+
+    gc.callbacks.append(noted)
+    stop = collect_on_a_clock(0.05)
+    try:
+        assert full.wait(5)
+    finally:
+        stop.set()
+        gc.callbacks.remove(noted)
