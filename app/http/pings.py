@@ -11,18 +11,14 @@ does: a member who left, or whose role changed, hears no more.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import Request
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from app.http.streams import Item, Outlet, event_stream
-from app.live import Broker
-from app.live.subscription import Subscription
+from app.http.streams import Item, SubscribedSource, event_stream
 from app.services import pings, rolls, tables
 from app.services.access import CampaignAccess
 
@@ -30,23 +26,15 @@ EVENT = "ping"
 NEWEST = 2**31 - 1  # a ping stream's numbers are its own: any position may resume
 
 
-class PingSource:
-    """One member's pings of one match (``app.http.streams.Source``)."""
+class PingSource(SubscribedSource):
+    """One member's pings of one match: those the subscription brought since the last send,
+    numbered on from where the browser stopped."""
 
     def __init__(self, channel: str, key: int, still_allowed: Callable[[], bool]) -> None:
         self.channel, self.key, self.still_allowed = channel, key, still_allowed
-        self._subscription: Subscription | None = None
         self._waiting: list[dict[str, Any]] = []
 
-    @asynccontextmanager
-    async def watching(self, broker: Broker) -> AsyncIterator[None]:
-        async with broker.subscribe(self.channel, key=self.key) as subscription:
-            self._subscription = subscription
-            yield
-
-    async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
-        if not await run_in_threadpool(self.still_allowed):
-            return None
+    async def _items_after(self, after: int) -> list[Item]:
         arrived, self._waiting = self._waiting, []
         return [Item(after + index, EVENT, json.dumps(message, ensure_ascii=False))
                 for index, message in enumerate(arrived, start=1)]
@@ -54,15 +42,9 @@ class PingSource:
     def caught_up(self, sent: int) -> bool:
         return True
 
-    async def wait(self, sent: int, outlet: Outlet) -> int | None:
-        assert self._subscription is not None, "wait inside watching()"
-        try:
-            message = await self._subscription.__anext__()
-        except StopAsyncIteration:  # kicked, closed or fell behind: the browser reconnects
-            return None
+    def _heard(self, message: Any) -> None:
         if isinstance(message, dict) and message.get("kind") == "ping":
             self._waiting.append({key: message.get(key) for key in ("x", "y", "by", "name")})
-        return sent
 
 
 def ping_stream(request: Request, db: Session, access: CampaignAccess,

@@ -82,17 +82,15 @@ class Source(Protocol):
         again before it waits: a page may have been full)."""
 
 
-@dataclass
-class StreamSource:
-    """A source from two blocking callables run in the thread pool (they use the database),
-    woken by its own broker subscription: for streams with few viewers each (the roll log).
-    A match's streams share one subscription and one read instead (``match_feed``)."""
+class SubscribedSource:
+    """A source woken by its own broker subscription to ``channel`` (``key``: the viewer's,
+    for the broker's kicks): for streams with few viewers each (the roll log, the chat, the
+    pings). Whether the viewer may still watch (``still_allowed``, blocking: it reads the
+    database) is asked again before every send. A match's streams share one subscription
+    and one read instead (``match_feed``)."""
 
     channel: str
     key: int
-    # Items after this id, as this viewer may see them (at most a page).
-    read_after: Callable[[int], list[Item]]
-    # Is the viewer still allowed to watch? Checked before every send.
     still_allowed: Callable[[], bool]
     _subscription: Subscription | None = None
 
@@ -105,18 +103,41 @@ class StreamSource:
     async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
         if not await run_in_threadpool(self.still_allowed):
             return None
-        return await run_in_threadpool(self.read_after, after)
+        return await self._items_after(after)
 
-    def caught_up(self, sent: int) -> bool:
-        return False  # ``read_after`` gives at most a page: read until it comes back empty
+    async def _items_after(self, after: int) -> list[Item]:
+        raise NotImplementedError
 
     async def wait(self, sent: int, outlet: Outlet) -> int | None:
         assert self._subscription is not None, "wait inside watching()"
         try:
-            await self._subscription.__anext__()
+            message = await self._subscription.__anext__()
         except StopAsyncIteration:  # kicked, closed, or fell behind: reconnect and resume
             return None
+        self._heard(message)
         return sent
+
+    def _heard(self, message: Any) -> None:
+        """What the subscription brought; by default nothing is kept: the items are read."""
+
+
+@dataclass
+class StreamSource(SubscribedSource):
+    """A subscribed source whose items are read from the database (``read_after``, in the
+    thread pool): the roll log, the chat."""
+
+    channel: str
+    key: int
+    # Items after this id, as this viewer may see them (at most a page).
+    read_after: Callable[[int], list[Item]]
+    # Is the viewer still allowed to watch? Checked before every send.
+    still_allowed: Callable[[], bool]
+
+    async def _items_after(self, after: int) -> list[Item]:
+        return await run_in_threadpool(self.read_after, after)
+
+    def caught_up(self, sent: int) -> bool:
+        return False  # ``read_after`` gives at most a page: read until it comes back empty
 
 
 class FeedSource:
