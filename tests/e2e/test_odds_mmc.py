@@ -92,6 +92,19 @@ def settled(page: Page, kind: str) -> None:
         pytest.fail(f"the panel never offered {kind!r}: {seen}")
 
 
+def acted(page: Page, kind: str, fields: dict[str, str] | None = None, *,
+          seen_by: tuple[Page, ...] = ()) -> None:
+    """``act``, then wait until ``page`` and each page of ``seen_by`` show the state it led
+    to: the next step's ``settled`` would otherwise pass on the state before it (its forms
+    agree with it), and the next action be sent for a state that is no longer the table's."""
+    before = int(page.locator(".table-state").get_attribute("data-seq"))
+    act(page, kind, fields)
+    for each in (page, *seen_by):
+        each.wait_for_function(
+            """seq => Number(document.querySelector(".table-state")?.dataset.seq) > seq""",
+            arg=before, timeout=30_000)
+
+
 def look(page: Page, kind: str, name: str) -> None:
     page.locator(f"#action-{kind} .odds-panel").scroll_into_view_if_needed()
     shot(page, name)
@@ -250,14 +263,16 @@ def test_chasse_charge_and_melee_odds_follow_the_choice(new_context, live_server
     look(player, "light_fire", f"chasse-{size}-fire")
     # The GM puts Ourk 1" from the boar at step 6: the melee may be fought at once.
     settled(player, "next_step")
-    act(player, "next_step")  # step 4
+    acted(player, "next_step", seen_by=(gm,))  # step 4
     settled(gm, "correct")
-    act(gm, "correct", {"token": "t1", "field": "y", "value": "29", "reason": "test"})
+    acted(gm, "correct", {"token": "t1", "field": "y", "value": "29", "reason": "test"},
+          seen_by=(player,))
     settled(player, "next_step")
-    act(player, "next_step")  # 5 (the boar 5" away: no reaction), then 6
+    acted(player, "next_step", seen_by=(gm,))  # 5 (the boar 5" away: no reaction), then 6
     settled(player, "shoot")
     settled(gm, "correct")
-    act(gm, "correct", {"token": "t1", "field": "y", "value": "25", "reason": "test"})
+    acted(gm, "correct", {"token": "t1", "field": "y", "value": "25", "reason": "test"},
+          seen_by=(player,))
     settled(player, "melee")
     melee = opened(player, "melee")
     odds = sentence(player, "melee")
