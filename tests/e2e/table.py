@@ -128,3 +128,39 @@ def bearer(client: httpx.Client, username: str) -> dict[str, str]:
     answer = client.post("/api/v1/auth/login", json={"username": username,
                                                      "password": PASSWORD})
     return {"Authorization": f"Bearer {answer.json()['token']}"}
+
+
+@dataclass
+class Duel:
+    """Two fighters in a match open in two browsers: the GM's and the player's."""
+
+    gm: Page
+    player: Page
+    url: str
+    ids: dict[str, str]  # each fighter's participant id, by name
+
+
+def seat_duel(new_context, base_url: str, *, system: str, campaign: str, match: str,
+              gm_fighter: tuple[str, dict[str, Any]], player_fighter: tuple[str, dict[str, Any]],
+              viewport: tuple[int, int] | None = None) -> Duel:
+    """A campaign of ``system`` with the GM's fighter (no owner) and the player's, made by
+    the GM for them (a sheet past a new character's budget), in a match ``match`` that the
+    GM opens and the player joins; ``viewport`` (width, height) for both browsers."""
+    (gm_name, gm_sheet), (player_name, player_sheet) = gm_fighter, player_fighter
+    seated = seat_campaign(base_url, system=system, name=campaign, characters=[
+        ("gm", {"name": gm_name, "sheet": gm_sheet, "owner_id": None})])
+    with httpx.Client(base_url=base_url, timeout=10) as client:
+        owner = client.get("/api/v1/me", headers=bearer(client, seated.player)).json()["id"]
+        made = client.post(f"/api/v1/campaigns/{seated.id}/characters",
+                           headers=bearer(client, seated.gm),
+                           json={"name": player_name, "sheet": player_sheet, "owner_id": owner})
+        assert made.status_code == 201, made.text
+    gm, player = log_in(new_context, seated.gm), log_in(new_context, seated.player)
+    if viewport:
+        for page in (gm, player):
+            page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    url = open_match(gm, seated, match, [player_name, gm_name])
+    player.goto(url)
+    first = "p1" if player_name in gm.locator('[data-participant="p1"]').inner_text() else "p2"
+    return Duel(gm, player, url, {player_name: first, gm_name: "p2" if first == "p1" else "p1"})
+

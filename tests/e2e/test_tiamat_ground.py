@@ -6,12 +6,11 @@ looked at in both browsers (screenshots in the test's temporary folder)."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from app.rules.tiamat.profiles import jin, ryu
-from tests.e2e.table import act, bearer, log_in, open_match, scripted, seat_campaign
+from tests.e2e.table import act, scripted, seat_duel
 
 LIVE = 2_000
 SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
@@ -27,21 +26,11 @@ def show(page: Page, panel: str) -> None:
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_throw_a_hold_on_the_ground_and_an_escape(new_context, live_server, tmp_path,
                                                     size):
-    campaign = seat_campaign(live_server.url, system="tiamat", name="Dojo", characters=[
-        ("gm", {"name": "Jin", "sheet": jin(), "owner_id": None})])
-    with httpx.Client(base_url=live_server.url, timeout=10) as client:
-        paul = client.get("/api/v1/me", headers=bearer(client, campaign.player)).json()["id"]
-        made = client.post(f"/api/v1/campaigns/{campaign.id}/characters",
-                           headers=bearer(client, campaign.gm),
-                           json={"name": "Ryu", "sheet": ryu(), "owner_id": paul})
-        assert made.status_code == 201, made.text
-    gm, player = log_in(new_context, campaign.gm), log_in(new_context, campaign.player)
-    for page in (gm, player):
-        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
-    url = open_match(gm, campaign, "Au dojo", ["Ryu", "Jin"])
-    player.goto(url)
-    ryu_id = "p1" if "Ryu" in gm.locator('[data-participant="p1"]').text_content() else "p2"
-    jin_id = "p2" if ryu_id == "p1" else "p1"
+    duel = seat_duel(new_context, live_server.url, system="tiamat", campaign="Dojo",
+                     match="Au dojo", gm_fighter=("Jin", jin()),
+                     player_fighter=("Ryu", ryu()), viewport=SIZES[size])
+    gm, player = duel.gm, duel.player
+    ryu_id, jin_id = duel.ids["Ryu"], duel.ids["Jin"]
 
     def snap(name: str) -> None:
         for who, page in (("gm", gm), ("player", player)):

@@ -12,12 +12,11 @@ it now takes 3."""
 
 from __future__ import annotations
 
-import httpx
 from playwright.sync_api import Page, expect
 
 from app.rules.tiamat.profiles import voyous
 from app.rules.tiamat.sheet import jack
-from tests.e2e.table import bearer, log_in, open_match, scripted, seat_campaign
+from tests.e2e.table import scripted, seat_duel
 
 LIVE = 2_000
 ROUND_CLICKS = 3
@@ -51,19 +50,11 @@ class Clicks:
 
 
 def test_one_round_takes_three_clicks_and_a_decided_fight_ends(new_context, live_server):
-    campaign = seat_campaign(live_server.url, system="tiamat", name="Tiamat", characters=[
-        ("gm", {"name": "Voyous", "sheet": voyous(), "owner_id": None})])
-    with httpx.Client(base_url=live_server.url, timeout=10) as client:
-        paul = client.get("/api/v1/me", headers=bearer(client, campaign.player)).json()["id"]
-        made = client.post(f"/api/v1/campaigns/{campaign.id}/characters",
-                           headers=bearer(client, campaign.gm),
-                           json={"name": "Jack", "sheet": jack(), "owner_id": paul})
-        assert made.status_code == 201, made.text
-    gm, player = log_in(new_context, campaign.gm), log_in(new_context, campaign.player)
-    url = open_match(gm, campaign, "Entrepôt n°8", ["Jack", "Voyous"])
-    player.goto(url)
-    jack_id = "p1" if "Jack" in gm.locator('[data-participant="p1"]').inner_text() else "p2"
-    thugs = "p2" if jack_id == "p1" else "p1"
+    duel = seat_duel(new_context, live_server.url, system="tiamat", campaign="Tiamat",
+                     match="Entrepôt n°8", gm_fighter=("Voyous", voyous()),
+                     player_fighter=("Jack", jack()))
+    gm, player = duel.gm, duel.player
+    jack_id, thugs = duel.ids["Jack"], duel.ids["Voyous"]
     with scripted(live_server, *((8, 3, 5) if jack_id == "p1" else (5, 8, 3))):
         gm.locator("form#action-roll_initiative button[type=submit]").click()
         expect(player.locator("#turn .current-turn")).to_contain_text("Jack", timeout=LIVE)
