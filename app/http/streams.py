@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -82,7 +83,7 @@ class Source(Protocol):
         again before it waits: a page may have been full)."""
 
 
-class SubscribedSource:
+class SubscribedSource(ABC):
     """A source woken by its own broker subscription to ``channel`` (``key``: the viewer's,
     for the broker's kicks): for streams with few viewers each (the roll log, the chat, the
     pings). Whether the viewer may still watch (``still_allowed``, blocking: it reads the
@@ -105,8 +106,9 @@ class SubscribedSource:
             return None
         return await self._items_after(after)
 
+    @abstractmethod
     async def _items_after(self, after: int) -> list[Item]:
-        raise NotImplementedError
+        """The items after ``after`` (the viewer is allowed: checked just before)."""
 
     async def wait(self, sent: int, outlet: Outlet) -> int | None:
         assert self._subscription is not None, "wait inside watching()"
@@ -118,7 +120,9 @@ class SubscribedSource:
         return sent
 
     def _heard(self, message: Any) -> None:
-        """What the subscription brought; by default nothing is kept: the items are read."""
+        """What the subscription brought: kept by a source whose items are the messages;
+        a source that reads its items again needs nothing of it."""
+        return None
 
 
 @dataclass
