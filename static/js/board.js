@@ -152,8 +152,8 @@
   let boardHeld = null; // the board's name from the last state on screen (null: the page's)
 
   // When htmx has to open a new EventSource (after the server refused a reconnection), ask
-  // only for what this tab has not seen, and say which action panel it holds (it is sent
-  // again only if it changed); the browser's own reconnections send Last-Event-ID.
+  // only for what this tab has not seen, and say which action panel and board it holds (each
+  // is sent again only if it changed); the browser's own reconnections send Last-Event-ID.
   if (window.htmx) {
     htmx.createEventSource = (url) => {
       const target = new URL(url, window.location.href);

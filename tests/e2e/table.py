@@ -112,6 +112,20 @@ def act(page: Page, kind: str, fields: dict[str, str] | None = None) -> None:
     form.locator('button[type="submit"]').click()
 
 
+def acted(page: Page, kind: str, fields: dict[str, str] | None = None, *,
+          seen_by: tuple[Page, ...] = ()) -> None:
+    """``act``, then wait until ``page`` and each page of ``seen_by`` show the state it led
+    to: a check of the next step's forms would otherwise pass on the state before it (its
+    forms agree with it), and the next action be sent for a state that is no longer the
+    table's (refused as stale)."""
+    before = int(page.locator(".table-state").get_attribute("data-seq"))
+    act(page, kind, fields)
+    for each in (page, *seen_by):
+        each.wait_for_function(
+            """seq => Number(document.querySelector(".table-state")?.dataset.seq) > seq""",
+            arg=before, timeout=30_000)
+
+
 @contextmanager
 def scripted(live_server, *faces: int) -> Iterator[None]:
     """The server's next rolls show these faces (the table's dice, ``app.state.dice``)."""
@@ -163,4 +177,3 @@ def seat_duel(new_context, base_url: str, *, system: str, campaign: str, match: 
     player.goto(url)
     first = "p1" if player_name in gm.locator('[data-participant="p1"]').inner_text() else "p2"
     return Duel(gm, player, url, {player_name: first, gm_name: "p2" if first == "p1" else "p1"})
-

@@ -23,6 +23,7 @@ from app.rules.mutatior.sheet import sheet_of
 from tests.e2e.table import (
     PASSWORD,
     act,
+    acted,
     log_in,
     open_match,
     scripted,
@@ -90,19 +91,6 @@ def settled(page: Page, kind: str) -> None:
             log: Array.from(document.querySelectorAll("#log > li"),
                             (li) => li.textContent.trim().slice(0, 80)).slice(-6)})""")
         pytest.fail(f"the panel never offered {kind!r}: {seen}")
-
-
-def acted(page: Page, kind: str, fields: dict[str, str] | None = None, *,
-          seen_by: tuple[Page, ...] = ()) -> None:
-    """``act``, then wait until ``page`` and each page of ``seen_by`` show the state it led
-    to: the next step's ``settled`` would otherwise pass on the state before it (its forms
-    agree with it), and the next action be sent for a state that is no longer the table's."""
-    before = int(page.locator(".table-state").get_attribute("data-seq"))
-    act(page, kind, fields)
-    for each in (page, *seen_by):
-        each.wait_for_function(
-            """seq => Number(document.querySelector(".table-state")?.dataset.seq) > seq""",
-            arg=before, timeout=30_000)
 
 
 def look(page: Page, kind: str, name: str) -> None:
