@@ -9,8 +9,19 @@ SQLite has one writer at a time, and its busy handler polls: a writer that has j
 committed and begins again (a long import in chunks) takes the lock back before the
 writers that were waiting wake up, and can starve them. So this process's writers take
 turns first come, first served (``FairLock``) before asking SQLite for its lock. The async
-routes that write (an action) queue for one writer thread instead (``WriteQueue``), which
-runs them back to back.
+routes that write (an action) take their turn in a ``WriteQueue``.
+
+On SQLite, the database work of coroutines runs on the event loop itself (``run_db``, and
+``WriteQueue`` whenever no other write is under way): a read takes a few hundred
+microseconds of Python, less than handing it to a thread and back, and threads gain
+nothing here — the work is Python code, which runs under the interpreter's lock whichever
+thread runs it. Worse, every SQLite statement lets go of that lock and has to take it back:
+a thread doing so while the event loop was busy waited up to the interpreter's switch
+interval (5 ms) per statement, so a read of six statements could take tens of ms, and the
+hand-overs cost the kernel tens of thousands of context switches a second at 500 tables.
+Moving that work onto the loop took the load harness's 500-table p99 from about 2 s to
+about 125 ms and the CPU per action from 14 to 8 ms (docs/benchmarks.md § The load
+harness). PostgreSQL's statements wait on the network: they stay in the thread pool.
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ from anyio import to_thread
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
+from starlette.concurrency import run_in_threadpool
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 T = TypeVar("T")
@@ -127,6 +139,21 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
+def runs_on_the_loop(engine: Engine | None) -> bool:
+    """Whether a coroutine's work on ``engine`` runs on the event loop (SQLite: see the module
+    docstring) rather than in the thread pool."""
+    return engine is not None and engine.dialect.name == "sqlite"
+
+
+async def run_db(sessions: Callable[[], Session], work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)``: blocking reads on the database of ``sessions`` (a ``sessionmaker``),
+    for a coroutine — on the event loop on SQLite, in the thread pool elsewhere. Writes go
+    through a ``WriteQueue``."""
+    if runs_on_the_loop(getattr(sessions, "kw", {}).get("bind")):
+        return work(*args)
+    return await run_in_threadpool(work, *args)
+
+
 # ``Session.info`` key: the session is inside ``write_transaction``.
 _WRITING = "tablee.writing"
 
@@ -171,18 +198,17 @@ def _locked() -> OperationalError:
 
 
 class WriteQueue:
-    """Runs an async route's blocking write transaction in a worker thread.
+    """Runs an async route's blocking write transaction in its turn.
 
-    On SQLite, where one writer at a time holds the lock anyway, those writes take their
-    turns in arrival order in one writer thread of this queue, back to back: the next
-    write starts as soon as the last one ends, in that thread. The turn used to be handed
-    over on the event loop (a limiter of one, then a thread of the pool), so each write
-    held it for two of the loop's turns besides its own work — on a worker whose loop was
-    busy writing three thousand streams that was most of the turn, and actions queued by
-    the hundred (docs/benchmarks.md § The load harness). A write whose turn has not come
-    within the busy timeout fails as a lock not obtained does, and never runs; one whose
-    caller leaves before its turn never runs either. Other databases lock rows: a thread
-    of the pool each, no queue.
+    On SQLite, where one writer at a time holds the lock anyway, a write runs on the event
+    loop when it is the only one (no write queued or under way, the process's writers'
+    turn free: ``FairLock``), as reads do (``run_db``); otherwise it waits its turn in
+    arrival order for one writer thread of this queue, which runs the waiting writes back
+    to back. (Only another process's write transaction — a command line's — could then
+    hold the loop: SQLite's own lock, for as long as that transaction lasts.) A write
+    whose turn has not come within the busy timeout fails as a lock not obtained does, and
+    never runs; one whose caller leaves before its turn never runs either. Other databases
+    lock rows: a thread of the pool each, no queue.
     """
 
     IDLE_SECONDS = 5.0  # the writer thread ends after this long without work
@@ -190,15 +216,22 @@ class WriteQueue:
     def __init__(self, engine: Engine) -> None:
         turn = _WRITE_TURNS.get(engine)
         self._queued = turn is not None
+        self._turn = turn[0] if turn is not None else None
         self._wait = turn[1] if turn is not None else 0.0
         self._jobs: queue.SimpleQueue[_Write] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._writer: threading.Thread | None = None
         self.waiting = 0  # writes queued whose turn has not come (bench/lagserve.py)
+        self._writing = 0  # writes the writer thread has begun and not finished
 
     async def run(self, work: Callable[[], T]) -> T:
         if not self._queued:
             return await to_thread.run_sync(work)
+        if self._take_turn_now():
+            try:
+                return work()
+            finally:
+                self._turn.release()  # type: ignore[union-attr]
         job = _Write(work, contextvars.copy_context(), asyncio.get_running_loop())
         with self._lock:
             self.waiting += 1
@@ -215,6 +248,12 @@ class WriteQueue:
         except asyncio.CancelledError:
             self._drop(job)  # a write that has begun goes on, as it would in a thread
             raise
+
+    def _take_turn_now(self) -> bool:
+        """Take the writers' turn for a write on the loop, if no write waits or runs."""
+        assert self._turn is not None
+        with self._lock:
+            return not self.waiting and not self._writing and self._turn.acquire(0)
 
     def _drop(self, job: _Write) -> bool:
         """Take ``job`` out of its turn if it has not begun: True when it never will."""
@@ -241,10 +280,14 @@ class WriteQueue:
                     continue  # its caller left, or its turn came too late
                 job.state = "begun"
                 self.waiting -= 1
+                self._writing += 1
             try:
                 result, error = job.context.run(job.work), None
             except BaseException as exc:  # handed to the caller, raised there
                 result, error = None, exc
+            finally:
+                with self._lock:
+                    self._writing -= 1
             with contextlib.suppress(RuntimeError):  # the caller's loop closed: nobody to tell
                 job.loop.call_soon_threadsafe(_settle, job.done, result, error)
 

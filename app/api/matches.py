@@ -18,12 +18,11 @@ from typing import Annotated, Any, Literal
 from fastapi import Body, Header, Path, Query, Request
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
-from app.db import write_transaction
+from app.db import run_db, write_transaction
 from app.errors import NotAuthenticated, NotFound
 from app.http import json_body
 from app.http.deps import (
@@ -266,7 +265,7 @@ router.add_api_route(ONE + "/actions", post_action, methods=["POST"], response_m
 
 async def _act(request: Request, campaign_id: int, match_id: int, body: ActionIn, dice: Dice,
                idempotency_key: str | None) -> Response:
-    # The hottest route: one thread-pool hop, taken in turn (``WriteQueue``), and one
+    # The hottest route: one write, taken in turn (``WriteQueue``), and one
     # transaction for all of its database work — who is asking, their membership and the
     # campaign in one statement, then the table's write — where the usual dependencies took
     # a hop and a read transaction of their own for the session (docs/benchmarks.md
@@ -297,7 +296,7 @@ async def _act(request: Request, campaign_id: int, match_id: int, body: ActionIn
     try:
         done = await state.write_queue.run(act)
     finally:
-        if read:  # the thread's language stays in the thread: the answer needs it here too
+        if read:  # a writer thread's language stays in it: the answer needs it here too
             adopt_viewer(request, read[0])
     if done is None:
         raise NotAuthenticated()
@@ -395,8 +394,9 @@ async def _lean_stream(request: Request) -> Response | None:
     actions, a browser (re)opening its stream is a table's commonest request (each one comes
     back after every drop), and the dependencies cost it a thread-pool hop and a read
     transaction of their own. Who is asking, their membership and the match are read in one
-    hop here. A request it does not take as it is (an id or a position that is not a plain
-    number in range) goes to ``match_stream`` as declared, which refuses it."""
+    transaction here (``run_db``). A request it does not take as it is (an id or a position
+    that is not a plain number in range) goes to ``match_stream`` as declared, which
+    refuses it."""
     campaign_id = path_id(request, "campaign_id", MAX_ID)
     match_id = path_id(request, "match_id", MAX_ID)
     if campaign_id is None or match_id is None or not all(
@@ -417,7 +417,7 @@ async def _lean_stream(request: Request) -> Response | None:
             except NotFound as refused:  # answered in the viewer's language, below
                 return viewer, access, refused
 
-    viewer, access, newest = await run_in_threadpool(who_and_where)
+    viewer, access, newest = await run_db(state.sessionmaker, who_and_where)
     adopt_viewer(request, viewer)
     if isinstance(newest, Exception):
         raise newest

@@ -18,11 +18,11 @@ from fastapi import APIRouter, Depends, Path, Request, params
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from app import auth, telemetry
 from app.config import Settings
+from app.db import run_db
 from app.errors import CsrfFailed, NotAuthenticated, ValidationFailed
 from app.http import json_body
 from app.i18n import LOCALE_COOKIE, choose_locale, set_locale
@@ -46,13 +46,14 @@ async def get_settings(request: Request) -> Settings:
 
 async def get_db(request: Request) -> AsyncIterator[Session]:
     """A session per request. Opening one does no I/O; closing one does only if it still
-    holds a connection (a read transaction left open), and then off the event loop."""
-    session = request.app.state.sessionmaker()
+    holds a connection (a read transaction left open), and then through ``run_db``."""
+    sessions = request.app.state.sessionmaker
+    session = sessions()
     try:
         yield session
     finally:
         if session.in_transaction():
-            await run_in_threadpool(session.close)
+            await run_db(sessions, session.close)
         else:
             session.close()
 
@@ -102,7 +103,7 @@ def _session_user(db: Session, token: str, settings: Settings) -> User | None:
 
 
 def load_viewer(db: Session, request: Request, settings: Settings) -> Viewer:
-    """Who is asking, read from the database (blocking: call it off the event loop)."""
+    """Who is asking, read from the database (blocking: through ``run_db`` in a coroutine)."""
     token, via_bearer = _presented_token(request, settings)
     user = _session_user(db, token, settings) if token else None
     return _viewer(request, user, token, via_bearer)
@@ -145,12 +146,13 @@ def known_viewer(request: Request) -> Viewer | None:
 
 
 async def current_viewer(request: Request, db: DbSession, settings: SettingsDep) -> Viewer:
-    """Load the session (off the event loop) and set the request's language."""
+    """Load the session (``run_db``) and set the request's language."""
     if (cached := known_viewer(request)) is not None:
         return cached
     if _presented_token(request, settings)[0] is None:
         return adopt_viewer(request, load_viewer(db, request, settings))  # no I/O
-    return adopt_viewer(request, await run_in_threadpool(load_viewer, db, request, settings))
+    return adopt_viewer(request, await run_db(request.app.state.sessionmaker, load_viewer, db,
+                                              request, settings))
 
 
 async def viewer_of(request: Request) -> Viewer:

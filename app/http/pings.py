@@ -30,8 +30,10 @@ class PingSource(SubscribedSource):
     """One member's pings of one match: those the subscription brought since the last send,
     numbered on from where the browser stopped."""
 
-    def __init__(self, channel: str, key: int, still_allowed: Callable[[], bool]) -> None:
-        self.channel, self.key, self.still_allowed = channel, key, still_allowed
+    def __init__(self, channel: str, key: int, sessions: Callable[[], Session],
+                 still_allowed: Callable[[], bool]) -> None:
+        self.channel, self.key = channel, key
+        self.sessions, self.still_allowed = sessions, still_allowed
         self._waiting: list[dict[str, Any]] = []
 
     async def _items_after(self, after: int) -> list[Item]:
@@ -59,5 +61,6 @@ def ping_stream(request: Request, db: Session, access: CampaignAccess,
             return rolls.still_watching(db=session, campaign_id=campaign_id, user_id=user_id,
                                         role=role)
 
-    return event_stream(request, PingSource(pings.channel(match_id), user_id, still_allowed),
+    return event_stream(request, PingSource(pings.channel(match_id), user_id, make_session,
+                                                   still_allowed),
                         newest=NEWEST, request_session=db)

@@ -21,10 +21,10 @@ from typing import Any, ClassVar, Protocol
 from fastapi import Request
 from sqlalchemy.orm import Session
 from sse_starlette.sse import AppStatus
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from app.db import run_db
 from app.errors import ValidationFailed
 from app.i18n import get_locale, set_locale
 from app.i18n import lazy_gettext as _l
@@ -87,11 +87,12 @@ class SubscribedSource(ABC):
     """A source woken by its own broker subscription to ``channel`` (``key``: the viewer's,
     for the broker's kicks): for streams with few viewers each (the roll log, the chat, the
     pings). Whether the viewer may still watch (``still_allowed``, blocking: it reads the
-    database) is asked again before every send. A match's streams share one subscription
-    and one read instead (``match_feed``)."""
+    database of ``sessions``, through ``run_db``) is asked again before every send. A
+    match's streams share one subscription and one read instead (``match_feed``)."""
 
     channel: str
     key: int
+    sessions: Callable[[], Session]
     still_allowed: Callable[[], bool]
     _subscription: Subscription | None = None
 
@@ -102,7 +103,7 @@ class SubscribedSource(ABC):
             yield
 
     async def items_after(self, after: int, *, fresh: bool) -> list[Item] | None:
-        if not await run_in_threadpool(self.still_allowed):
+        if not await run_db(self.sessions, self.still_allowed):
             return None
         return await self._items_after(after)
 
@@ -127,18 +128,19 @@ class SubscribedSource(ABC):
 
 @dataclass
 class StreamSource(SubscribedSource):
-    """A subscribed source whose items are read from the database (``read_after``, in the
-    thread pool): the roll log, the chat."""
+    """A subscribed source whose items are read from the database (``read_after``, through
+    ``run_db``): the roll log, the chat."""
 
     channel: str
     key: int
+    sessions: Callable[[], Session]
     # Items after this id, as this viewer may see them (at most a page).
     read_after: Callable[[int], list[Item]]
     # Is the viewer still allowed to watch? Checked before every send.
     still_allowed: Callable[[], bool]
 
     async def _items_after(self, after: int) -> list[Item]:
-        return await run_in_threadpool(self.read_after, after)
+        return await run_db(self.sessions, self.read_after, after)
 
     def caught_up(self, sent: int) -> bool:
         return False  # ``read_after`` gives at most a page: read until it comes back empty
@@ -511,7 +513,7 @@ def chat_stream(request: Request, db: Session, access: CampaignAccess, *,
                                         role=role)
 
     return event_stream(request, StreamSource(channel=chat.channel(campaign_id), key=user_id,
-                                              read_after=items_after,
+                                              sessions=make_session, read_after=items_after,
                                               still_allowed=still_allowed),
                         newest=chat.newest_id(db=db, campaign_id=campaign_id),
                         request_session=db)

@@ -4,7 +4,7 @@ A stream used to subscribe to its match's notifications and read the new events,
 viewer's membership, from the database for itself: a thousand viewers of one match made a
 thousand reads of the same rows for every event. Now each watched match has one ``MatchFeed``
 per process: its *pump* task holds the match's only broker subscription, and on each
-notification reads — once, in the thread pool — the new events, the match's seq and every
+notification reads — once (``app.db.run_db``) — the new events, the match's seq and every
 member's role, then wakes the streams. Each stream filters and redacts that batch for its
 own viewer in the event loop (``tables.redact``).
 
@@ -28,8 +28,8 @@ from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
+from app.db import run_db
 from app.live import Broker
 from app.models import Match, MatchEvent, Membership, Role
 from app.rules.match import Actor
@@ -184,8 +184,8 @@ class MatchFeed:
 
     async def pull(self, after: int) -> Batch:
         """A batch read now for one stream (its backlog, or when it lags behind the pump)."""
-        return await run_in_threadpool(load_batch, self.sessionmaker, self.campaign_id,
-                                       self.match_id, after)
+        return await run_db(self.sessionmaker, load_batch, self.sessionmaker,
+                            self.campaign_id, self.match_id, after)
 
     async def wait_past(self, seq: int) -> bool:
         """Wait until the pump has a batch past ``seq``; False when the feed ended."""

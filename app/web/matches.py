@@ -17,17 +17,23 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from app.db import run_db
 from app.errors import AppError, CampaignArchived, Conflict, NotFound, ValidationFailed
 from app.http.deps import (
+    MAX_ID,
     CurrentUser,
     DbSession,
     IdParam,
     MemberAccess,
     SettingsDep,
     TableDice,
+    adopt_viewer,
     csrf_token_for,
+    load_member_viewer,
     page_router,
 )
+from app.http.deps import Viewer as RequestViewer
+from app.http.lean_route import lean_route, path_id
 from app.http.streams import event_stream, resume_tags
 from app.http.uploads import image_response, read_upload
 from app.i18n import get_locale
@@ -469,15 +475,56 @@ def campaign_image(request: Request, db: DbSession, access: MemberAccess,
 
 # — live and replay ————————————————————————————————————————————————————————————
 
-@router.get(MATCH + "/stream")
 def stream(request: Request, db: DbSession, access: MemberAccess,
            match_id: MatchId) -> Response:
     """Server-Sent Events for this viewer; resumable with ``Last-Event-ID`` (or ``?after=``).
     The ``state`` messages' ids name the action panel and the board they leave the tab with
     (``41.3fa0….9b1c…``); ``?panel=`` and ``?board=`` name the page's own on a first
     connection."""
+    return _stream(request, access, match_id, tables.match_position(db, access, match_id),
+                   request_session=db)
+
+
+async def _lean_stream(request: Request) -> Response | None:
+    """``stream`` without FastAPI's dependencies, as the API's stream route
+    (``app.api.matches._lean_stream``): a tab (re)opening its stream is, after the actions,
+    a table's commonest request, and the dependencies cost it three hops to the thread pool
+    and three read transactions. Who is asking, their membership and the match are read in
+    one transaction here (``run_db``). Any other case — nobody logged in, no such
+    campaign or match for them, an id out of range — goes to ``stream`` as declared, which
+    answers it as any page does."""
+    campaign_id = path_id(request, "campaign_id", MAX_ID)
+    match_id = path_id(request, "match_id", MAX_ID)
+    if campaign_id is None or match_id is None:
+        return None
+    state = request.app.state
+
+    def who_and_where() -> tuple[RequestViewer, CampaignAccess, int] | None:
+        with state.sessionmaker() as db:
+            viewer, access = load_member_viewer(db, request, state.settings, campaign_id)
+            if viewer.user is None:
+                return None
+            try:
+                access = access or load_campaign_access(db, viewer.user, campaign_id)
+                return viewer, access, tables.match_position(db, access, match_id)
+            except NotFound:
+                return None
+
+    found = await run_db(state.sessionmaker, who_and_where)
+    if found is None:
+        return None
+    viewer, access, newest = found
+    adopt_viewer(request, viewer)
+    return _stream(request, access, match_id, newest)
+
+
+router.add_api_route(MATCH + "/stream", stream, methods=["GET"],
+                     route_class_override=lean_route(_lean_stream))
+
+
+def _stream(request: Request, access: CampaignAccess, match_id: int, newest: int, *,
+            request_session: Session | None = None) -> Response:
     panel, board = resume_tags(request, "panel", "board")
-    newest = tables.match_position(db, access, match_id)
     viewer = Viewer(request.app.state.match_feeds, campaign_id=access.campaign.id,
                     match_id=match_id, user_id=access.user.id, role=access.role)
     source = MatchStream(viewer=viewer, sessionmaker=request.app.state.sessionmaker,
@@ -485,7 +532,8 @@ def stream(request: Request, db: DbSession, access: MemberAccess,
                          csrf_token=csrf_token_for(request),
                          panel=panel, board=board,
                          resumed=bool(request.headers.get("last-event-id")))
-    return event_stream(request, source, newest=newest, request_session=db, tagged=True)
+    return event_stream(request, source, newest=newest, request_session=request_session,
+                        tagged=True)
 
 
 @router.get(MATCH + "/replay")

@@ -185,7 +185,7 @@ def roll_stream(request: Request, db: DbSession, access: MemberAccess) -> Respon
                                         role=role)
 
     return event_stream(request, StreamSource(channel=f"campaign:{campaign_id}", key=user_id,
-                                              read_after=items_after,
+                                              sessions=make_session, read_after=items_after,
                                               still_allowed=still_allowed),
                         newest=rolls.newest_id(db=db, campaign_id=campaign_id),
                         request_session=db)

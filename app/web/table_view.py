@@ -38,6 +38,7 @@ from sqlalchemy import bindparam, inspect, select
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.db import run_db
 from app.errors import NotFound
 from app.http.streams import FeedSource, Item
 from app.i18n import get_locale, gettext, set_locale
@@ -641,7 +642,7 @@ class Seat:
 @dataclass(frozen=True)
 class TablePage:
     """The match as every page stream of it renders one batch, read once for all of them
-    (one session, one thread hop) instead of once per viewer. The snapshot, the events
+    (one session, one ``run_db``) instead of once per viewer. The snapshot, the events
     after ``lo`` (a page at most) and the members are read together, so a role changed
     before an event is seen with that event. ``match`` and ``campaign`` are detached and
     shared: read them, never write them."""
@@ -842,8 +843,9 @@ class MatchStream(FeedSource):
     def _page(self, batch: Batch) -> Awaitable[TablePage | None]:
         """The batch's ``TablePage``, read by the first page stream to ask (shielded: one
         stream leaving must not cancel the others' read)."""
-        read = batch.once((TablePage,), lambda: asyncio.ensure_future(run_in_threadpool(
-            read_page, self.sessionmaker, self.campaign_id, self.match_id, batch.lo)))
+        read = batch.once((TablePage,), lambda: asyncio.ensure_future(run_db(
+            self.sessionmaker, read_page, self.sessionmaker, self.campaign_id, self.match_id,
+            batch.lo)))
         return asyncio.shield(read)
 
     def _page_items(self, batch: Batch, page: TablePage, after: int,
