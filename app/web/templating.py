@@ -64,6 +64,15 @@ templates = Jinja2Templates(env=jinja2.Environment(
     autoescape=True, extensions=["jinja2.ext.i18n"], auto_reload=_RELOAD))
 
 
+def compile_templates() -> int:
+    """Compile every template now rather than at its first render (``app.runtime``); how
+    many there are."""
+    names = templates.env.list_templates(extensions=["html"])
+    for name in names:
+        templates.env.get_template(name)
+    return len(names)
+
+
 @jinja2.pass_context
 def _template_gettext(context: jinja2.runtime.Context, message: str, /, **variables: Any) -> str:
     """Jinja's newstyle ``gettext`` (escape the message, then fill in its variables), with
