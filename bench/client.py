@@ -59,6 +59,8 @@ class Viewer(asyncio.Protocol):
         self.last_id: str | None = None
         self._waiters: dict[int, asyncio.Future[float]] = {}
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # the first message with an id, whatever its name (a table page's first ``state``)
+        self.first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.closed = False
         self.transport: asyncio.Transport | None = None
 
@@ -174,6 +176,8 @@ class Viewer(asyncio.Protocol):
                     seq = int(self.last_id.partition(".")[0])
                 elif line.startswith(b"event:"):
                     name = line[6:].strip()
+            if seq is not None and not self.first.done():
+                self.first.set_result(None)
             if seq is not None and (self.counted is None or name in self.counted):
                 self._arrived(seq, now)
 

@@ -53,6 +53,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from bench.client import (
+    OPEN_TIMEOUT,
     Connection,
     StreamError,
     Viewer,
@@ -370,6 +371,16 @@ class Browser:
         return sum(1 for seq in range(self.start + 1, final + 1) if seq not in self.arrivals)
 
 
+async def _first_state(viewer: Viewer) -> None:
+    """Wait for a page stream's first message; a server that does not send it at all is a
+    failure of the run (not retried: TimeoutError is an OSError)."""
+    try:
+        await asyncio.wait_for(viewer.first, OPEN_TIMEOUT)
+    except TimeoutError:
+        raise RuntimeError(f"a table page had no first state within {OPEN_TIMEOUT:.0f} s"
+                           ) from None
+
+
 # -- the server's event loop (bench/lagserve.py) ---------------------------------------------
 
 def read_lag(directory: Path) -> dict[int, dict]:
@@ -534,11 +545,15 @@ async def play(server: Server, tables: list[Table], stack: Stack, *, duration: f
     gate = asyncio.Semaphore(32)
 
     async def open_one(browser: Browser) -> None:
-        """Like a browser: a stream that fails to open is tried again a second later."""
+        """Like a browser: a stream that fails to open is tried again a second later. A
+        table page's counts as open once it has its first ``state`` (the panel, the board):
+        play starts when the server has drawn every page, not while it still draws them."""
         async with gate:
             for _ in range(10):
                 try:
                     await browser.open()
+                    if browser.page and browser.viewer is not None:
+                        await _first_state(browser.viewer)
                     return
                 except (StreamError, OSError):
                     browser.failed_opens += 1
