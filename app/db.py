@@ -19,8 +19,8 @@ thread runs it. Worse, every SQLite statement lets go of that lock and has to ta
 a thread doing so while the event loop was busy waited up to the interpreter's switch
 interval (5 ms) per statement, so a read of six statements could take tens of ms, and the
 hand-overs cost the kernel tens of thousands of context switches a second at 500 tables.
-Moving that work onto the loop took the load harness's 500-table p99 from about 2 s to
-about 125 ms and the CPU per action from 14 to 8 ms (docs/benchmarks.md § The load
+Moving that work onto the loop took the load harness's 500-table p99 from 0.9–1.6 s to
+about 180 ms and the CPU per action from 12–13 to 8 ms (docs/benchmarks.md § The load
 harness). PostgreSQL's statements wait on the network: they stay in the thread pool.
 """
 

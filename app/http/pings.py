@@ -61,6 +61,5 @@ def ping_stream(request: Request, db: Session, access: CampaignAccess,
             return rolls.still_watching(db=session, campaign_id=campaign_id, user_id=user_id,
                                         role=role)
 
-    return event_stream(request, PingSource(pings.channel(match_id), user_id, make_session,
-                                                   still_allowed),
-                        newest=NEWEST, request_session=db)
+    source = PingSource(pings.channel(match_id), user_id, make_session, still_allowed)
+    return event_stream(request, source, newest=NEWEST, request_session=db)
