@@ -22,8 +22,8 @@ from starlette.responses import Response
 
 from app.api.campaigns import MAX_ID, NAME_INPUT_MAX
 from app.api.schemas import Model, error_responses, text
-from app.db import run_db, write_transaction
-from app.errors import NotAuthenticated, NotFound
+from app.db import write_transaction
+from app.errors import NotAuthenticated
 from app.http import json_body
 from app.http.deps import (
     CurrentUser,
@@ -41,7 +41,13 @@ from app.http.deps import (
 )
 from app.http.deps import Viewer as RequestViewer
 from app.http.lean_route import lean_route, path_id
-from app.http.streams import EventStreamResponse, FeedSource, Item, event_stream
+from app.http.streams import (
+    EventStreamResponse,
+    FeedSource,
+    Item,
+    event_stream,
+    match_watcher,
+)
 from app.i18n import gettext
 from app.models import Match
 from app.rules import map_actions, map_view
@@ -394,34 +400,16 @@ async def _lean_stream(request: Request) -> Response | None:
     actions, a browser (re)opening its stream is a table's commonest request (each one comes
     back after every drop), and the dependencies cost it a thread-pool hop and a read
     transaction of their own. Who is asking, their membership and the match are read in one
-    transaction here (``run_db``). A request it does not take as it is (an id or a position
-    that is not a plain number in range) goes to ``match_stream`` as declared, which
-    refuses it."""
+    transaction here (``streams.match_watcher``). A request it does not take as it is (an
+    id or a position that is not a plain number in range) goes to ``match_stream`` as
+    declared, which refuses it."""
     campaign_id = path_id(request, "campaign_id", MAX_ID)
     match_id = path_id(request, "match_id", MAX_ID)
     if campaign_id is None or match_id is None or not all(
             _plain_position(value) for value in (request.headers.get("last-event-id"),
                                                  request.query_params.get("after"))):
         return None
-    state = request.app.state
-    settings = state.settings
-
-    def who_and_where() -> tuple[RequestViewer, CampaignAccess | None, int | Exception]:
-        with state.sessionmaker() as db:
-            viewer, access = load_member_viewer(db, request, settings, campaign_id)
-            if viewer.user is None:
-                return viewer, None, NotAuthenticated()
-            try:
-                access = access or load_campaign_access(db, viewer.user, campaign_id)
-                return viewer, access, tables.match_position(db, access, match_id)
-            except NotFound as refused:  # answered in the viewer's language, below
-                return viewer, access, refused
-
-    viewer, access, newest = await run_db(state.sessionmaker, who_and_where)
-    adopt_viewer(request, viewer)
-    if isinstance(newest, Exception):
-        raise newest
-    assert access is not None
+    access, newest = await match_watcher(request, campaign_id, match_id)
     return event_stream(request, JsonEvents(_stream_viewer(request, access, match_id)),
                         newest=newest)
 

@@ -25,14 +25,16 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app.db import run_db
-from app.errors import ValidationFailed
+from app.errors import NotAuthenticated, NotFound, ValidationFailed
+from app.http.deps import Viewer as RequestViewer
+from app.http.deps import adopt_viewer, load_member_viewer
 from app.i18n import get_locale, set_locale
 from app.i18n import lazy_gettext as _l
 from app.live import Broker
 from app.live.subscription import Subscription
 from app.models import ChatMessage
-from app.services import chat, rolls
-from app.services.access import CampaignAccess
+from app.services import chat, rolls, tables
+from app.services.access import CampaignAccess, load_campaign_access
 from app.services.match_feed import Batch, Viewer
 
 HEARTBEAT_SECONDS = 15
@@ -472,6 +474,35 @@ class _Shutdown:
                 for writer in list(cls.writers):
                     writer.cancel()
             await asyncio.sleep(cls.POLL_SECONDS)
+
+
+async def match_watcher(request: Request, campaign_id: int,
+                        match_id: int) -> tuple[CampaignAccess, int]:
+    """For a match's stream routes (``lean_route``s: a tab (re)opening its stream is, after
+    the actions, a table's commonest request): who is asking, their access and the match's
+    newest seq, read in one transaction (``run_db``) where FastAPI's dependencies took a
+    thread hop and a transaction each. Raises as those would: ``NotAuthenticated`` for
+    nobody logged in, ``NotFound`` for a campaign or match that is not theirs — in the
+    viewer's language."""
+    state = request.app.state
+
+    def who_and_where() -> tuple[RequestViewer, CampaignAccess | None, int | Exception]:
+        with state.sessionmaker() as db:
+            viewer, access = load_member_viewer(db, request, state.settings, campaign_id)
+            if viewer.user is None:
+                return viewer, None, NotAuthenticated()
+            try:
+                access = access or load_campaign_access(db, viewer.user, campaign_id)
+                return viewer, access, tables.match_position(db, access, match_id)
+            except NotFound as refused:
+                return viewer, access, refused
+
+    viewer, access, newest = await run_db(state.sessionmaker, who_and_where)
+    adopt_viewer(request, viewer)
+    if isinstance(newest, Exception):
+        raise newest
+    assert access is not None
+    return access, newest
 
 
 def event_stream(request: Request, source: Source, *, newest: int,

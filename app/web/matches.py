@@ -17,7 +17,6 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from app.db import run_db
 from app.errors import AppError, CampaignArchived, Conflict, NotFound, ValidationFailed
 from app.http.deps import (
     MAX_ID,
@@ -27,14 +26,11 @@ from app.http.deps import (
     MemberAccess,
     SettingsDep,
     TableDice,
-    adopt_viewer,
     csrf_token_for,
-    load_member_viewer,
     page_router,
 )
-from app.http.deps import Viewer as RequestViewer
 from app.http.lean_route import lean_route, path_id
-from app.http.streams import event_stream, resume_tags
+from app.http.streams import event_stream, match_watcher, resume_tags
 from app.http.uploads import image_response, read_upload
 from app.i18n import get_locale
 from app.i18n import lazy_gettext as _l
@@ -486,35 +482,15 @@ def stream(request: Request, db: DbSession, access: MemberAccess,
 
 
 async def _lean_stream(request: Request) -> Response | None:
-    """``stream`` without FastAPI's dependencies, as the API's stream route
-    (``app.api.matches._lean_stream``): a tab (re)opening its stream is, after the actions,
-    a table's commonest request, and the dependencies cost it three hops to the thread pool
-    and three read transactions. Who is asking, their membership and the match are read in
-    one transaction here (``run_db``). Any other case — nobody logged in, no such
-    campaign or match for them, an id out of range — goes to ``stream`` as declared, which
-    answers it as any page does."""
+    """``stream`` without FastAPI's dependencies, as the API's stream route: who is asking,
+    their membership and the match in one transaction (``streams.match_watcher``, which
+    refuses as the dependencies would). An id out of range goes to ``stream`` as declared,
+    which answers it as any page does."""
     campaign_id = path_id(request, "campaign_id", MAX_ID)
     match_id = path_id(request, "match_id", MAX_ID)
     if campaign_id is None or match_id is None:
         return None
-    state = request.app.state
-
-    def who_and_where() -> tuple[RequestViewer, CampaignAccess, int] | None:
-        with state.sessionmaker() as db:
-            viewer, access = load_member_viewer(db, request, state.settings, campaign_id)
-            if viewer.user is None:
-                return None
-            try:
-                access = access or load_campaign_access(db, viewer.user, campaign_id)
-                return viewer, access, tables.match_position(db, access, match_id)
-            except NotFound:
-                return None
-
-    found = await run_db(state.sessionmaker, who_and_where)
-    if found is None:
-        return None
-    viewer, access, newest = found
-    adopt_viewer(request, viewer)
+    access, newest = await match_watcher(request, campaign_id, match_id)
     return _stream(request, access, match_id, newest)
 
 
