@@ -9,11 +9,15 @@ seconds against 52 to 57 ms with the templates compiled.
 The garbage collector's full collections walk every object of the process and stop its
 event loop meanwhile. The objects made at start-up (modules, the games' catalogues, the
 routes, the compiled templates) live as long as the process: ``gc.freeze`` moves them out
-of every collection's sight. Young collections run after 10,000 new objects rather than
-700 (Python's default). A middle collection follows each second young one (Python's
-default: each eleventh): it walks what the young ones kept since the last, the streams
-opened meanwhile above all, so it comes several times as often and each is that much
-shorter — at 500 tables, 40 to 55 ms each instead of 90 to 125 ms, as much work in all.
+of every collection's sight. Young collections run after 3,000 new objects rather than
+700 (Python's default), and a middle one follows each second young one (Python's default:
+each eleventh). What the collector does in all hardly depends on these thresholds — a
+young collection walks what was made since the last, a middle one what the young ones
+kept, the streams opened meanwhile above all — but each pause is as long as its share: at
+500 tables in the load harness, with 10,000 and each eleventh, middle collections of 90 to
+125 ms; with 10,000 and each second, 40 to 55 ms, and young ones of ~20 ms; with 3,000,
+~11 ms and ~5 ms, the loop's longest lag 36 to 42 ms instead of 84 to 120, the same 0.6 s
+of collections in 20 s of play (docs/benchmarks.md § The load harness).
 
 What is left to walk is mostly the open streams: about 275 objects each (their tasks, the
 middleware's suspended coroutines), 760,000 with 3,000 streams open — a full collection of
@@ -32,7 +36,7 @@ import threading
 
 from app.web.templating import compile_templates
 
-YOUNG_THRESHOLD = 10_000
+YOUNG_THRESHOLD = 3_000
 MIDDLE_THRESHOLD = 1  # young collections between two middle ones, less one
 FULL_COLLECTION_EVERY_S = 600.0
 _NEVER = 2**30  # middle collections before Python would start a full one itself

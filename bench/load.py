@@ -412,6 +412,8 @@ class Lag:
     # the middle generation's (1): each walks what the young ones kept since the last one
     middle_gcs: int = 0
     middle_gc_ms: float = 0.0
+    young_gcs: int = 0  # the young generation's (0)
+    young_gc_ms: float = 0.0
 
     def text(self) -> str:
         if not self.ticks:
@@ -425,7 +427,7 @@ def lag_between(before: dict[int, dict], after: dict[int, dict], began: float,
     counts: list[int] = []
     ticks, lag_sum, worst, gauged = 0, 0.0, 0.0, 0
     sums = {"write_waiting": 0, "threads_busy": 0}
-    full, middle = [0, 0.0, 0.0], [0, 0.0]
+    full, middle, young = [0, 0.0, 0.0], [0, 0.0], [0, 0.0]
     for pid, now in after.items():
         if now.get("gc"):  # a served checkout's lagserve from before these figures has none
             was = (before.get(pid) or {}).get("gc") or [[0, 0.0, 0.0]] * 3
@@ -434,6 +436,8 @@ def lag_between(before: dict[int, dict], after: dict[int, dict], began: float,
             full[2] = max(full[2], now["gc"][2][2])
             middle[0] += now["gc"][1][0] - was[1][0]
             middle[1] += now["gc"][1][1] - was[1][1]
+            young[0] += now["gc"][0][0] - was[0][0]
+            young[1] += now["gc"][0][1] - was[0][1]
         then = before.get(pid, {"ticks": 0, "lag_counts": [0] * len(now["lag_counts"]),
                                 "lag_sum_ms": 0.0, "gauged": 0,
                                 "sums": dict.fromkeys(now["sums"], 0)})
@@ -456,7 +460,8 @@ def lag_between(before: dict[int, dict], after: dict[int, dict], began: float,
             break
     gauged = max(gauged, 1)
     return Lag(ticks, p99, worst, lag_sum / ticks, sums["write_waiting"] / gauged,
-               sums["threads_busy"] / gauged, full[0], full[1], full[2], middle[0], middle[1])
+               sums["threads_busy"] / gauged, full[0], full[1], full[2], middle[0], middle[1],
+               young[0], young[1])
 
 
 # -- one run --------------------------------------------------------------------------------
@@ -874,7 +879,8 @@ def main(argv: list[str] | None = None) -> int:
                           f"waiting for the write turn, {lag.threads_busy:.2f} threads busy; "
                           f"{lag.full_gcs} full collections ({lag.full_gc_ms:.0f} ms, the "
                           f"longest {lag.full_gc_max_ms:.0f} ms), {lag.middle_gcs} middle "
-                          f"ones ({lag.middle_gc_ms:.0f} ms)"
+                          f"ones ({lag.middle_gc_ms:.0f} ms), {lag.young_gcs} young ones "
+                          f"({lag.young_gc_ms:.0f} ms)"
                           f"{'; errors: ' + errors if errors else ''}")
     print()
     print(table([result.row() for result in results], HEADERS))
