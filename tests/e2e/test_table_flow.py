@@ -343,6 +343,11 @@ def test_the_focus_stays_in_the_panel_and_the_journal_is_one_tab_stop(new_contex
         expression.fill("2d6")
         gm.keyboard.press("Enter")
         expect(gm.locator("#log > li.kind-rolled")).to_have_count(number + 1, timeout=LIVE)
+        # and the state that came with the line (the forms' seq: a roll sent before it would
+        # be refused as sent for the state before)
+        newest = gm.locator("#log > li.log-line").last.get_attribute("data-seq")
+        expect(gm.locator("#table-state [data-seq]").first).to_have_attribute(
+            "data-seq", newest, timeout=LIVE)
         expect_focused(gm, expression, f"after roll {number + 1}")
 
     # Paul's turn: he ends it by keyboard. His answer redraws the panel without that button,
