@@ -139,17 +139,12 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
-def runs_on_the_loop(engine: Engine | None) -> bool:
-    """Whether a coroutine's work on ``engine`` runs on the event loop (SQLite: see the module
-    docstring) rather than in the thread pool."""
-    return engine is not None and engine.dialect.name == "sqlite"
-
-
 async def run_db(sessions: Callable[[], Session], work: Callable[..., T], *args: Any) -> T:
     """``work(*args)``: blocking reads on the database of ``sessions`` (a ``sessionmaker``),
-    for a coroutine — on the event loop on SQLite, in the thread pool elsewhere. Writes go
+    for a coroutine — on the event loop on SQLite (an engine whose writers take turns:
+    ``_WRITE_TURNS``, as ``WriteQueue`` asks), in the thread pool elsewhere. Writes go
     through a ``WriteQueue``."""
-    if runs_on_the_loop(getattr(sessions, "kw", {}).get("bind")):
+    if getattr(sessions, "kw", {}).get("bind") in _WRITE_TURNS:
         return work(*args)
     return await run_in_threadpool(work, *args)
 
